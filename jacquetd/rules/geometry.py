@@ -1,0 +1,104 @@
+"""Board geometry helpers shared by the generator, the validator and the scorer.
+
+Primes (J12) and closures (B5) are runs of consecutive points along the
+circuit of G5, on which point 1 is followed by point 24.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+START_TABLE = range(19, 25)
+"""G2: a side's starting table, points 24-19."""
+HOME_TABLE = range(1, 7)
+"""G2: a side's finishing table, points 6-1."""
+MIDPOINT = 13
+BAR = 25
+OFF = 0
+
+_FULL = (1 << 24) - 1
+
+
+def point_mask(side: Sequence[int], minimum: int) -> int:
+    """Bit q-1 set when point q holds at least `minimum` of the side's checkers."""
+    mask = 0
+    for q in range(1, 25):
+        if side[q] >= minimum:
+            mask |= 1 << (q - 1)
+    return mask
+
+
+def has_prime(side: Sequence[int]) -> bool:
+    """J12: six consecutive points (G5 circuit), each with two or more checkers."""
+    m = point_mask(side, 2)
+    if m == 0:
+        return False
+    m2 = m | (m << 24)  # unroll the circuit so that runs through 1 -> 24 are straight
+    run = m2 & (m2 >> 1) & (m2 >> 2) & (m2 >> 3) & (m2 >> 4) & (m2 >> 5)
+    return run != 0
+
+
+def circular_runs(mask: int) -> list[list[int]]:
+    """Maximal runs of set points on the G5 circuit, each as a list of point numbers.
+
+    Points are listed from high to low along the route (24 down to 1, then
+    wrapping from 1 to 24). A mask with all 24 points set is one run.
+    """
+    if mask == 0:
+        return []
+    if mask == _FULL:
+        return [list(range(24, 0, -1))]
+    # start just after an empty point so that no run is split by the wrap
+    start = next(q for q in range(24, 0, -1) if not mask >> (q - 1) & 1)
+    runs: list[list[int]] = []
+    current: list[int] = []
+    q = start
+    for _ in range(24):
+        q = q - 1 if q > 1 else 24
+        if mask >> (q - 1) & 1:
+            current.append(q)
+        elif current:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    return runs
+
+
+_UPPER_HALF = frozenset(range(13, 25))
+_TRAY = frozenset(range(1, 7)) | frozenset(range(19, 25))
+
+
+def closure_permitted(run: Sequence[int]) -> bool:
+    """B5: whether a closure (a run of six or more occupied points) is allowed.
+
+    (a) all its points among 24-13, or (b) all among 6-1 and 24-19 and it
+    includes points 2 and 1.
+    """
+    points = set(run)
+    if points <= _UPPER_HALF:
+        return True
+    return points <= _TRAY and 1 in points and 2 in points
+
+
+def forbidden_closure(side: Sequence[int]) -> list[int] | None:
+    """B5: the first forbidden closure the side stands in, or None."""
+    for run in circular_runs(point_mask(side, 1)):
+        if len(run) >= 6 and not closure_permitted(run):
+            return run
+    return None
+
+
+def closed_in_start_table(side: Sequence[int]) -> int:
+    """J7: how many of points 24-19 hold two or more of the side's checkers."""
+    return sum(1 for q in START_TABLE if side[q] >= 2)
+
+
+def in_courier_phase(side: Sequence[int]) -> bool:
+    """J6: at least 14 on the 24-point, none in the finishing table, none borne off."""
+    return side[24] >= 14 and side[0] == 0 and not any(side[1:7])
+
+
+def pip_count(side: Sequence[int]) -> int:
+    """Pips the side still has to travel (the bar counts 25)."""
+    return sum(q * side[q] for q in range(1, 26))
