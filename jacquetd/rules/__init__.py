@@ -5,6 +5,8 @@ It implements RULES.md exactly for the variants `jacquet`, `jacquet-be` and
 Errors cite the RULES.md ids they enforce.
 """
 
+from .board_text import render_board
+from .dice import DiceSource
 from .errors import (
     AmbiguousMoveError,
     GameStateError,
@@ -13,17 +15,28 @@ from .errors import (
     PositionError,
     RulesError,
 )
-from .movegen import Play, RawPlay, Step, generate, generate_raw, legal_plays
+from .fibs import FibsBoard, board_from_position, format_fibs_board, parse_fibs_board
+from .game import Game, GameResult, Match
+from .movegen import Play, RawPlay, Step, generate, generate_raw, legal_plays, position_after
+from .notation import apply_move, parse_move
 from .position import Cube, CubeOwner, MatchState, Position
 from .variants import VARIANTS, Variant, find_variant
+
+MatchGame = Match
 
 __all__ = [
     "VARIANTS",
     "AmbiguousMoveError",
     "Cube",
     "CubeOwner",
+    "DiceSource",
+    "FibsBoard",
+    "Game",
+    "GameResult",
     "GameStateError",
     "IllegalMoveError",
+    "Match",
+    "MatchGame",
     "MatchState",
     "MoveSyntaxError",
     "Play",
@@ -33,8 +46,15 @@ __all__ = [
     "RulesError",
     "Step",
     "Variant",
+    "apply_move",
+    "board_from_position",
     "find_variant",
+    "format_fibs_board",
     "generate",
     "generate_raw",
     "legal_plays",
+    "parse_fibs_board",
+    "parse_move",
+    "position_after",
+    "render_board",
 ]

@@ -133,11 +133,10 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules
         if dst <= 0:
             if not all_home:
                 continue
-            if dst < 0 or r.rearmost:
-                # J9: only the rearmost checker, with a die at least its point;
-                # B7: a larger die bears off from the highest point only
-                if src != highest:
-                    continue
+            # J9: only the rearmost checker, with a die at least its point;
+            # B7: a larger die bears off from the highest point only
+            if (dst < 0 or r.rearmost) and src != highest:
+                continue
             me2 = me.copy()
             me2[src] -= 1
             me2[0] += 1

@@ -46,7 +46,11 @@ class CubeOwner(enum.IntEnum):
         return self
 
 
-_OWNER_WIRE = {CubeOwner.CENTRE: "centre", CubeOwner.ON_ROLL: "on_roll", CubeOwner.OPPONENT: "opponent"}
+_OWNER_WIRE = {
+    CubeOwner.CENTRE: "centre",
+    CubeOwner.ON_ROLL: "on_roll",
+    CubeOwner.OPPONENT: "opponent",
+}
 _OWNER_FROM_WIRE = {v: k for k, v in _OWNER_WIRE.items()} | {"center": CubeOwner.CENTRE}
 
 
