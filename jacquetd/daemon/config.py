@@ -1,0 +1,269 @@
+"""Daemon configuration: embedded defaults, an optional TOML file, then flags.
+
+The precedence is the usual one: a flag given on the command line wins over
+the TOML file, which wins over the embedded defaults below. Every limit here
+is reported by the ``hello`` command.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from protocol.messages import Limits as CodecLimits
+
+DEFAULT_ZMQ_PORT = 7780
+DEFAULT_TCP_PORT = 7781
+DEFAULT_GNUBG_PORT = 7782
+LOOPBACK = "127.0.0.1"
+
+OFF_WORDS = frozenset({"", "off", "none", "no", "false"})
+
+
+class ConfigError(ValueError):
+    """A configuration value is malformed or out of range."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what one peer may ask of the daemon (all reported by ``hello``).
+
+    The first group is enforced by the codec while decoding (see
+    ``protocol.messages.Limits``); the rest by the daemon.
+    """
+
+    # Largest accepted message (a ZeroMQ frame, a text line, a msgpack message).
+    # Bigger messages are answered with a ``too_large`` error.
+    max_frame_bytes: int = 256 * 1024
+    max_depth: int = 16  # nesting of maps and lists; the request map is 1
+    max_list_len: int = 4096  # elements of one list
+    max_map_len: int = 256  # entries of one map
+    max_str_len: int = 4096  # bytes of one string
+    max_elements: int = 65536  # values of every kind in one message
+    max_inflight_per_client: int = 64  # requests of one client not yet answered
+    # Daemon-side limits.
+    # Transport hard cap set as zmq.MAXMSGSIZE: libzmq drops the connection of a
+    # peer that sends more than this, before the daemon ever sees the message.
+    # It is kept well above max_frame_bytes so that the documented error, not a
+    # disconnect, is what a peer normally meets.
+    zmq_max_msg_bytes: int = 4 * 1024 * 1024
+    max_queue: int = 512  # requests waiting for a worker, all clients together
+    default_timeout_ms: int = 60_000  # deadline of a request without timeout_ms
+    max_timeout_ms: int = 3_600_000  # a larger timeout_ms is clamped to this
+    tcp_write_buffer_bytes: int = 1024 * 1024  # a TCP peer that lets more pile up is dropped
+    max_connections: int = 1024  # TCP and gnubg connections together
+    gnubg_max_line_bytes: int = 4096  # a longer gnubg line gets an error line
+
+    def to_dict(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+    def codec_limits(self) -> CodecLimits:
+        names = {f.name for f in dataclasses.fields(CodecLimits)}
+        return CodecLimits(**{k: v for k, v in self.to_dict().items() if k in names})
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """ZMTP heartbeats on the ZeroMQ socket (milliseconds)."""
+
+    ivl_ms: int = 5_000  # HEARTBEAT_IVL: send a PING this often on an idle connection
+    timeout_ms: int = 15_000  # HEARTBEAT_TIMEOUT: drop a peer silent this long after a PING
+    ttl_ms: int = 30_000  # HEARTBEAT_TTL: asks the peer to drop us after this much silence
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything ``jacquetd serve`` needs to start."""
+
+    zmq_bind: str | None = f"tcp://{LOOPBACK}:{DEFAULT_ZMQ_PORT}"
+    tcp: tuple[str, int] | None = (LOOPBACK, DEFAULT_TCP_PORT)
+    gnubg: tuple[str, int] | None = (LOOPBACK, DEFAULT_GNUBG_PORT)
+    workers: int = 0  # 0: one per core
+    limits: Limits = field(default_factory=Limits)
+    heartbeat: Heartbeat = field(default_factory=Heartbeat)
+    curve_secret: str | None = None  # path of the server's secret certificate
+    curve_clients: str | None = None  # folder of the authorised clients' public certificates
+    drain_timeout_s: float = 10.0  # SIGTERM/SIGINT: how long in-flight requests may finish
+    cancel_grace_s: float = 0.5  # a worker that ignores a cancel this long is replaced
+    gnubg_level: str = "random"  # bot level answering the gnubg endpoint
+    seed: int | None = None  # base seed of the worker RNGs (None: from the OS)
+    log_level: str = "info"
+    log_format: str = "kv"  # "kv" (key=value) or "json"
+
+    @property
+    def worker_count(self) -> int:
+        if self.workers > 0:
+            return self.workers
+        return max(1, os.cpu_count() or 1)
+
+    @property
+    def curve(self) -> bool:
+        return self.curve_secret is not None
+
+
+def parse_host_port(text: str, what: str) -> tuple[str, int] | None:
+    """Parse ``HOST:PORT`` (or ``PORT`` alone, on loopback); ``off`` disables."""
+    text = text.strip()
+    if text.lower() in OFF_WORDS:
+        return None
+    host, sep, port_text = text.rpartition(":")
+    if not sep:
+        host, port_text = LOOPBACK, text
+    host = host.strip("[]") or LOOPBACK
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise ConfigError(f"{what}: expected HOST:PORT, got {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"{what}: port {port} out of range")
+    return host, port
+
+
+def parse_zmq_endpoint(text: str) -> str | None:
+    """Accept ``tcp://HOST:PORT``, ``ipc://PATH``, ``inproc://NAME``, or ``HOST:PORT``."""
+    text = text.strip()
+    if text.lower() in OFF_WORDS:
+        return None
+    if "://" not in text:
+        host, port = parse_host_port(text, "--bind") or (LOOPBACK, 0)
+        return f"tcp://{host}:{port if port else '*'}"
+    scheme = text.split("://", 1)[0]
+    if scheme not in ("tcp", "ipc", "inproc"):
+        raise ConfigError(f"--bind: unsupported transport {scheme!r}")
+    if scheme == "tcp" and text.endswith(":0"):
+        text = text[:-2] + ":*"
+    return text
+
+
+def is_loopback_host(host: str) -> bool:
+    if host in ("localhost", "*"):
+        return host == "localhost"
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def zmq_endpoint_is_loopback(endpoint: str) -> bool:
+    if not endpoint.startswith("tcp://"):
+        return True  # ipc and inproc never leave the machine
+    host = endpoint[len("tcp://") :].rpartition(":")[0].strip("[]")
+    return is_loopback_host(host)
+
+
+_LIMIT_FIELDS = {f.name for f in dataclasses.fields(Limits)}
+_HEARTBEAT_FIELDS = {f.name for f in dataclasses.fields(Heartbeat)}
+_TOP_FIELDS = {
+    "bind",
+    "tcp",
+    "gnubg",
+    "workers",
+    "curve_secret",
+    "curve_clients",
+    "drain_timeout_s",
+    "cancel_grace_s",
+    "gnubg_level",
+    "seed",
+    "log_level",
+    "log_format",
+}
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def _positive_int(name: str, value: Any, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"{name}: expected an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def _check(cfg: Config) -> Config:
+    lim = cfg.limits
+    for name in _LIMIT_FIELDS:
+        _positive_int(f"limits.{name}", getattr(lim, name))
+    if lim.zmq_max_msg_bytes < lim.max_frame_bytes:
+        raise ConfigError("limits.zmq_max_msg_bytes must be >= limits.max_frame_bytes")
+    if lim.default_timeout_ms > lim.max_timeout_ms:
+        raise ConfigError("limits.default_timeout_ms must be <= limits.max_timeout_ms")
+    for name in _HEARTBEAT_FIELDS:
+        _positive_int(f"heartbeat.{name}", getattr(cfg.heartbeat, name), minimum=0)
+    _positive_int("workers", cfg.workers, minimum=0)
+    if not cfg.gnubg_level:
+        raise ConfigError("gnubg_level must name a bot level")
+    if cfg.log_level not in LOG_LEVELS:
+        raise ConfigError(f"log_level: one of {', '.join(LOG_LEVELS)}")
+    if cfg.log_format not in ("kv", "json"):
+        raise ConfigError("log_format: 'kv' or 'json'")
+    if cfg.drain_timeout_s < 0 or cfg.cancel_grace_s < 0:
+        raise ConfigError("drain_timeout_s and cancel_grace_s must be >= 0")
+    if (cfg.curve_secret is None) != (cfg.curve_clients is None):
+        raise ConfigError("curve_secret and curve_clients go together")
+    if cfg.zmq_bind is None and cfg.tcp is None and cfg.gnubg is None:
+        raise ConfigError("every endpoint is off: nothing to serve")
+    return cfg
+
+
+def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Config:
+    """Return ``base`` updated from a mapping shaped like the TOML file.
+
+    Top-level keys are those of ``_TOP_FIELDS``; ``[limits]`` and
+    ``[heartbeat]`` tables hold the fields of :class:`Limits` and
+    :class:`Heartbeat`. Unknown keys are errors (a typo should not be ignored).
+    """
+    changes: dict[str, Any] = {}
+    for key, value in settings.items():
+        if key == "limits":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{origin}: [limits] must be a table")
+            unknown = set(value) - _LIMIT_FIELDS
+            if unknown:
+                raise ConfigError(f"{origin}: unknown limits: {', '.join(sorted(unknown))}")
+            changes["limits"] = dataclasses.replace(changes.get("limits", base.limits), **value)
+        elif key == "heartbeat":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{origin}: [heartbeat] must be a table")
+            unknown = set(value) - _HEARTBEAT_FIELDS
+            if unknown:
+                raise ConfigError(f"{origin}: unknown heartbeat keys: {', '.join(sorted(unknown))}")
+            changes["heartbeat"] = dataclasses.replace(
+                changes.get("heartbeat", base.heartbeat), **value
+            )
+        elif key not in _TOP_FIELDS:
+            raise ConfigError(f"{origin}: unknown key {key!r}")
+        elif value is None:
+            continue
+        elif key == "bind":
+            changes["zmq_bind"] = parse_zmq_endpoint(str(value))
+        elif key in ("tcp", "gnubg"):
+            changes[key] = parse_host_port(str(value), key)
+        elif key in ("workers", "seed"):
+            changes[key] = _positive_int(key, value, minimum=0)
+        elif key in ("drain_timeout_s", "cancel_grace_s"):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(f"{origin}: {key} must be a number")
+            changes[key] = float(value)
+        else:
+            changes[key] = str(value)
+    return _check(dataclasses.replace(base, **changes))
+
+
+def load_toml(path: str | Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def build_config(toml_path: str | Path | None, overrides: dict[str, Any]) -> Config:
+    """Embedded defaults, then the TOML file, then command-line overrides."""
+    cfg = _check(Config())
+    if toml_path is not None:
+        cfg = apply_settings(cfg, load_toml(toml_path), str(toml_path))
+    return apply_settings(cfg, overrides, "command line")

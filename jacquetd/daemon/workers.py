@@ -1,0 +1,395 @@
+"""A pool of worker processes for bot and analysis commands.
+
+Each worker is a ``multiprocessing`` process with its own duplex pipe and a
+shared stop flag; it runs one job at a time. The front process (asyncio)
+keeps a bounded queue of waiting jobs and hands one to each idle worker.
+
+Faults are the pool's business:
+
+* a worker that dies (killed, out of memory) is noticed through its process
+  sentinel; the job it held fails with ``internal`` and a new worker takes its
+  place;
+* a job that is abandoned (cancelled, or past its deadline) is told to stop
+  through the shared flag; a worker still busy with it after
+  ``cancel_grace_s`` is killed and replaced, so it cannot hold a slot forever.
+
+Messages on a pipe (pickled by ``Connection.send``; both ends are ours):
+front to worker ``("job", job_id, cmd, args, deadline, seed)`` or ``None``
+(exit); worker to front ``("ok", job_id, result)``, ``("error", job_id, code,
+message, rule)`` or ``("partial", job_id, payload)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import multiprocessing
+import multiprocessing.connection
+import multiprocessing.sharedctypes
+import os
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# Numerical libraries must not start a thread per core in every worker.
+THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+PartialSink = Callable[[dict[str, Any]], None]
+# ("ok", result) or ("error", code, message, rule)
+JobOutcome = tuple[Any, ...]
+
+
+class PoolBusy(RuntimeError):
+    """The pool's queue is full."""
+
+
+class PoolClosed(RuntimeError):
+    """The pool is shutting down."""
+
+
+@dataclass(eq=False)
+class _Job:
+    job_id: int
+    cmd: str
+    args: dict[str, Any]
+    deadline: float | None
+    seed: int | None
+    future: asyncio.Future[JobOutcome]
+    on_partial: PartialSink | None
+    abandoned: bool = False
+
+
+@dataclass(eq=False)
+class _Worker:
+    index: int
+    process: multiprocessing.process.BaseProcess
+    conn: multiprocessing.connection.Connection
+    stop_flag: Any  # a shared c_byte
+    started: float = field(default_factory=time.monotonic)
+    job: _Job | None = None
+    kill_timer: asyncio.TimerHandle | None = None
+    dead: bool = False
+
+
+def _mp_context() -> multiprocessing.context.BaseContext:
+    # forkserver: workers are forked from a clean server process, never from the
+    # front process with its event loop, sockets and threads.
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+class WorkerPool:
+    def __init__(
+        self,
+        size: int,
+        max_queue: int,
+        *,
+        cancel_grace_s: float = 0.5,
+        seed: int | None = None,
+        log_level: int = logging.INFO,
+        on_restart: Callable[[str], None] | None = None,
+    ) -> None:
+        self.size = max(1, size)
+        self.max_queue = max_queue
+        self.cancel_grace_s = cancel_grace_s
+        self.log_level = log_level
+        self._seed = seed
+        self._on_restart = on_restart
+        self._ctx = _mp_context()
+        self._workers: list[_Worker | None] = [None] * self.size
+        self._queue: deque[_Job] = deque()
+        self._jobs: dict[int, _Job] = {}
+        self._ids = itertools.count(1)
+        self._seeds = itertools.count(1)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closing = False
+        self._fast_deaths = 0
+
+    # ---- lifecycle -------------------------------------------------------
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        for name in THREAD_ENV:
+            os.environ[name] = "1"
+        for index in range(self.size):
+            self._spawn(index)
+
+    def _spawn(self, index: int) -> None:
+        if self._closing:
+            return
+        front, back = self._ctx.Pipe(duplex=True)
+        stop_flag = self._ctx.RawValue("b", 0)
+        worker_seed = None if self._seed is None else self._seed * 1000 + next(self._seeds)
+        process = self._ctx.Process(
+            target=worker_main,
+            args=(back, stop_flag, index, worker_seed, self.log_level),
+            name=f"jacquetd-worker-{index}",
+            daemon=True,
+        )
+        process.start()
+        back.close()
+        worker = _Worker(index, process, front, stop_flag)
+        self._workers[index] = worker
+        loop = self._require_loop()
+        loop.add_reader(front.fileno(), self._on_readable, worker)
+        loop.add_reader(process.sentinel, self._on_sentinel, worker)
+        log.debug("event=worker_started index=%d pid=%s", index, process.pid)
+        self._dispatch()
+
+    def _require_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            raise PoolClosed("pool not started")
+        return self._loop
+
+    async def close(self, timeout: float = 2.0) -> None:
+        """Stop every worker: ask politely, then kill after ``timeout``."""
+        self._closing = True
+        for job in list(self._jobs.values()):
+            self._finish(job, ("error", "internal", "the daemon is shutting down", None))
+        self._queue.clear()
+        workers = [w for w in self._workers if w is not None]
+        for worker in workers:
+            self._detach(worker)
+            with contextlib.suppress(OSError, ValueError):
+                worker.conn.send(None)
+        deadline = time.monotonic() + timeout
+        for worker in workers:
+            while worker.process.is_alive() and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            if worker.process.is_alive():
+                worker.process.kill()
+            worker.process.join(1.0)
+            worker.conn.close()
+        self._workers = [None] * self.size
+
+    # ---- jobs ------------------------------------------------------------
+
+    def submit(
+        self,
+        cmd: str,
+        args: dict[str, Any],
+        *,
+        deadline: float | None,
+        seed: int | None = None,
+        on_partial: PartialSink | None = None,
+    ) -> tuple[int, asyncio.Future[JobOutcome]]:
+        """Queue a job; returns its id and a future of its outcome.
+
+        Raises :class:`PoolBusy` when ``max_queue`` jobs are already waiting.
+        """
+        if self._closing:
+            raise PoolClosed("the daemon is shutting down")
+        if len(self._queue) >= self.max_queue:
+            raise PoolBusy(f"{len(self._queue)} requests already wait for a worker")
+        loop = self._require_loop()
+        job = _Job(next(self._ids), cmd, args, deadline, seed, loop.create_future(), on_partial)
+        self._jobs[job.job_id] = job
+        self._queue.append(job)
+        self._dispatch()
+        return job.job_id, job.future
+
+    def abandon(self, job_id: int) -> None:
+        """The front no longer wants this job (cancelled or timed out)."""
+        job = self._jobs.pop(job_id, None)
+        if job is None:
+            return
+        job.abandoned = True
+        if not job.future.done():
+            job.future.cancel()
+        with contextlib.suppress(ValueError):
+            self._queue.remove(job)
+        for worker in self._workers:
+            if worker is not None and worker.job is job and not worker.dead:
+                worker.stop_flag.value = 1
+                if worker.kill_timer is None:
+                    worker.kill_timer = self._require_loop().call_later(
+                        self.cancel_grace_s, self._kill_overrun, worker, job
+                    )
+
+    @property
+    def queued(self) -> int:
+        return len(self._queue)
+
+    @property
+    def busy(self) -> int:
+        return sum(1 for w in self._workers if w is not None and w.job is not None)
+
+    def pids(self) -> list[int]:
+        return [w.process.pid or 0 for w in self._workers if w is not None and not w.dead]
+
+    def _dispatch(self) -> None:
+        for worker in self._workers:
+            if not self._queue:
+                return
+            if worker is None or worker.dead or worker.job is not None:
+                continue
+            job = self._queue.popleft()
+            worker.stop_flag.value = 0
+            try:
+                worker.conn.send(("job", job.job_id, job.cmd, job.args, job.deadline, job.seed))
+            except (OSError, ValueError):
+                # The worker is dying; the sentinel will fire. Keep the job for another.
+                self._queue.appendleft(job)
+                continue
+            worker.job = job
+
+    def _finish(self, job: _Job, outcome: JobOutcome) -> None:
+        self._jobs.pop(job.job_id, None)
+        if not job.future.done():
+            job.future.set_result(outcome)
+
+    # ---- events from workers ----------------------------------------------
+
+    def _on_readable(self, worker: _Worker) -> None:
+        try:
+            while worker.conn.poll():
+                self._on_message(worker, worker.conn.recv())
+        except (EOFError, OSError):
+            self._on_death(worker)
+
+    def _on_message(self, worker: _Worker, msg: Any) -> None:
+        if not isinstance(msg, tuple) or len(msg) < 2:
+            log.error("event=worker_garbage index=%d", worker.index)
+            return
+        kind, job_id = msg[0], msg[1]
+        job = worker.job
+        if job is None or job.job_id != job_id:
+            return  # a reply to something already settled
+        if kind == "partial":
+            if not job.abandoned and job.on_partial is not None:
+                job.on_partial(msg[2])
+            return
+        worker.job = None
+        if worker.kill_timer is not None:
+            worker.kill_timer.cancel()
+            worker.kill_timer = None
+        if not job.abandoned:
+            self._finish(job, ("ok", msg[2]) if kind == "ok" else ("error", *msg[2:5]))
+        self._dispatch()
+
+    def _on_sentinel(self, worker: _Worker) -> None:
+        self._on_death(worker)
+
+    def _on_death(self, worker: _Worker) -> None:
+        if worker.dead:
+            return
+        worker.dead = True
+        self._detach(worker)
+        worker.process.join(0.5)
+        code = worker.process.exitcode
+        job, worker.job = worker.job, None
+        if worker.kill_timer is not None:
+            worker.kill_timer.cancel()
+            worker.kill_timer = None
+        with contextlib.suppress(OSError):
+            worker.conn.close()
+        if self._closing:
+            return
+        reason = "recycled" if job is not None and job.abandoned else "died"
+        log.warning(
+            "event=worker_%s index=%d pid=%s exitcode=%s job=%s",
+            reason,
+            worker.index,
+            worker.process.pid,
+            code,
+            job.cmd if job is not None else "-",
+        )
+        if job is not None and not job.abandoned:
+            self._finish(job, ("error", "internal", "the worker running this request died", None))
+        if self._on_restart is not None:
+            self._on_restart(reason)
+        lived = time.monotonic() - worker.started
+        self._fast_deaths = self._fast_deaths + 1 if lived < 1.0 else 0
+        delay = min(5.0, 0.05 * (2 ** min(self._fast_deaths, 7))) if self._fast_deaths else 0.0
+        self._require_loop().call_later(delay, self._respawn, worker.index)
+
+    def _respawn(self, index: int) -> None:
+        current = self._workers[index]
+        if current is not None and not current.dead:
+            return
+        self._spawn(index)
+
+    def _detach(self, worker: _Worker) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            loop.remove_reader(worker.conn.fileno())
+        with contextlib.suppress(OSError, ValueError):
+            loop.remove_reader(worker.process.sentinel)
+
+    def _kill_overrun(self, worker: _Worker, job: _Job) -> None:
+        worker.kill_timer = None
+        if worker.dead or worker.job is not job:
+            return
+        log.info("event=worker_kill index=%d reason=ignored_stop cmd=%s", worker.index, job.cmd)
+        with contextlib.suppress(OSError):
+            worker.process.kill()
+
+
+# ---- the worker process -------------------------------------------------------
+
+
+def worker_main(
+    conn: multiprocessing.connection.Connection,
+    stop_flag: Any,
+    index: int,
+    seed: int | None,
+    log_level: int,
+) -> None:
+    """Entry point of a worker process: run jobs until told to exit."""
+    for name in THREAD_ENV:
+        os.environ[name] = "1"
+    # The front process decides when workers stop (it drains first): a Ctrl-C
+    # or a SIGTERM sent to the whole process group must not kill jobs.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    logging.basicConfig(
+        level=log_level,
+        stream=sys.stderr,
+        format=f"level=%(levelname)s logger=%(name)s worker={index} %(message)s",
+    )
+    from jacquetd.daemon import handlers  # heavy imports happen here, not in the front
+
+    handlers.init_worker(seed)
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        _kind, job_id, cmd, args, deadline, job_seed = msg
+
+        def report(payload: dict[str, Any], _job_id: int = job_id) -> None:
+            conn.send(("partial", _job_id, payload))
+
+        try:
+            result = handlers.run_worker_command(
+                cmd, args, deadline, job_seed, lambda: bool(stop_flag.value), report
+            )
+        except MemoryError:
+            with contextlib.suppress(OSError):
+                conn.send(("error", job_id, "internal", "out of memory", None))
+            os._exit(3)  # a fresh process is the only safe state after this
+        except Exception as exc:  # every failure becomes one error reply
+            code, message, rule = handlers.error_fields(exc)
+            if code == "internal":
+                log.exception("event=worker_job_failed cmd=%s", cmd)
+            try:
+                conn.send(("error", job_id, code, message, rule))
+            except (OSError, ValueError):
+                return
+            continue
+        try:
+            conn.send(("ok", job_id, result))
+        except (OSError, ValueError):
+            return
