@@ -147,3 +147,13 @@ def test_fibs_board_round_trip(seed: int) -> None:
         for colour, direction in ((-1, -1), (1, 1), (-1, 1)):
             b2 = board_from_position(p, colour=colour, direction=direction)
             assert parse_fibs_board(format_fibs_board(b2)).to_position() == p
+
+
+@settings(max_examples=60, deadline=None)
+@given(variants, seeds)
+def test_generator_equals_the_naive_reference(variant: str, seed: int) -> None:
+    from .reference import reference_results
+
+    for p in random_positions(variant, seed, 12):
+        fast = {(r.me, r.opp) for r in generate(p)}
+        assert fast == reference_results(p), (p.to_id(), p.dice)

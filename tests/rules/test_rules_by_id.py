@@ -323,3 +323,25 @@ def test_backgammon_opening_31_has_16_plays() -> None:
 def test_backgammon_no_J10() -> None:
     p = pos("backgammon", {3: 1, 2: 1}, {19: 15}, (5, 2))
     assert len(results(p)) == 2
+
+
+def test_G2_tables_drive_bear_off_and_the_courier() -> None:
+    from jacquetd.rules.geometry import HOME_TABLE, MIDPOINT, START_TABLE
+
+    assert list(START_TABLE) == [19, 20, 21, 22, 23, 24]
+    assert list(HOME_TABLE) == [1, 2, 3, 4, 5, 6] and MIDPOINT == 13
+    # the courier phase ends when a checker reaches the finishing table (6-1)
+    p = pos("jacquet", {8: 1, 24: 14}, {10: 15}, (2, 1))
+    assert any(s.src == 24 for pl in legal_plays(p) for s in pl.steps)
+
+
+def test_B1_belgian_setup_and_geometry() -> None:
+    p = Position.initial("jacquet-be")
+    assert p.me[24] == 15 and p.opp[24] == 15
+    assert VARIANTS["jacquet-be"].same_direction
+
+
+def test_B6_belgian_higher_die() -> None:
+    # only one checker can move, and only one die: the higher must be played
+    p = pos("jacquet-be", {24: 1, 0: 14}, {1: 1, 2: 13, 3: 1}, (6, 5))
+    assert moves(p) == {"24/18"}
