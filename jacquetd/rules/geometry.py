@@ -102,3 +102,41 @@ def in_courier_phase(side: Sequence[int]) -> bool:
 def pip_count(side: Sequence[int]) -> int:
     """Pips the side still has to travel (the bar counts 25)."""
     return sum(q * side[q] for q in range(1, 26))
+
+
+def _run_through(side: Sequence[int], q: int) -> list[int]:
+    """The maximal run of occupied points (G5 circuit) that contains occupied point q."""
+    run = [q]
+    p = q
+    for _ in range(23):
+        p = p + 1 if p < 24 else 1  # toward the start of the route
+        if not side[p] or p == q:
+            break
+        run.append(p)
+    p = q
+    for _ in range(23):
+        p = p - 1 if p > 1 else 24  # toward the end of the route
+        if not side[p] or p in run:
+            break
+        run.append(p)
+    return run
+
+
+def closure_breach(after: Sequence[int], src: int, dst: int, dst_was_empty: bool) -> bool:
+    """B5 after one step from `src` to `dst` (0: off): does it leave a forbidden closure?
+
+    Only the runs the step touched can have changed: the run now through a
+    newly occupied `dst`, and the runs on either side of a vacated `src`.
+    The position before the step had no forbidden closure.
+    """
+    if dst and dst_was_empty:
+        run = _run_through(after, dst)
+        if len(run) >= 6 and not closure_permitted(run):
+            return True
+    if src <= 24 and not after[src]:
+        for neighbour in (src + 1 if src < 24 else 1, src - 1 if src > 1 else 24):
+            if after[neighbour]:
+                run = _run_through(after, neighbour)
+                if len(run) >= 6 and not closure_permitted(run):
+                    return True
+    return False

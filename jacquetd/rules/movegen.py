@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .errors import GameStateError
-from .geometry import forbidden_closure, has_prime
+from .geometry import closure_breach, has_prime
 from .position import CHECKERS, Position
 from .variants import Variant, opponent_point_map
 
@@ -140,7 +140,7 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules
             me2 = me.copy()
             me2[src] -= 1
             me2[0] += 1
-            if r.closures and me2[src] == 0 and forbidden_closure(me2) is not None:
+            if r.closures and me2[src] == 0 and closure_breach(me2, src, 0, False):
                 continue
             out.append((Step(src, 0, d, False), me2, opp))
             continue
@@ -160,7 +160,8 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules
         me2 = me.copy()
         me2[src] -= 1
         me2[dst] += 1
-        if r.closures and (me[dst] == 0 or me2[src] == 0) and forbidden_closure(me2) is not None:
+        if r.closures and (me[dst] == 0 or me2[src] == 0) and closure_breach(
+                me2, src, dst, me[dst] == 0):
             continue  # B5
         if n:
             opp2 = opp.copy()
