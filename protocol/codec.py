@@ -1,0 +1,141 @@
+"""Bytes to messages and back, for both encodings: the functions servers and clients call.
+
+    detect_encoding(frame)           which encoding a frame is in (first byte)
+    decode_request(frame, limits)    server: a frame -> Request, or ProtocolError
+    encode_reply(msg, encoding)      server: Reply / Partial -> bytes
+    encode_request(req)              client: Request -> bytes
+    decode_reply(frame)              client: bytes -> Reply / Partial
+
+Byte streams (stdio, TCP) are cut into frames by `StreamDecoder` (server side)
+and `ReplyStreamDecoder` (client side), re-exported here from framing.py.
+This module imports nothing of the engine: positions and moves stay opaque.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .commands import check_id, lookup, validate_args
+from .errors import ErrorCode, ProtocolError, RequestId
+from .framing import ReplyStreamDecoder, StreamDecoder, split_envelope
+from .messages import REPLY_LIMITS, Encoding, Limits, Partial, Reply, Request
+from .msgpack_wire import pack, starts_msgpack, unpack_map
+from .text_wire import (
+    decode_text_reply,
+    decode_text_request,
+    encode_text_partial,
+    encode_text_reply,
+    encode_text_request,
+    to_text,
+)
+
+__all__ = [
+    "ReplyStreamDecoder",
+    "StreamDecoder",
+    "decode_reply",
+    "decode_request",
+    "detect_encoding",
+    "encode_reply",
+    "encode_request",
+    "split_envelope",
+]
+
+_RESERVED = ("id", "cmd")
+
+
+def detect_encoding(frame: bytes) -> Encoding:
+    """`msgpack` when the first byte starts a msgpack map (0x80-0x8f, 0xde, 0xdf), else
+    `text`."""
+    return "msgpack" if starts_msgpack(frame) else "text"
+
+
+def decode_request(frame: bytes, limits: Limits = Limits()) -> Request:  # noqa: B008
+    """Decode and validate one request frame.
+
+    Raises ProtocolError: `bad_frame`, `too_large`, `too_deep`, `unknown_command`,
+    `bad_argument`, `bad_position` (shape only), with `.id` set when the id could be
+    read, so the error reply can be addressed.
+    """
+    if len(frame) > limits.max_frame_bytes:
+        raise ProtocolError(ErrorCode.TOO_LARGE, f"message exceeds max_frame_bytes "
+                            f"({limits.max_frame_bytes})", limit="max_frame_bytes")
+    if detect_encoding(frame) == "text":
+        return decode_text_request(to_text(frame))
+    obj = unpack_map(frame, limits)
+    rid = check_id(obj.get("id"))
+    if "cmd" not in obj:
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT, "missing cmd", field="cmd", id=rid)
+    try:
+        cmd = lookup(obj["cmd"], rid)
+        args = validate_args(cmd, {k: v for k, v in obj.items() if k not in _RESERVED})
+    except ProtocolError as exc:
+        raise exc.with_id(rid) from None
+    return Request(rid, cmd.name, args, "msgpack")
+
+
+def encode_reply(msg: Reply | Partial, encoding: Encoding) -> bytes:
+    """Encode a final reply or a partial. Text: a reply is its whole block including the
+    ending empty line; a partial is one `~[id] ...` line."""
+    if encoding == "text":
+        text = encode_text_partial(msg) if isinstance(msg, Partial) else encode_text_reply(msg)
+        return text.encode("utf-8")
+    obj: dict[str, Any]
+    if isinstance(msg, Partial):
+        obj = {"id": msg.id, "partial": True, "result": msg.result}
+    elif msg.ok:
+        obj = {"id": msg.id, "ok": True, "result": msg.result}
+    else:
+        obj = {"id": msg.id, "ok": False, "error": msg.error}
+    return pack(obj)
+
+
+def encode_request(req: Request) -> bytes:
+    """Encode a request in `req.encoding` (text: one line with its newline)."""
+    if req.encoding == "text":
+        return encode_text_request(req).encode("utf-8")
+    clash = [k for k in _RESERVED if k in req.args]
+    if clash:
+        raise ValueError(f"argument names {clash} are reserved")
+    obj: dict[str, Any] = {} if req.id is None else {"id": req.id}
+    obj["cmd"] = req.cmd
+    obj.update(req.args)
+    return pack(obj)
+
+
+def decode_reply(frame: bytes, limits: Limits = REPLY_LIMITS) -> Reply | Partial:
+    """Decode a reply or a partial in either encoding (client side); ProtocolError
+    (`bad_frame`, `too_large`, `too_deep`) if the frame is not one."""
+    if detect_encoding(frame) == "text":
+        if len(frame) > limits.max_frame_bytes:
+            raise ProtocolError(ErrorCode.TOO_LARGE, "reply exceeds max_frame_bytes",
+                                limit="max_frame_bytes")
+        try:
+            text = frame.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ProtocolError(ErrorCode.BAD_FRAME, "text is not valid UTF-8") from None
+        return decode_text_reply(text)
+    obj = unpack_map(frame, limits)
+    rid = obj.get("id")
+    if rid is not None:
+        try:
+            rid = check_id(rid)
+        except ProtocolError:
+            raise ProtocolError(ErrorCode.BAD_FRAME, "reply id is not a request id") from None
+    return _reply_from_map(obj, rid)
+
+
+def _reply_from_map(obj: dict[str, Any], rid: RequestId) -> Reply | Partial:
+    result = obj.get("result")
+    if obj.get("partial") is True:
+        if not isinstance(result, dict):
+            raise ProtocolError(ErrorCode.BAD_FRAME, "a partial carries a result map")
+        return Partial(rid, result)
+    ok = obj.get("ok")
+    if ok is True and isinstance(result, dict):
+        return Reply(rid, True, result=result)
+    error = obj.get("error")
+    if (ok is False and isinstance(error, dict) and isinstance(error.get("code"), str)
+            and isinstance(error.get("message"), str)):
+        return Reply(rid, False, error=error)
+    raise ProtocolError(ErrorCode.BAD_FRAME, "not a reply: expected ok with a result map, or "
+                        "an error map with code and message, or partial with a result")

@@ -1,0 +1,176 @@
+"""The msgpack encoding: a bounded scanner, and decoding that allocates nothing unchecked.
+
+`MsgpackScanner` walks the headers of one msgpack object without building it,
+so a stream can be cut into whole objects and every limit (size, nesting,
+declared lengths, number of values) is enforced before `msgpack.unpackb`
+allocates anything. A header that claims 2^32 elements is refused on sight.
+The protocol uses maps, arrays, strings, integers, floats, booleans and nil;
+`bin` and `ext` values (timestamps included) are refused as `bad_frame`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+from .errors import ErrorCode, ProtocolError
+from .messages import Limits
+
+#: First bytes of a msgpack map (fixmap, map16, map32): such a frame is msgpack.
+MAP_FIRST_BYTES = frozenset(range(0x80, 0x90)) | {0xDE, 0xDF}
+
+# Fixed sizes (header included) of scalar types, by first byte.
+_FIXED = {0xC0: 1, 0xC2: 1, 0xC3: 1, 0xCA: 5, 0xCB: 9, 0xCC: 2, 0xCD: 3, 0xCE: 5, 0xCF: 9,
+          0xD0: 2, 0xD1: 3, 0xD2: 5, 0xD3: 9}
+# Strings with an explicit length field: first byte -> width of the length.
+_STR = {0xD9: 1, 0xDA: 2, 0xDB: 4}
+_ARRAY = {0xDC: 2, 0xDD: 4}
+_MAP = {0xDE: 2, 0xDF: 4}
+_BIN = frozenset({0xC4, 0xC5, 0xC6})
+_EXT = frozenset({0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8})
+
+
+def starts_msgpack(frame: bytes | bytearray) -> bool:
+    """True when the frame's first byte starts a msgpack map (the detection rule)."""
+    return bool(frame) and frame[0] in MAP_FIRST_BYTES
+
+
+def _too_large(what: str, limit: str, value: int) -> ProtocolError:
+    return ProtocolError(ErrorCode.TOO_LARGE, f"{what} exceeds {limit} ({value})", limit=limit)
+
+
+class MsgpackScanner:
+    """Finds the end of one msgpack object in a buffer that may still be growing.
+
+    Call `scan(buf)` each time `buf` has grown (the object starts at buf[0]); it
+    returns the object's length once complete, else None, and resumes where it
+    stopped, so a large object arriving in pieces is scanned once. Raises
+    ProtocolError (`bad_frame`, `too_large`, `too_deep`) as soon as the bytes
+    seen so far break a rule.
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.pos = 0                 # next header to read
+        self.stack: list[int] = []   # values still expected by each open container
+        self.elements = 0
+
+    def scan(self, buf: bytes | bytearray | memoryview) -> int | None:
+        """The length of the object at buf[0] if it is complete, else None."""
+        lim = self.limits
+        n = len(buf)
+        while True:
+            pos = self.pos
+            if pos >= n:
+                return None
+            b = buf[pos]
+            size = self._size(buf, pos, b, n)
+            if size is None:
+                return None
+            head, payload, children = size
+            end = pos + head + payload
+            if end > lim.max_frame_bytes:
+                raise _too_large("message", "max_frame_bytes", lim.max_frame_bytes)
+            if end > n:
+                return None
+            self.pos = end
+            self.elements += 1
+            if self.elements > lim.max_elements:
+                raise _too_large("number of values", "max_elements", lim.max_elements)
+            if children:
+                if len(self.stack) >= lim.max_depth:
+                    raise ProtocolError(ErrorCode.TOO_DEEP, f"nesting deeper than "
+                                        f"{lim.max_depth}", limit="max_depth")
+                self.stack.append(children)
+                continue
+            # A value is complete: it fills one slot of the enclosing container.
+            while self.stack:
+                self.stack[-1] -= 1
+                if self.stack[-1]:
+                    break
+                self.stack.pop()
+            if not self.stack:
+                return self.pos
+
+    def _size(self, buf: bytes | bytearray | memoryview, pos: int, b: int,
+              n: int) -> tuple[int, int, int] | None:
+        """(header bytes, payload bytes, child values) of the value at pos; None when
+        its header is not all there yet."""
+        if b <= 0x7F or b >= 0xE0:
+            return 1, 0, 0
+        if b <= 0x8F:
+            return self._container(b & 0x0F, 2, 1)
+        if b <= 0x9F:
+            return self._container(b & 0x0F, 1, 1)
+        if b <= 0xBF:
+            return self._string(b & 0x1F, 1)
+        if b in _FIXED:
+            return _FIXED[b], 0, 0
+        if b in _BIN:
+            raise ProtocolError(ErrorCode.BAD_FRAME, "msgpack bin values are not used by "
+                                "the protocol")
+        if b in _EXT:
+            raise ProtocolError(ErrorCode.BAD_FRAME, "msgpack ext values are not used by "
+                                "the protocol")
+        if b == 0xC1:
+            raise ProtocolError(ErrorCode.BAD_FRAME, "byte 0xc1 is never used in msgpack")
+        width = _STR.get(b) or _ARRAY.get(b) or _MAP.get(b)
+        if width is None:  # pragma: no cover - every byte value is handled above
+            raise ProtocolError(ErrorCode.BAD_FRAME, f"unknown msgpack byte {b:#x}")
+        if pos + 1 + width > n:
+            return None
+        length = int.from_bytes(buf[pos + 1:pos + 1 + width], "big")
+        if b in _STR:
+            return self._string(length, 1 + width)
+        return self._container(length, 2 if b in _MAP else 1, 1 + width)
+
+    def _string(self, length: int, head: int) -> tuple[int, int, int]:
+        if length > self.limits.max_str_len:
+            raise _too_large("string", "max_str_len", self.limits.max_str_len)
+        return head, length, 0
+
+    def _container(self, length: int, per_entry: int, head: int) -> tuple[int, int, int]:
+        lim = self.limits
+        if per_entry == 2 and length > lim.max_map_len:
+            raise _too_large("map", "max_map_len", lim.max_map_len)
+        if per_entry == 1 and length > lim.max_list_len:
+            raise _too_large("list", "max_list_len", lim.max_list_len)
+        return head, 0, length * per_entry
+
+
+def _pairs_no_duplicates(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("duplicate key in a map")
+    return out
+
+
+def unpack_map(frame: bytes, limits: Limits) -> dict[str, Any]:
+    """Decode a frame holding exactly one msgpack map, enforcing `limits` first."""
+    if len(frame) > limits.max_frame_bytes:
+        raise _too_large("message", "max_frame_bytes", limits.max_frame_bytes)
+    if not starts_msgpack(frame):
+        raise ProtocolError(ErrorCode.BAD_FRAME, "a msgpack message is a map")
+    end = MsgpackScanner(limits).scan(frame)
+    if end is None:
+        raise ProtocolError(ErrorCode.BAD_FRAME, "truncated msgpack message")
+    if end != len(frame):
+        raise ProtocolError(ErrorCode.BAD_FRAME, "bytes after the msgpack message")
+    try:
+        obj = msgpack.unpackb(
+            frame, raw=False, strict_map_key=True, use_list=True,
+            object_pairs_hook=_pairs_no_duplicates,
+            max_str_len=limits.max_str_len, max_bin_len=0, max_ext_len=0,
+            max_array_len=limits.max_list_len, max_map_len=limits.max_map_len)
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        # UnicodeDecodeError and duplicate keys are ValueErrors; non-string keys TypeErrors.
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"undecodable msgpack: {exc}"[:200]) from None
+    if not isinstance(obj, dict):  # pragma: no cover - the first byte is a map
+        raise ProtocolError(ErrorCode.BAD_FRAME, "a msgpack message is a map")
+    return obj
+
+
+def pack(obj: Any) -> bytes:
+    """Encode a message map (str as str, never bin)."""
+    return msgpack.packb(obj, use_bin_type=True)

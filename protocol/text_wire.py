@@ -1,0 +1,552 @@
+"""The text encoding: GTP-style request lines and reply blocks, readable with netcat.
+
+Request: `[id] cmd word... name=value...` on one line. Words fill the command's
+positional arguments in order (a move takes every word left); `name=value`
+words set any argument by name and may stand anywhere; unknown names are
+ignored (versioning rule).
+
+Reply: a block of lines ended by an empty line.
+
+    =ID                      first line of a success (`=` alone when the request had no id)
+    key=value                one result field per line
+    key:                     a list of maps, one indented line per item:
+      24/13 position_id=... hits=0    the item's `move` first, then its fields
+
+    ?ID CODE field=... rule=... message      an error, one line
+    ~ID key=value ...                         a partial result, one line (no empty line)
+
+Values are one word: `null`, `true`, `false`, integers, floats (Python `repr`,
+exact), a board literal for a structured position (positions.py), a bare
+string, or, for anything else (strings with spaces, lists, maps that cannot
+be spread out), compact JSON, which may contain spaces. Maps are spread into
+dotted keys (`latency_ms.ping.p50=0.2`). A text reply decodes to exactly the
+result map the msgpack reply carries.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .commands import COMMANDS, MAX_ID, ArgType, Command, Param, lookup, validate_args
+from .errors import ErrorCode, ProtocolError, RequestId
+from .messages import Partial, Reply, Request
+from .positions import board_representable, format_board, parse_board
+
+# -- shared ------------------------------------------------------------------------------
+
+_SPACES = re.compile(r"[ \t]+")
+_ID_RE = re.compile(r"^\d{1,19}$")
+_REQ_KEYWORD_RE = re.compile(r"^([a-z][a-z0-9_]*)=(.+)$")
+_KEY = r"[a-z_][a-z0-9_-]*(?:\.[a-z0-9_][a-z0-9_-]*)*"
+_KEY_EQ_RE = re.compile(rf"({_KEY})=")
+_TOP_KEY_RE = re.compile(r"^[a-z_][a-z0-9_-]*$")
+_MAP_KEY_RE = re.compile(r"^[a-z0-9_][a-z0-9_-]*$")
+_BLOCK_HEAD_RE = re.compile(r"^([a-z_][a-z0-9_-]*):$")
+_CODE_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
+_HEAD_RE = re.compile(r"^([=?~])(\d{0,19})(?:[ \t]+(.*))?$")
+_INT_RE = re.compile(r"^-?(0|[1-9][0-9]*)$")
+_FLOAT_RE = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$")
+_BOARD_HEAD_RE = re.compile(r"^[a-z][a-z0-9-]*/")
+
+
+def _frame_error(message: str, id: RequestId = None) -> ProtocolError:
+    return ProtocolError(ErrorCode.BAD_FRAME, message, id=id)
+
+
+def to_text(frame: bytes, strip_newline: bool = True) -> str:
+    """Decode a frame as UTF-8 and drop one trailing line end; refuse control characters
+    (other than tab) and embedded line ends, since one frame is one line."""
+    try:
+        text = frame.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _frame_error("text is not valid UTF-8") from None
+    if strip_newline:
+        text = text.removesuffix("\n").removesuffix("\r")
+    for ch in text:
+        if (ch < " " and ch != "\t") or ch == "\x7f":
+            if ch in "\r\n":
+                raise _frame_error("one request per line")
+            raise _frame_error(f"control character {ch!r} in text")
+    return text
+
+
+def _parse_id(word: str) -> int:
+    value = int(word)
+    if value > MAX_ID:
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT, "id must be below 2^63", field="id")
+    return value
+
+
+# -- requests ----------------------------------------------------------------------------
+
+_DICE_RE = re.compile(r"^([1-6])-?([1-6])$")
+_BOOL_WORDS = {"true": True, "on": True, "false": False, "off": False}
+
+
+def parse_text_arg(param: Param, word: str) -> Any:
+    """Convert one text word to the typed value of `param` (range checks come later)."""
+    t = param.type
+    bad = ProtocolError(ErrorCode.BAD_ARGUMENT, f"{param.name}: {word[:40]!r} is not "
+                        f"{_TEXT_FORMS[t]}", field=param.name)
+    if t is ArgType.INT or t is ArgType.REQUEST_ID:
+        if not _INT_RE.match(word) or len(word) > 20 or (t is ArgType.REQUEST_ID
+                                                         and word.startswith("-")):
+            raise bad
+        return int(word)
+    if t is ArgType.NUMBER:
+        if not _FLOAT_RE.match(word) or len(word) > 40:
+            raise bad
+        return int(word) if _INT_RE.match(word) else float(word)
+    if t is ArgType.BOOL:
+        if word not in _BOOL_WORDS:
+            raise bad
+        return _BOOL_WORDS[word]
+    if t is ArgType.WORDS:
+        parts = word.split(",")
+        if not all(parts):
+            raise bad
+        return parts
+    if t is ArgType.DICE:
+        m = _DICE_RE.match(word)
+        if not m:
+            raise bad
+        return [int(m[1]), int(m[2])]
+    return word  # WORD, POSITION, MOVE
+
+
+_TEXT_FORMS: dict[ArgType, str] = {
+    ArgType.INT: "an integer", ArgType.NUMBER: "a number", ArgType.BOOL: "true/false/on/off",
+    ArgType.WORD: "a word", ArgType.WORDS: "words joined by ','",
+    ArgType.DICE: "a roll such as 65 or 6-5", ArgType.POSITION: "a position",
+    ArgType.MOVE: "a move", ArgType.REQUEST_ID: "a request id (unsigned integer)",
+}
+
+
+def _positional(cmd: Command) -> list[Param]:
+    return sorted((p for p in cmd.all_params() if p.position is not None),
+                  key=lambda p: p.position or 0)
+
+
+def decode_text_request(text: str) -> Request:
+    """Read one request line (already checked by `to_text`) into a Request."""
+    words = [w for w in _SPACES.split(text) if w]
+    if not words:
+        raise _frame_error("empty request")
+    rid: int | None = None
+    if words[0].isascii() and words[0].isdigit():
+        if not _ID_RE.match(words[0]):
+            raise ProtocolError(ErrorCode.BAD_ARGUMENT, "id must be below 2^63", field="id")
+        rid = _parse_id(words[0])
+        words = words[1:]
+    if not words:
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT, "missing command", field="cmd", id=rid)
+    try:
+        cmd = lookup(words[0], rid)
+        raw = _text_args(cmd, words[1:])
+        args = validate_args(cmd, raw)
+    except ProtocolError as exc:
+        raise exc.with_id(rid) from None
+    return Request(rid, cmd.name, args, "text")
+
+
+def _text_args(cmd: Command, words: list[str]) -> dict[str, Any]:
+    positional: list[str] = []
+    keywords: dict[str, str] = {}
+    for word in words:
+        m = _REQ_KEYWORD_RE.match(word)
+        if m:
+            if m[1] in keywords:
+                raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{m[1]} given twice", field=m[1])
+            keywords[m[1]] = m[2]
+        else:
+            positional.append(word)
+    raw: dict[str, Any] = {}
+    params = _positional(cmd)
+    for i, param in enumerate(params):
+        if param.type is ArgType.MOVE:
+            if positional[i:]:
+                raw[param.name] = " ".join(positional[i:])
+            break
+        if i < len(positional):
+            raw[param.name] = parse_text_arg(param, positional[i])
+    else:
+        if len(positional) > len(params):
+            raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"unexpected word "
+                                f"{positional[len(params)][:40]!r}", field="args")
+    for name, value in keywords.items():
+        param = cmd.param(name)
+        if param is None:
+            continue  # unknown arguments are ignored (versioning rule)
+        if name in raw:
+            raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{name} given twice", field=name)
+        raw[name] = parse_text_arg(param, value)
+    return raw
+
+
+def _safe_word(word: str) -> bool:
+    return (bool(word) and word.isprintable() and not any(c.isspace() for c in word)
+            and not _REQ_KEYWORD_RE.match(word))
+
+
+def format_text_arg(param: Param | None, value: Any) -> str:
+    """The text word for an argument value; ValueError when text cannot carry it."""
+    t = param.type if param else None
+    if isinstance(value, bool):
+        word = "true" if value else "false"
+    elif isinstance(value, int):
+        word = str(value)
+    elif isinstance(value, float):
+        word = repr(value)
+    elif t is ArgType.DICE and isinstance(value, list | tuple):
+        word = "".join(str(d) for d in value)
+    elif t is ArgType.WORDS and isinstance(value, list | tuple):
+        if not all(isinstance(v, str) and "," not in v for v in value):
+            raise ValueError(f"{param and param.name}: words cannot contain ','")
+        word = ",".join(value)
+    elif t is ArgType.POSITION and isinstance(value, Mapping):
+        if not board_representable(value):
+            raise ValueError("this position map has no board literal; send it as msgpack")
+        word = format_board(value)
+    elif isinstance(value, str):
+        word = value
+    else:
+        raise ValueError(f"text cannot carry {type(value).__name__} arguments")
+    if t is not ArgType.MOVE and (not word or not word.isprintable()
+                                  or any(c.isspace() for c in word)):
+        raise ValueError(f"{word!r} is not one word")
+    return word
+
+
+def encode_text_request(req: Request) -> str:
+    """The request line for `req` (with its newline). ValueError if text cannot carry it:
+    a string id, or an argument that is not one word. An empty move is written `pass`."""
+    if req.id is not None and (not isinstance(req.id, int) or isinstance(req.id, bool)):
+        raise ValueError("text request ids are unsigned integers")
+    words = [str(req.id)] if req.id is not None else []
+    words.append(req.cmd)
+    cmd = COMMANDS.get(req.cmd)
+    pending = dict(req.args)
+    tail: list[str] = []
+    for param in _positional(cmd) if cmd else []:
+        if param.name not in pending:
+            break
+        value = pending.pop(param.name)
+        if param.type is ArgType.MOVE:
+            move = " ".join(str(value).split()) or "pass"
+            if any(_REQ_KEYWORD_RE.match(w) for w in move.split()):
+                raise ValueError("a move word cannot contain '='")
+            tail.append(move)
+            break
+        word = format_text_arg(param, value)
+        if not _safe_word(word):
+            pending[param.name] = value  # e.g. a value with '=': send it by name
+            break
+        words.append(word)
+    for name, value in pending.items():
+        word = format_text_arg(cmd.param(name) if cmd else None, value)
+        if not word or any(c.isspace() for c in word):
+            raise ValueError(f"{name}: text cannot carry {word!r} by name")
+        words.append(f"{name}={word}")
+    return " ".join(words + tail) + "\n"
+
+
+# -- values in replies ---------------------------------------------------------------------
+
+_JSON = json.JSONDecoder(parse_constant=lambda c: _reject_constant(c))
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a protocol value")
+
+
+def _parse_word(word: str) -> Any:
+    if word == "null":
+        return None
+    if word in ("true", "false"):
+        return word == "true"
+    if _INT_RE.match(word):
+        return int(word)
+    if _FLOAT_RE.match(word):
+        return float(word)
+    if _BOARD_HEAD_RE.match(word):
+        try:
+            return parse_board(word)
+        except ProtocolError:
+            return word
+    return word
+
+
+def _bare_ok(s: str) -> bool:
+    return (bool(s) and s.isprintable() and not any(c.isspace() for c in s)
+            and s[0] not in "\"[{" and _parse_word(s) == s)
+
+
+def _check_keys(value: Any) -> None:
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise ValueError(f"map key {k!r} is not a string")
+            _check_keys(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _check_keys(v)
+
+
+def _json(value: Any) -> str:
+    _check_keys(value)
+    try:
+        return json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"text cannot carry this value: {exc}") from None
+
+
+def format_value(value: Any) -> str:
+    """One value as a text word (or compact JSON)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError("text cannot carry NaN or infinity")
+        return repr(value)
+    if isinstance(value, str):
+        return value if _bare_ok(value) else _json(value)
+    if isinstance(value, Mapping) and board_representable(value):
+        return format_board(value)
+    return _json(value)
+
+
+def parse_value(s: str, i: int) -> tuple[Any, int]:
+    """Read the value starting at s[i]; return it and the index just after it."""
+    if i >= len(s) or s[i] in " \t":
+        raise _frame_error("empty value")
+    if s[i] in "\"[{":
+        try:
+            value, end = _JSON.raw_decode(s, i)
+        except (ValueError, RecursionError):
+            raise _frame_error("bad JSON value") from None
+        if end < len(s) and s[end] not in " \t":
+            raise _frame_error("a JSON value must be followed by a space")
+        return value, end
+    end = i
+    while end < len(s) and s[end] not in " \t":
+        end += 1
+    return _parse_word(s[i:end]), end
+
+
+def _field_tokens(key: str, value: Any) -> list[str]:
+    """`key=value` words; a map whose keys are identifiers is spread into dotted keys."""
+    if (isinstance(value, Mapping) and value and not board_representable(value)
+            and all(isinstance(k, str) and _MAP_KEY_RE.match(k) for k in value)):
+        out: list[str] = []
+        for k, v in value.items():
+            out += _field_tokens(f"{key}.{k}", v)
+        return out
+    return [f"{key}={format_value(value)}"]
+
+
+def _lead_ok(move: Any) -> bool:
+    if not isinstance(move, str) or not move or move != " ".join(move.split(" ")):
+        return False
+    return all(w and w.isprintable() and "=" not in w and not any(c.isspace() for c in w)
+               and w[0] not in "\"[{" for w in move.split(" "))
+
+
+def _item_line(item: Mapping[str, Any]) -> str:
+    words: list[str] = []
+    lead = item.get("move")
+    if _lead_ok(lead):
+        words.append(lead)
+    for k, v in item.items():
+        if k != "move" or not _lead_ok(lead):
+            words += _field_tokens(k, v)
+    return "  " + " ".join(words)
+
+
+def _blockable(value: Any) -> bool:
+    return (isinstance(value, list | tuple) and bool(value) and all(
+        isinstance(x, Mapping) and x and all(isinstance(k, str) and _TOP_KEY_RE.match(k)
+                                             for k in x) for x in value))
+
+
+def _checked_key(key: Any) -> str:
+    if not isinstance(key, str) or not _TOP_KEY_RE.match(key):
+        raise ValueError(f"result key {key!r} is not an identifier")
+    return key
+
+
+def _id_text(rid: RequestId) -> str:
+    if rid is None:
+        return ""
+    if isinstance(rid, int) and not isinstance(rid, bool) and 0 <= rid <= MAX_ID:
+        return str(rid)
+    raise ValueError("text reply ids are unsigned integers")
+
+
+def encode_text_reply(reply: Reply) -> str:
+    """The reply block, with its ending empty line."""
+    if not reply.ok:
+        return _error_line(reply) + "\n\n"
+    lines = ["=" + _id_text(reply.id)]
+    for key, value in (reply.result or {}).items():
+        _checked_key(key)
+        if _blockable(value):
+            lines.append(f"{key}:")
+            lines += [_item_line(item) for item in value]
+        else:
+            lines += _field_tokens(key, value)
+    return "\n".join(lines) + "\n\n"
+
+
+def _message_ok(message: str) -> bool:
+    return (bool(message) and message.isprintable() and message == message.strip()
+            and not _KEY_EQ_RE.match(message))
+
+
+def _error_line(reply: Reply) -> str:
+    error = dict(reply.error or {})
+    code = str(error.pop("code", ErrorCode.INTERNAL))
+    message = str(error.pop("message", ""))
+    if not _CODE_RE.match(code):
+        raise ValueError(f"error code {code!r} is not an identifier")
+    words = ["?" + _id_text(reply.id), code]
+    for key, value in error.items():
+        words += _field_tokens(_checked_key(key), value)
+    if _message_ok(message):
+        words.append(message)
+    else:
+        words += _field_tokens("message", message)
+    return " ".join(words)
+
+
+def encode_text_partial(partial: Partial) -> str:
+    """The partial line, with its newline."""
+    words = ["~" + _id_text(partial.id)]
+    for key, value in partial.result.items():
+        words += _field_tokens(_checked_key(key), value)
+    return " ".join(words) + "\n"
+
+
+# -- reading replies -----------------------------------------------------------------------
+
+def _build(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Assemble `key=value` pairs (dotted keys into nested maps); a key given twice, or
+    given both whole and spread, makes the frame unreadable."""
+    keys = {k for k, _ in pairs}
+    if len(keys) != len(pairs):
+        raise _frame_error("a field is given twice")
+    for key in keys:
+        parts = key.split(".")
+        if any(".".join(parts[:n]) in keys for n in range(1, len(parts))):
+            raise _frame_error(f"{key}: conflicts with an earlier field")
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        *path, last = key.split(".")
+        target = out
+        for part in path:
+            target = target.setdefault(part, {})
+        target[last] = value
+    return out
+
+
+def _scan_fields(s: str, *, lead_first: bool) -> tuple[list[str], list[tuple[str, Any]], int]:
+    """Split `s` into plain words and `key=value` fields.
+
+    With `lead_first` (list items) plain words may come before the fields and none
+    after; otherwise (errors) the fields come first and the first plain word starts
+    the free text. Returns the leading words, the fields, and the index of the free
+    text (len(s) when there is none).
+    """
+    lead: list[str] = []
+    fields: list[tuple[str, Any]] = []
+    i, n = 0, len(s)
+    while True:
+        while i < n and s[i] in " \t":
+            i += 1
+        if i >= n:
+            return lead, fields, n
+        m = _KEY_EQ_RE.match(s, i)
+        if m:
+            value, i = parse_value(s, m.end())
+            fields.append((m[1], value))
+            continue
+        if fields or not lead_first:
+            return lead, fields, i
+        end = i
+        while end < n and s[end] not in " \t":
+            end += 1
+        lead.append(s[i:end])
+        i = end
+
+
+def _fields_only(s: str, what: str) -> list[tuple[str, Any]]:
+    _, fields, rest = _scan_fields(s, lead_first=False)
+    if rest < len(s):
+        raise _frame_error(f"{what}: expected key=value fields")
+    return fields
+
+
+def decode_text_reply(text: str) -> Reply | Partial:
+    """Read a reply block or a partial line (as produced by the encoders above)."""
+    lines = text.split("\n")
+    while lines and lines[-1] in ("", "\r"):
+        lines.pop()
+    lines = [line.removesuffix("\r") for line in lines]
+    if not lines:
+        raise _frame_error("empty reply")
+    head = _HEAD_RE.match(lines[0])
+    if not head:
+        raise _frame_error("a reply starts with '=', '?' or '~'")
+    kind, id_word, rest = head[1], head[2], head[3] or ""
+    rid = _parse_id(id_word) if id_word else None
+    if kind == "~":
+        if len(lines) > 1:
+            raise _frame_error("a partial is one line")
+        return Partial(rid, _build(_fields_only(rest, "partial")))
+    if kind == "?":
+        return Reply(rid, False, error=_decode_error(rest, lines[1:]))
+    pairs = _fields_only(rest, "reply")
+    block: list[Any] | None = None
+    for line in lines[1:]:
+        if line.startswith("  "):
+            if block is None:
+                raise _frame_error("an indented line outside a list")
+            block.append(_decode_item(line))
+        elif m := _BLOCK_HEAD_RE.match(line):
+            block = []
+            pairs.append((m[1], block))
+        elif line:
+            block = None
+            pairs += _fields_only(line, "reply")
+        else:
+            raise _frame_error("empty line inside a reply")
+    return Reply(rid, True, result=_build(pairs))
+
+
+def _decode_item(line: str) -> dict[str, Any]:
+    lead, fields, rest = _scan_fields(line, lead_first=True)
+    if rest < len(line):
+        raise _frame_error("list item: words after its fields")
+    if lead:
+        fields.insert(0, ("move", " ".join(lead)))
+    return _build(fields)
+
+
+def _decode_error(rest: str, more: list[str]) -> dict[str, Any]:
+    code, _, after = rest.partition(" ")
+    if not _CODE_RE.match(code):
+        raise _frame_error("an error reply names its code first")
+    _, fields, start = _scan_fields(after, lead_first=False)
+    if start < len(after):
+        fields.append(("message", after[start:]))
+    for line in more:
+        fields += _fields_only(line, "error")
+    error = {"code": code} | _build(fields)
+    error.setdefault("message", "")
+    return error
