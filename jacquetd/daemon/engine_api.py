@@ -21,7 +21,12 @@ StopCheck = Callable[[], bool]
 
 
 class Unsupported(LookupError):
-    """No engine offers this level, or this kind of answer, yet."""
+    """No engine offers this level, or this kind of answer, yet. ``field`` names the
+    request argument at fault, when one is."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class Bot(Protocol):
@@ -76,11 +81,11 @@ def get_bot(level: str, variant: str, seed: int | None) -> Bot:
         try:
             bot: Bot = factory(level, variant, seed=seed)
         except ValueError as exc:
-            raise Unsupported(str(exc)) from None
+            raise Unsupported(str(exc), "level") from None
         return bot
     if level == "random":
         return RandomBot(seed)
-    raise Unsupported(f"no bot level {level!r} (levels: {', '.join(levels())})")
+    raise Unsupported(f"no bot level {level!r} (levels: {', '.join(levels())})", "level")
 
 
 def _analysis(entry: str) -> Callable[..., Any]:

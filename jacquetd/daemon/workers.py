@@ -16,7 +16,7 @@ Faults are the pool's business:
 Messages on a pipe (pickled by ``Connection.send``; both ends are ours):
 front to worker ``("job", job_id, cmd, args, deadline, seed)`` or ``None``
 (exit); worker to front ``("ok", job_id, result)``, ``("error", job_id, code,
-message, rule)`` or ``("partial", job_id, payload)``.
+message, rule, field, extra)`` or ``("partial", job_id, payload)``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 PartialSink = Callable[[dict[str, Any]], None]
-# ("ok", result) or ("error", code, message, rule)
+# ("ok", result) or ("error", code, message, rule, field, extra)
 JobOutcome = tuple[Any, ...]
 
 
@@ -79,6 +79,10 @@ class _Worker:
     dead: bool = False
 
 
+def _error(code: str, message: str) -> JobOutcome:
+    return ("error", code, message, None, None, {})
+
+
 def _mp_context() -> multiprocessing.context.BaseContext:
     # forkserver: workers are forked from a clean server process, never from the
     # front process with its event loop, sockets and threads.
@@ -95,12 +99,14 @@ class WorkerPool:
         cancel_grace_s: float = 0.5,
         seed: int | None = None,
         log_level: int = logging.INFO,
+        test_levels: bool = False,
         on_restart: Callable[[str], None] | None = None,
     ) -> None:
         self.size = max(1, size)
         self.max_queue = max_queue
         self.cancel_grace_s = cancel_grace_s
         self.log_level = log_level
+        self.test_levels = test_levels
         self._seed = seed
         self._on_restart = on_restart
         self._ctx = _mp_context()
@@ -130,7 +136,7 @@ class WorkerPool:
         worker_seed = None if self._seed is None else self._seed * 1000 + next(self._seeds)
         process = self._ctx.Process(
             target=worker_main,
-            args=(back, stop_flag, index, worker_seed, self.log_level),
+            args=(back, stop_flag, index, worker_seed, self.log_level, self.test_levels),
             name=f"jacquetd-worker-{index}",
             daemon=True,
         )
@@ -153,7 +159,7 @@ class WorkerPool:
         """Stop every worker: ask politely, then kill after ``timeout``."""
         self._closing = True
         for job in list(self._jobs.values()):
-            self._finish(job, ("error", "internal", "the daemon is shutting down", None))
+            self._finish(job, _error("internal", "the daemon is shutting down"))
         self._queue.clear()
         workers = [w for w in self._workers if w is not None]
         for worker in workers:
@@ -272,7 +278,7 @@ class WorkerPool:
             worker.kill_timer.cancel()
             worker.kill_timer = None
         if not job.abandoned:
-            self._finish(job, ("ok", msg[2]) if kind == "ok" else ("error", *msg[2:5]))
+            self._finish(job, ("ok", msg[2]) if kind == "ok" else ("error", *msg[2:7]))
         self._dispatch()
 
     def _on_sentinel(self, worker: _Worker) -> None:
@@ -303,7 +309,7 @@ class WorkerPool:
             job.cmd if job is not None else "-",
         )
         if job is not None and not job.abandoned:
-            self._finish(job, ("error", "internal", "the worker running this request died", None))
+            self._finish(job, _error("internal", "the worker running this request died"))
         if self._on_restart is not None:
             self._on_restart(reason)
         lived = time.monotonic() - worker.started
@@ -344,6 +350,7 @@ def worker_main(
     index: int,
     seed: int | None,
     log_level: int,
+    test_levels: bool = False,
 ) -> None:
     """Entry point of a worker process: run jobs until told to exit."""
     for name in THREAD_ENV:
@@ -359,7 +366,7 @@ def worker_main(
     )
     from jacquetd.daemon import handlers  # heavy imports happen here, not in the front
 
-    handlers.init_worker(seed)
+    handlers.init_worker(seed, test_levels)
     while True:
         try:
             msg = conn.recv()
@@ -378,14 +385,14 @@ def worker_main(
             )
         except MemoryError:
             with contextlib.suppress(OSError):
-                conn.send(("error", job_id, "internal", "out of memory", None))
+                conn.send(("error", job_id, "internal", "out of memory", None, None, {}))
             os._exit(3)  # a fresh process is the only safe state after this
         except Exception as exc:  # every failure becomes one error reply
-            code, message, rule = handlers.error_fields(exc)
+            code, message, rule, field_name, extra = handlers.error_fields(exc)
             if code == "internal":
                 log.exception("event=worker_job_failed cmd=%s", cmd)
             try:
-                conn.send(("error", job_id, code, message, rule))
+                conn.send(("error", job_id, code, message, rule, field_name, extra))
             except (OSError, ValueError):
                 return
             continue

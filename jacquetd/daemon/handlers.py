@@ -1,0 +1,450 @@
+"""One handler per protocol command, and the one place where exceptions
+become error codes.
+
+Handlers are plain functions of validated arguments (``protocol.commands``
+has already checked types and ranges). *Front* handlers are cheap and run in
+the asyncio process (``hello``, ``ping``, ``position``, ``legal_moves``,
+``apply_move``, ``stats``, ``cancel``, ``quit``); *worker* handlers search or
+evaluate and run in a worker process (``best_move``, ``analyze``,
+``evaluate``, ``cube``, and the gnubg endpoint's decisions). A worker
+command's arguments are first checked in the front (``prepare``), so a bad
+position is refused at once without occupying a worker.
+
+Every exception a handler raises goes through :func:`to_protocol_error`:
+rules errors keep their RULES.md id, a missing engine is ``bad_argument``,
+anything unexpected is ``internal`` with a generic message (the traceback
+goes to the log, never to the peer).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from jacquetd.daemon import engine_api, gnubg
+from jacquetd.rules import (
+    VARIANTS,
+    AmbiguousMoveError,
+    GameStateError,
+    IllegalMoveError,
+    MoveSyntaxError,
+    Play,
+    Position,
+    PositionError,
+    RulesError,
+    apply_move,
+    legal_plays,
+    parse_fibs_board,
+)
+from protocol.commands import describe
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.positions import start_variant
+
+log = logging.getLogger(__name__)
+
+ENGINE_NAME = "jacquetd"
+ENGINE_VERSION = "0.1.0"
+
+#: Commands answered in the front process; everything else in COMMANDS goes to a worker.
+FRONT_COMMANDS = frozenset(
+    {"hello", "ping", "position", "legal_moves", "apply_move", "stats", "cancel", "quit"}
+)
+WORKER_COMMANDS = frozenset({"best_move", "analyze", "evaluate", "cube"})
+#: Worker jobs of the gnubg endpoint (not protocol commands).
+GNUBG_DECIDE = "gnubg_decide"
+GNUBG_EVALUATE = "gnubg_evaluate"
+
+
+# ---- exceptions -> error codes: the one mapping ------------------------------------------
+
+
+def to_protocol_error(exc: BaseException) -> ProtocolError:
+    """The error a peer sees for ``exc``."""
+    if isinstance(exc, ProtocolError):
+        return exc
+    if isinstance(exc, PositionError):
+        return ProtocolError(ErrorCode.BAD_POSITION, exc.message, field="position", rule=exc.rule)
+    if isinstance(exc, AmbiguousMoveError):
+        return ProtocolError(
+            ErrorCode.ILLEGAL_MOVE, exc.message, field="move", rule=exc.rule,
+            candidates=list(exc.candidates),
+        )
+    if isinstance(exc, IllegalMoveError | MoveSyntaxError):
+        return ProtocolError(ErrorCode.ILLEGAL_MOVE, exc.message, field="move", rule=exc.rule)
+    if isinstance(exc, GameStateError):
+        return ProtocolError(ErrorCode.BAD_POSITION, exc.message, field="position", rule=exc.rule)
+    if isinstance(exc, RulesError):
+        return ProtocolError(ErrorCode.BAD_POSITION, exc.message, rule=exc.rule)
+    if isinstance(exc, engine_api.Unsupported):
+        return ProtocolError(ErrorCode.BAD_ARGUMENT, str(exc), field=exc.field)
+    if isinstance(exc, SearchTimedOut):
+        return ProtocolError(ErrorCode.TIMEOUT, "the deadline passed during the search")
+    return ProtocolError(ErrorCode.INTERNAL, "internal error")
+
+
+def error_fields(exc: BaseException) -> tuple[str, str, str | None, str | None, dict[str, Any]]:
+    """``(code, message, rule, field, extra)`` of ``exc``: what a worker sends back."""
+    err = to_protocol_error(exc)
+    return str(err.code), err.message, err.rule, err.field, dict(err.extra)
+
+
+class SearchTimedOut(RuntimeError):
+    """A search was stopped by its deadline before it had any answer."""
+
+
+# ---- positions -----------------------------------------------------------------------------
+
+
+def resolve_position(value: Any, dice: Any = None) -> Position:
+    """A validated position from a ``position`` argument (map, ``start[:VARIANT]`` or id)."""
+    if isinstance(value, str):
+        variant = start_variant(value)
+        if variant is not None:
+            if variant not in VARIANTS:
+                raise ProtocolError(
+                    ErrorCode.BAD_POSITION,
+                    f"no variant {variant!r} (variants: {', '.join(VARIANTS)})",
+                    field="position",
+                )
+            pos = Position.initial(variant)
+        else:
+            pos = Position.from_id(value)
+    elif isinstance(value, Mapping):
+        pos = Position.from_dict(value)
+    else:
+        raise ProtocolError(ErrorCode.BAD_POSITION, "a position is a map or a string",
+                            field="position")
+    if dice:
+        pos = pos.with_dice(tuple(dice))
+    return pos
+
+
+def _with_dice(pos: Position) -> Position:
+    if not pos.dice:
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT,
+                            "dice: the position has no dice; give `dice`", field="dice")
+    return pos
+
+
+def play_dict(play: Play) -> dict[str, Any]:
+    after = play.after
+    return {
+        "move": play.move,
+        "position_id": after.to_id(),
+        "position": after.to_dict(),
+        "hits": play.hits,
+        "borne_off": play.borne_off,
+    }
+
+
+# ---- front handlers -----------------------------------------------------------------------
+
+
+class FrontContext(Protocol):
+    """What front handlers may ask of the service (implemented by ``service.Service``)."""
+
+    def hello_extra(self) -> dict[str, Any]: ...
+
+    def stats_result(self) -> dict[str, Any]: ...
+
+    def cancel(self, target: Any) -> bool: ...
+
+
+FrontHandler = Callable[[FrontContext, dict[str, Any]], dict[str, Any]]
+
+
+def handle_hello(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    from protocol.version import negotiate
+
+    chosen = negotiate(args.get("versions"))
+    extra = ctx.hello_extra()
+    result = describe(extra.pop("codec_limits"))
+    result.update(
+        protocol=chosen,
+        engine=ENGINE_NAME,
+        version=ENGINE_VERSION,
+        variants=list(VARIANTS),
+        levels=extra.pop("levels"),
+    )
+    result["limits"] = extra.pop("limits")
+    result.update(extra)
+    return result
+
+
+def handle_ping(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+def handle_position(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    pos = resolve_position(args["position"])
+    return {"position_id": pos.to_id(), "position": pos.to_dict()}
+
+
+def handle_legal_moves(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    pos = _with_dice(resolve_position(args["position"], args.get("dice")))
+    plays = [play_dict(p) for p in legal_plays(pos)]
+    return {"count": len(plays), "plays": plays}
+
+
+def handle_apply_move(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    pos = _with_dice(resolve_position(args["position"], args.get("dice")))
+    return play_dict(apply_move(pos, args["move"]))
+
+
+def handle_stats(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    return ctx.stats_result()
+
+
+def handle_cancel(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    target = args["target"]
+    if not ctx.cancel(target):
+        raise ProtocolError(ErrorCode.NOT_FOUND, f"no request {target!r} of this client is in "
+                            "flight", field="target")
+    return {"target": target}
+
+
+def handle_quit(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {}  # the transport ends the session after sending this reply
+
+
+FRONT_HANDLERS: dict[str, FrontHandler] = {
+    "hello": handle_hello,
+    "ping": handle_ping,
+    "position": handle_position,
+    "legal_moves": handle_legal_moves,
+    "apply_move": handle_apply_move,
+    "stats": handle_stats,
+    "cancel": handle_cancel,
+    "quit": handle_quit,
+}
+
+
+# ---- worker commands: checked in the front, run in a worker --------------------------------
+
+
+def prepare(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Check a worker command's position in the front; return the job's arguments."""
+    pos = resolve_position(args["position"], args.get("dice"))
+    if cmd in ("best_move", "analyze"):
+        _with_dice(pos)
+    elif pos.dice:
+        raise ProtocolError(ErrorCode.BAD_POSITION, f"{cmd} takes a position before the roll "
+                            "(no dice)", field="position.dice")
+    job = dict(args)
+    job["position"] = pos.to_dict()
+    job.pop("dice", None)
+    return job
+
+
+@dataclass
+class WorkerCall:
+    """What a worker handler gets besides its arguments."""
+
+    deadline: float | None
+    seed: int | None
+    stop_flag: Callable[[], bool]
+    report: Callable[[dict[str, Any]], None]
+    test_levels: bool = False
+
+    def should_stop(self) -> bool:
+        return self.stop_flag() or (self.deadline is not None and time.monotonic() >= self.deadline)
+
+
+WorkerHandler = Callable[[dict[str, Any], WorkerCall], dict[str, Any]]
+
+
+def _test_bot(level: str, call: WorkerCall, time_ms: int | None) -> None:
+    """Levels for the daemon's own fault tests (``test_levels = true``): ``test-sleep``
+    sleeps ``time_ms`` watching the stop flag, ``test-hang`` sleeps ignoring it,
+    ``test-crash`` kills its worker process."""
+    seconds = (time_ms or 1000) / 1000.0
+    if level == "test-crash":
+        os._exit(70)
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if level == "test-sleep" and call.should_stop():
+            raise SearchTimedOut()
+        time.sleep(0.01)
+
+
+TEST_LEVELS = ("test-sleep", "test-hang", "test-crash")
+
+
+def run_best_move(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
+    pos = Position.from_dict(args["position"])
+    level = args.get("level") or engine_api.default_level()
+    started = time.monotonic()
+    if call.test_levels and level in TEST_LEVELS:
+        _test_bot(level, call, args.get("time_ms"))
+        play = legal_plays(pos)[0]
+    else:
+        bot = engine_api.get_bot(level, pos.variant, args.get("seed", call.seed))
+        play = bot.choose(pos, movetime_ms=args.get("time_ms"), should_stop=call.should_stop)
+    return {
+        "play": play_dict(play),
+        "level": level,
+        "elapsed_ms": round((time.monotonic() - started) * 1e3, 3),
+    }
+
+
+def _ranked(entry: Any) -> dict[str, Any]:
+    d = play_dict(entry.play)
+    probs = entry.evaluation.to_dict()
+    for key in ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"):
+        d[key] = probs[key]
+    d["equity"] = entry.equity
+    d["plies"] = entry.plies
+    return d
+
+
+def run_analyze(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
+    pos = Position.from_dict(args["position"])
+    started = time.monotonic()
+    plies = int(args.get("plies", 1))
+    budget_end = started + args["time_ms"] / 1000.0 if args.get("time_ms") else None
+
+    def stop() -> bool:
+        return call.should_stop() or (budget_end is not None and time.monotonic() >= budget_end)
+
+    last: list[Any] | None = None
+    for ranking in engine_api.analyze(pos, plies, args.get("max_plays", 10), stop):
+        last = ranking
+        if args.get("partials", True):
+            call.report({
+                "plays": [_ranked(e) for e in ranking],
+                "plies": ranking[0].plies if ranking else 0,
+                "elapsed_ms": round((time.monotonic() - started) * 1e3, 3),
+            })
+        if call.should_stop():
+            break
+    if last is None:
+        raise SearchTimedOut()
+    return {
+        "plays": [_ranked(e) for e in last],
+        "plies": last[0].plies if last else plies,
+        "elapsed_ms": round((time.monotonic() - started) * 1e3, 3),
+    }
+
+
+def run_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
+    pos = Position.from_dict(args["position"])
+    plies = int(args.get("plies") or 0)
+    result = engine_api.evaluate(pos, plies)
+    result["plies"] = plies
+    return result
+
+
+def run_cube(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
+    pos = Position.from_dict(args["position"])
+    plies = int(args.get("plies") or 0)
+    result = engine_api.cube_decision(pos, plies)
+    result.setdefault("plies", plies)
+    return result
+
+
+# ---- the gnubg endpoint's decisions ----------------------------------------------------------
+
+
+def run_gnubg_decide(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
+    """The reply line to a ``board:`` request: a move, a cube action or a resignation
+    answer. Without an evaluator the cube policy is fixed and plain: never double,
+    always take, reject resignations."""
+    board = parse_fibs_board(args["board"])
+    options = args.get("options", {})
+    pos = board.to_position()
+    level = args.get("level") or engine_api.default_level()
+    resignation = options.get("resignation")
+    if resignation:
+        return {"reply": _gnubg_resignation(pos, board.your_turn, int(resignation))}
+    if board.was_doubled:
+        return {"reply": _gnubg_take(pos)}
+    if not pos.dice:
+        return {"reply": _gnubg_double(pos)}
+    bot = engine_api.get_bot(level, pos.variant, args.get("seed", call.seed))
+    play = bot.choose(pos, should_stop=call.should_stop)
+    return {"reply": gnubg.format_move(play.steps), "move": play.move}
+
+
+def _gnubg_double(pos: Position) -> str:
+    try:
+        decision = engine_api.cube_decision(pos, 0)
+    except engine_api.Unsupported:
+        return "roll\n"
+    return "double\n" if decision.get("action") == "double" else "roll\n"
+
+
+def _gnubg_take(pos: Position) -> str:
+    # `pos` is from the doubler's side (on roll, double pending); the answer is ours.
+    try:
+        decision = engine_api.cube_decision(pos, 0)
+    except engine_api.Unsupported:
+        return "take\n"
+    return "drop\n" if decision.get("take") == "drop" else "take\n"
+
+
+def _gnubg_resignation(pos: Position, on_roll_is_us: bool, points: int) -> str:
+    try:
+        evaluation = engine_api.evaluate(pos.without_dice(), 0)
+    except engine_api.Unsupported:
+        return "reject\n"
+    equity = float(evaluation["equity"])
+    ours = equity if on_roll_is_us else -equity
+    cube = pos.cube.value if pos.cube is not None else 1
+    return "accept\n" if points * cube >= ours * cube else "reject\n"
+
+
+def run_gnubg_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
+    """``evaluation fibsboard``: P(win), P(win g), P(win bg), P(lose g), P(lose bg),
+    equity, for the receiver of the board ('you')."""
+    board = parse_fibs_board(args["board"])
+    pos = board.to_position().without_dice()
+    plies = int(args.get("options", {}).get("plies", 0))
+    e = engine_api.evaluate(pos, plies)
+    you_on_roll = board.your_turn and not board.was_doubled
+    if you_on_roll:
+        values = [e["win"], e["win_gammon"], e["win_backgammon"], e["lose_gammon"],
+                  e["lose_backgammon"], e["equity"]]
+    else:
+        values = [1.0 - e["win"], e["lose_gammon"], e["lose_backgammon"], e["win_gammon"],
+                  e["win_backgammon"], -e["equity"]]
+    return {"reply": gnubg.format_evaluation([float(v) for v in values])}
+
+
+WORKER_HANDLERS: dict[str, WorkerHandler] = {
+    "best_move": run_best_move,
+    "analyze": run_analyze,
+    "evaluate": run_evaluate,
+    "cube": run_cube,
+    GNUBG_DECIDE: run_gnubg_decide,
+    GNUBG_EVALUATE: run_gnubg_evaluate,
+}
+
+_worker_state: dict[str, Any] = {"seed": None, "test_levels": False}
+
+
+def init_worker(seed: int | None, test_levels: bool = False) -> None:
+    _worker_state["seed"] = seed
+    _worker_state["test_levels"] = test_levels
+    for level in engine_api.levels():  # warm the bots' imports before the first request
+        if level != "random":
+            break
+
+
+def run_worker_command(
+    cmd: str,
+    args: dict[str, Any],
+    deadline: float | None,
+    seed: int | None,
+    stop_flag: Callable[[], bool],
+    report: Callable[[dict[str, Any]], None],
+) -> dict[str, Any]:
+    handler = WORKER_HANDLERS.get(cmd)
+    if handler is None:
+        raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"no worker command {cmd}")
+    call = WorkerCall(deadline, seed if seed is not None else _worker_state["seed"], stop_flag,
+                      report, bool(_worker_state["test_levels"]))
+    return handler(args, call)

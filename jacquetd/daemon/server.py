@@ -1,0 +1,328 @@
+"""The daemon's process: the ZeroMQ endpoint, the other endpoints, signals,
+start-up banner and shutdown. This is the only module of jacquetd that
+imports zmq.
+
+ZeroMQ envelope (ROUTER socket; clients use DEALER, one frame per message):
+
+    [identity, body]          from a DEALER
+    [identity, b"", body]     from a REQ (its empty delimiter is kept and echoed)
+
+The socket has ROUTER_MANDATORY set and every send is non-blocking, so a
+client that does not read only loses its own replies (once its high-water
+mark is reached); it can never stall replies to others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import zmq
+import zmq.asyncio
+import zmq.auth
+from zmq.auth.asyncio import AsyncioAuthenticator
+
+from jacquetd.daemon import streams
+from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
+from jacquetd.daemon.service import Service
+from jacquetd.daemon.stats import Stats
+from jacquetd.daemon.workers import WorkerPool
+from protocol.codec import decode_request, detect_encoding, encode_reply, split_envelope
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import Encoding, Partial, Reply
+
+log = logging.getLogger(__name__)
+
+SOCKET_LINGER_MS = 1000  # at shutdown, queued replies get this long to leave
+SNDHWM = 10_000  # replies queued per peer before that peer's replies are dropped
+RCVHWM = 10_000
+
+
+def create_keys(directory: str | Path, name: str) -> tuple[Path, Path]:
+    """Write a CurveZMQ key pair ``NAME.key`` (public) and ``NAME.key_secret``."""
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    public, secret = zmq.auth.create_certificates(str(folder), name)
+    os.chmod(secret, 0o600)
+    return Path(public), Path(secret)
+
+
+def load_server_secret(path: str) -> tuple[bytes, bytes]:
+    try:
+        public, secret = zmq.auth.load_certificate(path)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read the CurveZMQ secret key {path}: {exc}") from None
+    if not secret:
+        raise ConfigError(f"{path} holds no secret key (give the .key_secret file)")
+    return public, secret
+
+
+@dataclass(eq=False)
+class _ZmqPeer:
+    """One DEALER (or REQ) client, keyed by its routing identity."""
+
+    endpoint: ZmqEndpoint
+    identity: bytes
+    delimiter: bool
+    key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.key = "zmq:" + self.identity.hex()
+
+    def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
+        self.endpoint.send(self, encode_reply(message, encoding))
+
+    def end_session(self) -> None:
+        pass  # nothing to close: the service has already forgotten its requests
+
+
+class ZmqEndpoint:
+    def __init__(self, cfg: Config, service: Service) -> None:
+        self.cfg = cfg
+        self.service = service
+        self.ctx = zmq.asyncio.Context()
+        self.auth: AsyncioAuthenticator | None = None
+        self.sock: zmq.asyncio.Socket | None = None
+        self.address = ""
+        self._task: asyncio.Task[None] | None = None
+        self.dropped_replies = 0
+
+    def bind(self, endpoint: str) -> str:
+        cfg = self.cfg
+        sock = self.ctx.socket(zmq.ROUTER)
+        sock.setsockopt(zmq.LINGER, SOCKET_LINGER_MS)
+        sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        sock.setsockopt(zmq.SNDHWM, SNDHWM)
+        sock.setsockopt(zmq.RCVHWM, RCVHWM)
+        sock.setsockopt(zmq.MAXMSGSIZE, cfg.limits.zmq_max_msg_bytes)
+        hb = cfg.heartbeat
+        sock.setsockopt(zmq.HEARTBEAT_IVL, hb.ivl_ms)
+        sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, hb.timeout_ms)
+        sock.setsockopt(zmq.HEARTBEAT_TTL, hb.ttl_ms)
+        if cfg.curve_secret is not None and cfg.curve_clients is not None:
+            if not Path(cfg.curve_clients).is_dir():
+                raise ConfigError(f"--curve-clients {cfg.curve_clients}: not a folder")
+            public, secret = load_server_secret(cfg.curve_secret)
+            self.auth = AsyncioAuthenticator(self.ctx)
+            self.auth.start()
+            self.auth.configure_curve(domain="*", location=cfg.curve_clients)
+            sock.curve_secretkey = secret
+            sock.curve_publickey = public
+            sock.curve_server = True
+        try:
+            sock.bind(endpoint)
+        except zmq.ZMQError as exc:
+            sock.close(0)
+            raise ConfigError(f"cannot bind {endpoint}: {exc}") from None
+        self.sock = sock
+        self.address = sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        if not zmq_endpoint_is_loopback(self.address):
+            log.warning("event=exposed endpoint=%s curve=%s", self.address, cfg.curve)
+        return self.address
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._serve(), name="zmq-router")
+
+    async def _serve(self) -> None:
+        sock = self.sock
+        if sock is None:
+            return
+        max_frame = self.cfg.limits.max_frame_bytes
+        codec_limits = self.cfg.limits.codec_limits()
+        while True:
+            try:
+                frames = await sock.recv_multipart(copy=True)
+            except asyncio.CancelledError:
+                raise
+            except zmq.ZMQError as exc:
+                if exc.errno in (zmq.ETERM, zmq.ENOTSOCK):
+                    return
+                log.warning("event=zmq_recv_error error=%s", exc)
+                continue
+            try:
+                envelope, body = split_envelope(frames)
+            except ProtocolError as err:
+                peer = _ZmqPeer(self, frames[0], len(frames) > 2 and frames[1] == b"")
+                self.service.reject(peer, err, detect_encoding(frames[-1]))
+                continue
+            peer = _ZmqPeer(self, envelope[0], len(envelope) == 2)
+            encoding: Encoding = detect_encoding(body)
+            if len(body) > max_frame:
+                self.service.reject(peer, ProtocolError(
+                    ErrorCode.TOO_LARGE, f"the message has {len(body)} bytes, more than "
+                    f"max_frame_bytes ({max_frame})", limit="max_frame_bytes"), encoding)
+                continue
+            try:
+                request = decode_request(body, codec_limits)
+            except ProtocolError as err:
+                self.service.reject(peer, err, encoding)
+                continue
+            self.service.handle(peer, request)
+
+    def send(self, peer: _ZmqPeer, body: bytes) -> None:
+        sock = self.sock
+        if sock is None or sock.closed:
+            return
+        frames = [peer.identity, b"", body] if peer.delimiter else [peer.identity, body]
+        try:
+            future = sock.send_multipart(frames, flags=zmq.NOBLOCK, copy=len(body) < 65536)
+        except zmq.ZMQError as exc:
+            self._send_failed(peer, exc)
+            return
+        if future.done():
+            exc = future.exception()
+            if isinstance(exc, zmq.ZMQError):
+                self._send_failed(peer, exc)
+        else:
+            future.add_done_callback(lambda f: f.cancelled() or f.exception())
+
+    def _send_failed(self, peer: _ZmqPeer, exc: zmq.ZMQError) -> None:
+        # EAGAIN: the peer does not read and its queue is full; EHOSTUNREACH: it left.
+        self.dropped_replies += 1
+        log.debug("event=zmq_reply_dropped peer=%s error=%s", peer.key, exc)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self.sock is not None:
+            self.sock.close(SOCKET_LINGER_MS)
+        if self.auth is not None:
+            self.auth.stop()
+        self.ctx.term()
+
+
+# ---- the process ---------------------------------------------------------------------------
+
+
+class Daemon:
+    """Starts the pool and the endpoints, prints the banner, waits for a signal, drains."""
+
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.stats = Stats()
+        self.pool = WorkerPool(
+            cfg.worker_count,
+            cfg.limits.max_queue,
+            cancel_grace_s=cfg.cancel_grace_s,
+            seed=cfg.seed,
+            log_level=logging.getLogger().getEffectiveLevel(),
+            test_levels=cfg.test_levels,
+            on_restart=self._on_restart,
+        )
+        self.endpoints: dict[str, str] = {}
+        self.service = Service(cfg, self.pool, endpoints=self.endpoints, stats=self.stats)
+        self.zmq: ZmqEndpoint | None = None
+        self.tcp: streams.StreamServer | None = None
+        self.gnubg: streams.StreamServer | None = None
+        self._stop = asyncio.Event()
+
+    def _on_restart(self, reason: str) -> None:
+        if reason == "died":
+            self.stats.worker_restarts += 1
+        else:
+            self.stats.worker_recycled += 1
+
+    def request_stop(self, signame: str) -> None:
+        log.info("event=signal signal=%s", signame)
+        self._stop.set()
+
+    async def start(self) -> None:
+        cfg = self.cfg
+        self.pool.start()
+        if cfg.zmq_bind is not None:
+            self.zmq = ZmqEndpoint(cfg, self.service)
+            self.endpoints["zmq"] = self.zmq.bind(cfg.zmq_bind)
+        if cfg.tcp is not None:
+            self.tcp = streams.StreamServer(cfg, self.service, streams.ProtocolConnection,
+                                            "tcp")
+            self.endpoints["tcp"] = await self.tcp.start(*cfg.tcp)
+        if cfg.gnubg is not None:
+            self.gnubg = streams.StreamServer(cfg, self.service, streams.GnubgConnection,
+                                              "gnubg")
+            self.endpoints["gnubg"] = await self.gnubg.start(*cfg.gnubg)
+        if self.zmq is not None:
+            self.zmq.start()
+
+    def banner(self) -> str:
+        parts = [f"{name}={addr}" for name, addr in self.endpoints.items()]
+        return (f"jacquetd listening {' '.join(parts)} workers={self.pool.size} "
+                f"curve={'on' if self.cfg.curve else 'off'} pid={os.getpid()}")
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.request_stop, sig.name)
+        try:
+            await self.start()
+        except ConfigError:
+            await self.close()
+            raise
+        line = self.banner()
+        log.info("event=listening %s", line.removeprefix("jacquetd listening "))
+        print(line, flush=True)
+        await self._stop.wait()
+        return await self.shutdown()
+
+    async def shutdown(self) -> int:
+        # Stop accepting connections, finish what is in flight (bounded), then close.
+        if self.tcp is not None:
+            self.tcp.stop_accepting()
+        if self.gnubg is not None:
+            self.gnubg.stop_accepting()
+        in_flight = self.service.in_flight
+        cut = await self.service.drain(self.cfg.drain_timeout_s)
+        log.info("event=drained in_flight=%d cut_short=%d", in_flight, cut)
+        await self.close()
+        return 0
+
+    async def close(self) -> None:
+        if self.tcp is not None:
+            await self.tcp.close()
+        if self.gnubg is not None:
+            await self.gnubg.close()
+        if self.zmq is not None:
+            await self.zmq.close()
+        await self.pool.close()
+
+
+def serve(cfg: Config) -> int:
+    """``jacquetd serve``: run until SIGTERM or SIGINT; 0 after a clean drain."""
+    return asyncio.run(Daemon(cfg).run())
+
+
+def run_stdio(cfg: Config) -> int:
+    """``jacquetd stdio``: one client on standard input and output."""
+    return asyncio.run(_stdio_main(cfg))
+
+
+async def _stdio_main(cfg: Config) -> int:
+    daemon = Daemon(cfg)
+    daemon.pool.start()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, daemon.request_stop, sig.name)
+    session = asyncio.create_task(streams.serve_stdio(cfg, daemon.service))
+    stopper = asyncio.create_task(daemon._stop.wait())
+    await asyncio.wait({session, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    stopper.cancel()
+    await daemon.service.drain(cfg.drain_timeout_s)
+    if not session.done():
+        session.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await session
+    await daemon.pool.close()
+    sys.stdout.flush()
+    return 0
+
+
+def endpoint_info(daemon: Daemon) -> dict[str, Any]:
+    return dict(daemon.endpoints)

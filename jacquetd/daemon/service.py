@@ -1,0 +1,337 @@
+"""The transport-independent core of the daemon: every decoded request of
+every endpoint comes here, and every request gets exactly one final reply.
+
+A cheap command runs at once in this (the front) process. A worker command
+is checked here, then queued on the worker pool with its deadline; the final
+reply is whichever comes first of the worker's answer, the deadline
+(``timeout``), a ``cancel`` (``cancelled``) or the worker's death
+(``internal``). A per-request ``done`` flag makes the reply exactly-once.
+Bounds: ``max_inflight_per_client`` per peer and ``max_queue`` for the pool;
+past either the request gets ``busy`` at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from jacquetd.daemon import engine_api, handlers
+from jacquetd.daemon.config import Config
+from jacquetd.daemon.stats import Stats
+from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
+from protocol.commands import COMMANDS, arguments
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import Encoding, Partial, Reply, Request
+
+log = logging.getLogger(__name__)
+
+
+class Peer(Protocol):
+    """One client of one endpoint, as the service sees it."""
+
+    key: str
+
+    def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
+        """Queue a message for the peer; never blocks; silently drops if it is gone."""
+        ...
+
+    def end_session(self) -> None:
+        """``quit``: close the connection after the queued replies (streams), or forget."""
+        ...
+
+
+@dataclass(eq=False)
+class _Pending:
+    peer: Peer
+    request: Request
+    key: Any
+    arrived: float
+    job_id: int | None = None
+    timer: asyncio.TimerHandle | None = None
+    done: bool = False
+
+
+@dataclass
+class _Client:
+    pending: dict[Any, _Pending] = field(default_factory=dict)
+
+
+class _Context:
+    """The FrontContext of one request (see handlers.FrontContext)."""
+
+    def __init__(self, service: Service, peer: Peer) -> None:
+        self._service = service
+        self._peer = peer
+
+    def hello_extra(self) -> dict[str, Any]:
+        return self._service.hello_extra()
+
+    def stats_result(self) -> dict[str, Any]:
+        return self._service.stats_result()
+
+    def cancel(self, target: Any) -> bool:
+        return self._service.cancel(self._peer, target)
+
+
+class Service:
+    def __init__(
+        self,
+        cfg: Config,
+        pool: WorkerPool,
+        *,
+        endpoints: dict[str, str] | None = None,
+        stats: Stats | None = None,
+    ) -> None:
+        self.cfg = cfg
+        self.pool = pool
+        self.stats = stats or Stats()
+        self.endpoints = endpoints or {}
+        self.draining = False
+        self._clients: dict[str, _Client] = {}
+        self._anon = itertools.count()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._levels: list[str] | None = None
+        self._jobs_running = 0  # run_job calls in progress
+
+    # ---- introspection ----------------------------------------------------------------
+
+    @property
+    def in_flight(self) -> int:
+        return sum(len(c.pending) for c in self._clients.values()) + self._jobs_running
+
+    def levels(self) -> list[str]:
+        if self._levels is None:
+            found = list(engine_api.levels())
+            if self.cfg.test_levels:
+                found += list(handlers.TEST_LEVELS)
+            self._levels = found
+        return self._levels
+
+    def hello_extra(self) -> dict[str, Any]:
+        return {
+            "codec_limits": self.cfg.limits.codec_limits(),
+            "limits": self.cfg.limits.to_dict(),
+            "levels": self.levels(),
+            "default_level": engine_api.default_level(),
+            "endpoints": dict(self.endpoints),
+            "workers": self.pool.size,
+        }
+
+    def stats_result(self) -> dict[str, Any]:
+        snap = self.stats.snapshot(self.in_flight, self.pool.queued, self.pool.size)
+        latency = {
+            cmd: {"count": v["count"], "p50": v["p50_ms"], "p90": v["p90_ms"],
+                  "p99": v["p99_ms"], "max": v["max_ms"]}
+            for cmd, v in snap.pop("commands").items()
+        }
+        return {
+            "served": snap.pop("requests_served"),
+            "inflight": snap.pop("in_flight"),
+            "uptime_s": snap.pop("uptime_s"),
+            "worker_restarts": snap.pop("worker_restarts"),
+            "latency_ms": latency,
+            "errors": snap.pop("errors"),
+            "received": snap.pop("requests_received"),
+            "worker_pids": self.pool.pids(),
+            "clients": len(self._clients),
+            **snap,
+        }
+
+    # ---- requests -----------------------------------------------------------------------
+
+    def reject(self, peer: Peer, err: ProtocolError, encoding: Encoding) -> None:
+        """A message that could not be decoded into a request."""
+        self.stats.rejected_frames += 1
+        self.stats.record("-", 0.0, str(err.code))
+        peer.deliver(Reply.failure(err.id, err), encoding)
+
+    def handle(self, peer: Peer, request: Request) -> None:
+        """Answer one decoded request (now, or later from a worker)."""
+        arrived = time.monotonic()
+        self.stats.received += 1
+        cmd = request.cmd
+        try:
+            command = COMMANDS.get(cmd)
+            if command is None:
+                raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"no command {cmd}")
+            args = arguments(request)
+            if cmd in handlers.FRONT_HANDLERS:
+                result = handlers.FRONT_HANDLERS[cmd](_Context(self, peer), args)
+                self._reply_now(peer, request, arrived, Reply.success(request.id, result))
+                if cmd == "quit":
+                    self.end_session(peer)
+                return
+            self._submit(peer, request, args, arrived)
+        except Exception as exc:  # the one boundary: every failure becomes an error reply
+            err = handlers.to_protocol_error(exc)
+            if err.code == ErrorCode.INTERNAL:
+                log.exception("event=handler_failed cmd=%s", cmd)
+            self._reply_now(peer, request, arrived, Reply.failure(request.id, err))
+
+    def _reply_now(self, peer: Peer, request: Request, arrived: float, reply: Reply) -> None:
+        code = None if reply.ok or reply.error is None else str(reply.error.get("code"))
+        self.stats.record(request.cmd, time.monotonic() - arrived, code)
+        peer.deliver(reply, request.encoding)
+
+    def _submit(self, peer: Peer, request: Request, args: dict[str, Any], arrived: float) -> None:
+        limits = self.cfg.limits
+        if self.draining:
+            raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
+        client = self._clients.setdefault(peer.key, _Client())
+        key: Any = request.id if request.id is not None else ("anon", next(self._anon))
+        if key in client.pending:
+            raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"request {request.id!r} is already in "
+                                "flight for this client", field="id")
+        if len(client.pending) >= limits.max_inflight_per_client:
+            raise ProtocolError(ErrorCode.BUSY, f"{len(client.pending)} requests of this client "
+                                "are in flight", limit="max_inflight_per_client")
+        job_args = handlers.prepare(request.cmd, args)
+        timeout_ms = args.get("timeout_ms") or limits.default_timeout_ms
+        deadline = arrived + timeout_ms / 1000.0
+        pending = _Pending(peer, request, key, arrived)
+
+        def on_partial(payload: dict[str, Any]) -> None:
+            if not pending.done:
+                peer.deliver(Partial(request.id, payload), request.encoding)
+
+        try:
+            job_id, future = self.pool.submit(
+                request.cmd, job_args, deadline=deadline, on_partial=on_partial
+            )
+        except PoolBusy as exc:
+            raise ProtocolError(ErrorCode.BUSY, str(exc), limit="max_queue") from None
+        except PoolClosed as exc:
+            raise ProtocolError(ErrorCode.BUSY, str(exc)) from None
+        pending.job_id = job_id
+        client.pending[key] = pending
+        self._idle.clear()
+        loop = asyncio.get_running_loop()
+        pending.timer = loop.call_later(max(0.0, deadline - time.monotonic()), self._expire,
+                                        pending)
+        future.add_done_callback(lambda fut: self._job_done(pending, fut))
+
+    def _job_done(self, pending: _Pending, future: asyncio.Future[tuple[Any, ...]]) -> None:
+        if future.cancelled() or pending.done:
+            return
+        outcome = future.result()
+        if outcome[0] == "ok":
+            reply = Reply.success(pending.request.id, outcome[1])
+        else:
+            _tag, code, message, rule, field_name, extra = outcome
+            reply = Reply.failure(pending.request.id, ProtocolError(
+                code, message, rule=rule, field=field_name, **(extra or {})))
+        self._complete(pending, reply)
+
+    def _expire(self, pending: _Pending) -> None:
+        pending.timer = None
+        if pending.done:
+            return
+        ms = pending.request.args.get("timeout_ms") or self.cfg.limits.default_timeout_ms
+        self._stop(pending, ProtocolError(ErrorCode.TIMEOUT, f"no answer within {ms} ms",
+                                          field="timeout_ms"))
+
+    def _stop(self, pending: _Pending, err: ProtocolError) -> None:
+        self._complete(pending, Reply.failure(pending.request.id, err))
+        if pending.job_id is not None:
+            self.pool.abandon(pending.job_id)
+
+    def _complete(self, pending: _Pending, reply: Reply) -> None:
+        if pending.done:
+            return
+        pending.done = True
+        if pending.timer is not None:
+            pending.timer.cancel()
+            pending.timer = None
+        client = self._clients.get(pending.peer.key)
+        if client is not None:
+            client.pending.pop(pending.key, None)
+            if not client.pending:
+                del self._clients[pending.peer.key]
+        if not self._clients and not self._jobs_running:
+            self._idle.set()
+        self._reply_now(pending.peer, pending.request, pending.arrived, reply)
+
+    def cancel(self, peer: Peer, target: Any) -> bool:
+        client = self._clients.get(peer.key)
+        pending = client.pending.get(target) if client is not None else None
+        if pending is None:
+            return False
+        self._stop(pending, ProtocolError(ErrorCode.CANCELLED, f"request {target!r} was "
+                                          "cancelled"))
+        return True
+
+    def end_session(self, peer: Peer) -> None:
+        """``quit`` or a closed connection: stop what the peer still has in flight."""
+        client = self._clients.get(peer.key)
+        if client is not None:
+            for pending in list(client.pending.values()):
+                self._stop(pending, ProtocolError(ErrorCode.CANCELLED, "the session ended"))
+        peer.end_session()
+
+    def peer_gone(self, peer: Peer) -> None:
+        client = self._clients.get(peer.key)
+        if client is None:
+            return
+        for pending in list(client.pending.values()):
+            self._stop(pending, ProtocolError(ErrorCode.CANCELLED, "the connection closed"))
+
+    def pending_count(self, key: str) -> int:
+        client = self._clients.get(key)
+        return len(client.pending) if client is not None else 0
+
+    async def run_job(self, cmd: str, args: dict[str, Any],
+                      timeout_s: float | None = None) -> tuple[Any, ...]:
+        """Run a worker job for an endpoint with its own wire language (gnubg): the
+        same queue bound, deadline and stats, an outcome tuple instead of a reply."""
+        arrived = time.monotonic()
+        self.stats.received += 1
+        if timeout_s is None:
+            timeout_s = self.cfg.limits.default_timeout_ms / 1000.0
+        if self.draining:
+            outcome: tuple[Any, ...] = ("error", ErrorCode.BUSY, "shutting down", None, None, {})
+        else:
+            try:
+                job_id, future = self.pool.submit(cmd, args, deadline=arrived + timeout_s)
+            except (PoolBusy, PoolClosed) as exc:
+                outcome = ("error", ErrorCode.BUSY, str(exc), None, None, {})
+            else:
+                self._jobs_running += 1
+                self._idle.clear()
+                try:
+                    outcome = await asyncio.wait_for(asyncio.shield(future), timeout_s)
+                except TimeoutError:
+                    self.pool.abandon(job_id)
+                    outcome = ("error", ErrorCode.TIMEOUT, "no answer in time", None, None, {})
+                finally:
+                    self._jobs_running -= 1
+                    if not self._clients and not self._jobs_running:
+                        self._idle.set()
+        code = None if outcome[0] == "ok" else str(outcome[1])
+        self.stats.record(cmd, time.monotonic() - arrived, code)
+        return outcome
+
+    # ---- shutdown -------------------------------------------------------------------------
+
+    async def drain(self, timeout: float) -> int:
+        """Refuse new worker requests and wait (at most ``timeout``) for those in flight;
+        the rest end with ``internal``. Returns how many were cut short."""
+        self.draining = True
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        cut = 0
+        for client in list(self._clients.values()):
+            for pending in list(client.pending.values()):
+                cut += 1
+                self._stop(pending, ProtocolError(ErrorCode.INTERNAL, "the server stopped "
+                                                  "before this request finished"))
+        return cut
+
+
+OnRestart = Callable[[str], None]

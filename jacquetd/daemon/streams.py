@@ -1,0 +1,365 @@
+"""Byte-stream endpoints: the plain TCP protocol server, the gnubg external-player
+server, and stdio. No zmq here.
+
+Every connection is an ``asyncio.Protocol``: bytes are cut into messages as
+they arrive (``protocol.codec.StreamDecoder`` for the protocol, lines for
+gnubg), and replies are written without waiting. A peer that lets more than
+``tcp_write_buffer_bytes`` of replies pile up (it does not read) is dropped,
+alone. On end of input the connection answers what is in flight, then closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import os
+import threading
+import time
+from collections import deque
+from typing import Any
+
+from jacquetd.daemon import gnubg, handlers
+from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
+from jacquetd.daemon.service import Service
+from protocol.codec import StreamDecoder, decode_request, detect_encoding, encode_reply
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import Encoding, Partial, Reply
+
+log = logging.getLogger(__name__)
+
+_conn_ids = itertools.count(1)
+GNUBG_MAX_PENDING_LINES = 256  # lines read ahead of the one being answered; then reading pauses
+EOF_POLL_S = 0.01
+
+
+class _Connection(asyncio.Protocol):
+    """What both TCP endpoints share: accounting, bounded writes, drop on overflow."""
+
+    kind = "tcp"
+
+    def __init__(self, server: StreamServer) -> None:
+        self.server = server
+        self.service = server.service
+        self.cfg = server.cfg
+        self.transport: asyncio.Transport | None = None
+        self.key = ""
+        self.closed = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)  # stream servers give Transports
+        self.transport = transport
+        peer = transport.get_extra_info("peername") or ("?", 0)
+        self.key = f"{self.kind}:{peer[0]}:{peer[1]}#{next(_conn_ids)}"
+        self.server.connections.add(self)
+        log.debug("event=connect peer=%s", self.key)
+        if len(self.server.connections) > self.cfg.limits.max_connections:
+            self.refuse()
+
+    def refuse(self) -> None:
+        self.write(b"")
+        self.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.server.connections.discard(self)
+        log.debug("event=disconnect peer=%s", self.key)
+
+    def write(self, data: bytes) -> None:
+        transport = self.transport
+        if self.closed or transport is None or transport.is_closing():
+            return
+        transport.write(data)
+        size = transport.get_write_buffer_size()
+        if size > self.cfg.limits.tcp_write_buffer_bytes:
+            log.warning("event=client_dropped peer=%s reason=write_buffer bytes=%d",
+                        self.key, size)
+            self.service.stats.clients_dropped += 1
+            self.closed = True
+            transport.abort()
+
+    def close(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.close()
+
+
+class ProtocolConnection(_Connection):
+    """One client of the plain TCP endpoint: protocol v1, text lines or msgpack."""
+
+    kind = "tcp"
+
+    def __init__(self, server: StreamServer) -> None:
+        super().__init__(server)
+        self.decoder = StreamDecoder(self.cfg.limits.codec_limits())
+        self.ending = False
+
+    def refuse(self) -> None:
+        err = ProtocolError(ErrorCode.BUSY, "too many connections", limit="max_connections")
+        self.write(encode_reply(Reply.failure(None, err), "text"))
+        self.close()
+
+    # Peer protocol (service.Peer)
+    def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
+        self.write(encode_reply(message, encoding))
+
+    def end_session(self) -> None:
+        self.ending = True
+        self.close()
+
+    def data_received(self, data: bytes) -> None:
+        feed_protocol(self, self.decoder.feed(data))
+
+    def eof_received(self) -> bool:
+        feed_protocol(self, self.decoder.finish())
+        asyncio.get_running_loop().create_task(close_when_idle(self))
+        return True  # keep our half open to answer what is in flight
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self.service.peer_gone(self)
+
+
+def feed_protocol(peer: Any, items: list[bytes | ProtocolError]) -> None:
+    """Handle frames cut from a byte stream (TCP or stdio)."""
+    limits = peer.cfg.limits.codec_limits()
+    for item in items:
+        if peer.closed or peer.ending:
+            return
+        if isinstance(item, ProtocolError):
+            encoding: Encoding = "msgpack" if peer.decoder.broken else "text"
+            peer.service.reject(peer, item, encoding)
+            if peer.decoder.broken:
+                peer.end_session()  # a broken msgpack stream cannot be resynchronised
+            continue
+        try:
+            request = decode_request(item, limits)
+        except ProtocolError as err:
+            peer.service.reject(peer, err, detect_encoding(item))
+            continue
+        peer.service.handle(peer, request)
+
+
+async def close_when_idle(peer: Any) -> None:
+    """After end of input: wait for the peer's requests in flight, then close."""
+    while not peer.closed and peer.service.pending_count(peer.key):
+        await asyncio.sleep(EOF_POLL_S)
+    peer.end_session()
+
+
+class GnubgConnection(_Connection):
+    """One client of the gnubg endpoint. Lines are answered one at a time, in order."""
+
+    kind = "gnubg"
+
+    def __init__(self, server: StreamServer) -> None:
+        super().__init__(server)
+        self.buf = bytearray()
+        self.skipping = False
+        self.lines: deque[bytes | None] = deque()  # None: end of input
+        self.wakeup = asyncio.Event()
+        self.paused = False
+        self.task: asyncio.Task[None] | None = None
+
+    def refuse(self) -> None:
+        self.write(b"Error: too many connections\n")
+        self.close()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.task = asyncio.get_running_loop().create_task(self.answer_lines())
+
+    def data_received(self, data: bytes) -> None:
+        self.buf += data
+        limit = self.cfg.limits.gnubg_max_line_bytes
+        while True:
+            nl = self.buf.find(b"\n")
+            if nl < 0:
+                if len(self.buf) > limit:
+                    if not self.skipping:
+                        self.lines.append(b"\x01too-long")
+                    self.skipping = True
+                    self.buf.clear()
+                break
+            line = bytes(self.buf[:nl])
+            del self.buf[: nl + 1]
+            if self.skipping:
+                self.skipping = False
+                continue
+            self.lines.append(b"\x01too-long" if len(line) > limit else line)
+        self.wakeup.set()
+        if len(self.lines) > GNUBG_MAX_PENDING_LINES and self.transport is not None:
+            self.transport.pause_reading()
+            self.paused = True
+
+    def eof_received(self) -> bool:
+        rest = bytes(self.buf).replace(b"\0", b"").strip()
+        if rest and not self.skipping:
+            self.lines.append(bytes(self.buf))
+        self.buf.clear()
+        self.lines.append(None)
+        self.wakeup.set()
+        return True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self.wakeup.set()
+        if self.task is not None and exc is not None:
+            self.task.cancel()
+
+    async def answer_lines(self) -> None:
+        while not self.closed:
+            if not self.lines:
+                self.wakeup.clear()
+                await self.wakeup.wait()
+                continue
+            line = self.lines.popleft()
+            if self.paused and len(self.lines) < GNUBG_MAX_PENDING_LINES // 2:
+                self.paused = False
+                if self.transport is not None and not self.transport.is_closing():
+                    self.transport.resume_reading()
+            if line is None:
+                self.close()
+                return
+            if line == b"\x01too-long":
+                self.write(
+                    f"Error: line longer than {self.cfg.limits.gnubg_max_line_bytes} bytes\n"
+                    .encode()
+                )
+                continue
+            action = gnubg.parse_line(line)
+            if isinstance(action, gnubg.Close):
+                self.close()
+                return
+            if isinstance(action, gnubg.Ignore):
+                continue
+            if isinstance(action, gnubg.Immediate):
+                self.write(action.text.encode("latin-1"))
+                continue
+            reply = await self.decide(action)
+            log.debug("event=gnubg_answer peer=%s request=%s reply=%r", self.key,
+                      line.replace(b"\0", b"").decode("latin-1").strip(), reply)
+            self.write(reply.encode("latin-1"))
+
+    async def decide(self, action: gnubg.Decide | gnubg.Evaluate) -> str:
+        if isinstance(action, gnubg.Decide):
+            cmd = handlers.GNUBG_DECIDE
+            args: dict[str, Any] = {"board": action.board, "options": action.options,
+                                    "level": self.cfg.gnubg_level}
+        else:
+            cmd = handlers.GNUBG_EVALUATE
+            args = {"board": action.board, "options": action.options}
+        outcome = await self.service.run_job(cmd, args)
+        if outcome[0] == "ok":
+            return str(outcome[1]["reply"])
+        code, message = outcome[1], outcome[2]
+        if code == ErrorCode.BAD_POSITION:
+            return gnubg.BAD_BOARD
+        if code == ErrorCode.BAD_ARGUMENT:
+            return f"Error: {message}\n"
+        if code == ErrorCode.BUSY:
+            return "Error: server busy, try again\n"
+        if code == ErrorCode.TIMEOUT:
+            return "Error: no answer in time\n"
+        return "Error: internal error\n"
+
+
+class StreamServer:
+    """An asyncio TCP server for one kind of connection."""
+
+    def __init__(self, cfg: Config, service: Service, factory: type[_Connection],
+                 name: str) -> None:
+        self.cfg = cfg
+        self.service = service
+        self.factory = factory
+        self.name = name
+        self.server: asyncio.Server | None = None
+        self.connections: set[_Connection] = set()
+
+    async def start(self, host: str, port: int) -> str:
+        loop = asyncio.get_running_loop()
+        try:
+            self.server = await loop.create_server(lambda: self.factory(self), host, port,
+                                                   reuse_address=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot listen on {host}:{port} ({self.name}): "
+                              f"{exc.strerror}") from None
+        bound = self.server.sockets[0].getsockname()
+        if not is_loopback_host(bound[0]):
+            log.warning("event=exposed endpoint=%s address=%s:%s", self.name, bound[0],
+                        bound[1])
+        return f"{bound[0]}:{bound[1]}"
+
+    def stop_accepting(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+    async def close(self) -> None:
+        self.stop_accepting()
+        for conn in list(self.connections):
+            conn.close()
+        if self.server is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.server.wait_closed(), 2.0)
+
+
+# ---- stdio -------------------------------------------------------------------------------
+
+
+class StdioPeer:
+    """The one client of ``jacquetd stdio``: requests on stdin, replies on stdout."""
+
+    def __init__(self, cfg: Config, service: Service) -> None:
+        self.cfg = cfg
+        self.service = service
+        self.key = "stdio"
+        self.closed = False
+        self.ending = False
+        self.decoder = StreamDecoder(cfg.limits.codec_limits())
+        self.out_fd = 1
+
+    def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
+        if self.closed:
+            return
+        data = encode_reply(message, encoding)
+        try:
+            while data:
+                written = os.write(self.out_fd, data)
+                data = data[written:]
+        except OSError:
+            self.closed = True  # the harness went away
+
+    def end_session(self) -> None:
+        self.ending = True
+
+
+async def serve_stdio(cfg: Config, service: Service) -> None:
+    loop = asyncio.get_running_loop()
+    peer = StdioPeer(cfg, service)
+    chunks: asyncio.Queue[bytes] = asyncio.Queue(maxsize=64)
+
+    def reader() -> None:
+        while True:
+            try:
+                data = os.read(0, 65536)
+            except OSError:
+                data = b""
+            fut = asyncio.run_coroutine_threadsafe(chunks.put(data), loop)
+            try:
+                fut.result()
+            except (RuntimeError, asyncio.CancelledError):
+                return
+            if not data:
+                return
+
+    threading.Thread(target=reader, name="stdin-reader", daemon=True).start()
+    started = time.monotonic()
+    while not peer.ending and not peer.closed:
+        data = await chunks.get()
+        if not data:
+            feed_protocol(peer, peer.decoder.finish())
+            break
+        feed_protocol(peer, peer.decoder.feed(data))
+    while not peer.closed and service.pending_count(peer.key):
+        await asyncio.sleep(EOF_POLL_S)
+    log.debug("event=stdio_done seconds=%.3f", time.monotonic() - started)

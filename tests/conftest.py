@@ -1,0 +1,140 @@
+"""Shared fixtures: a real ``jacquetd serve`` subprocess on free loopback ports.
+
+``jacquetd_server`` (session scope) is one daemon shared by tests that do not
+disturb it; ``start_jacquetd`` starts a private one with extra flags. Both
+wait for the one-line start-up banner, read the endpoints from it, and kill
+the daemon afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+BANNER_RE = re.compile(r"^jacquetd listening (?P<body>.*)$")
+START_TIMEOUT_S = 60.0
+
+
+@dataclass
+class DaemonProcess:
+    """A running daemon: its process, its endpoints and its log (stderr) file."""
+
+    proc: subprocess.Popen[bytes]
+    endpoints: dict[str, str]
+    log_path: Path
+    banner: str
+    args: list[str] = field(default_factory=list)
+
+    @property
+    def zmq(self) -> str:
+        return self.endpoints["zmq"]
+
+    def hostport(self, name: str) -> tuple[str, int]:
+        host, _, port = self.endpoints[name].rpartition(":")
+        return host, int(port)
+
+    @property
+    def tcp(self) -> tuple[str, int]:
+        return self.hostport("tcp")
+
+    @property
+    def gnubg(self) -> tuple[str, int]:
+        return self.hostport("gnubg")
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait(10)
+
+
+def daemon_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def launch(args: list[str], log_path: Path, command: str = "serve") -> DaemonProcess:
+    """Start ``python -m jacquetd serve ARGS`` with every endpoint on a free loopback port
+    (unless ARGS sets it) and wait for its banner."""
+    full = [sys.executable, "-m", "jacquetd", command]
+    if command == "serve":
+        for flag, value in (("--bind", "tcp://127.0.0.1:0"), ("--tcp", "127.0.0.1:0"),
+                            ("--gnubg", "127.0.0.1:0")):
+            if flag not in args:
+                full += [flag, value]
+    full += args
+    log_file = open(log_path, "wb")  # noqa: SIM115 - closed when the process is reaped
+    proc = subprocess.Popen(full, cwd=REPO, env=daemon_env(), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=log_file)
+    log_file.close()
+    deadline = time.monotonic() + START_TIMEOUT_S
+    assert proc.stdout is not None
+    line = b""
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        m = BANNER_RE.match(line.decode().strip())
+        if m:
+            endpoints = {}
+            for word in m["body"].split():
+                key, _, value = word.partition("=")
+                endpoints[key] = value
+            return DaemonProcess(proc, endpoints, log_path, line.decode().strip(), full)
+    proc.kill()
+    proc.wait(10)
+    raise RuntimeError(f"jacquetd did not start: {line!r}\n{log_path.read_text()[-3000:]}")
+
+
+@pytest.fixture
+def start_jacquetd(tmp_path: Path) -> Iterator[Callable[..., DaemonProcess]]:
+    """Factory: ``start_jacquetd("--workers", "2", ...)`` -> a private daemon."""
+    started: list[DaemonProcess] = []
+
+    def start(*args: str) -> DaemonProcess:
+        daemon = launch(list(args), tmp_path / f"jacquetd-{len(started)}.log")
+        started.append(daemon)
+        return daemon
+
+    yield start
+    for daemon in started:
+        if daemon.proc.poll() is None:
+            daemon.proc.kill()
+            daemon.proc.wait(10)
+        if daemon.proc.stdout is not None:
+            daemon.proc.stdout.close()
+
+
+@pytest.fixture(scope="session")
+def jacquetd_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]:
+    """One daemon shared by the session (two workers, test levels on, debug log)."""
+    log_path = tmp_path_factory.mktemp("jacquetd") / "shared.log"
+    daemon = launch(["--workers", "2", "--test-levels", "--log-level", "debug",
+                     "--seed", "7"], log_path)
+    yield daemon
+    if daemon.proc.poll() is None:
+        daemon.proc.kill()
+        daemon.proc.wait(10)
+    if daemon.proc.stdout is not None:
+        daemon.proc.stdout.close()
