@@ -88,7 +88,7 @@ def _check_board(text: str) -> Immediate | None:
             f"Error: Invalid board. Maximum number of elements is {MAX_BOARD_FIELDS}\n"
         )
     try:
-        parse_fibs_board(text)
+        parse_fibs_board(text).to_position()
     except PositionError:
         return Immediate(BAD_BOARD)
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ def percentile(sorted_values: list[float], q: float) -> float:
     """Nearest-rank percentile of an already sorted list (0 for an empty one)."""
     if not sorted_values:
         return 0.0
-    rank = max(1, min(len(sorted_values), round(q / 100.0 * len(sorted_values) + 0.5)))
+    rank = max(1, min(len(sorted_values), math.ceil(q / 100.0 * len(sorted_values))))
     return sorted_values[rank - 1]
 
 

@@ -1,0 +1,148 @@
+"""Daemon parts without sockets: configuration, the gnubg line language, stats, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jacquetd.daemon import gnubg, handlers
+from jacquetd.daemon.config import ConfigError, build_config, parse_host_port, parse_zmq_endpoint
+from jacquetd.daemon.stats import Stats, percentile
+from jacquetd.rules import IllegalMoveError, PositionError, Step
+from protocol.errors import ErrorCode, ProtocolError
+
+OPENING_31 = ("board:gnubg:You:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
+              "1:3:1:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0")
+
+
+def test_defaults_are_loopback_and_complete() -> None:
+    cfg = build_config(None, {})
+    assert cfg.zmq_bind == "tcp://127.0.0.1:7780"
+    assert cfg.tcp == ("127.0.0.1", 7781)
+    assert cfg.gnubg == ("127.0.0.1", 7782)
+    assert cfg.limits.max_frame_bytes < 1_000_000  # a 1 MB line is refused
+    assert cfg.limits.zmq_max_msg_bytes > cfg.limits.max_frame_bytes
+
+
+def test_toml_then_flags(tmp_path: Path) -> None:
+    toml = tmp_path / "jacquetd.toml"
+    toml.write_text('bind = "tcp://127.0.0.1:9000"\nworkers = 3\ntcp = "off"\n'
+                    '[limits]\nmax_frame_bytes = 1000\nmax_queue = 5\n'
+                    '[heartbeat]\nivl_ms = 100\n')
+    cfg = build_config(toml, {"workers": 1, "limits": {"max_queue": 7}})
+    assert cfg.zmq_bind == "tcp://127.0.0.1:9000"
+    assert cfg.workers == 1
+    assert cfg.tcp is None
+    assert cfg.limits.max_frame_bytes == 1000
+    assert cfg.limits.max_queue == 7
+    assert cfg.heartbeat.ivl_ms == 100
+
+
+@pytest.mark.parametrize("settings", [
+    {"nonsense": 1},
+    {"limits": {"max_frame_bytes": 0}},
+    {"limits": {"unknown_limit": 3}},
+    {"log_level": "loud"},
+    {"curve_secret": "x"},
+    {"bind": "off", "tcp": "off", "gnubg": "off"},
+])
+def test_bad_settings_are_refused(settings: dict[str, object]) -> None:
+    with pytest.raises(ConfigError):
+        build_config(None, settings)
+
+
+def test_bad_toml_is_a_config_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("workers = [\n")
+    with pytest.raises(ConfigError):
+        build_config(bad, {})
+    with pytest.raises(ConfigError):
+        build_config(tmp_path / "missing.toml", {})
+
+
+def test_address_parsing() -> None:
+    assert parse_host_port("0", "x") == ("127.0.0.1", 0)
+    assert parse_host_port("0.0.0.0:99", "x") == ("0.0.0.0", 99)
+    assert parse_host_port("off", "x") is None
+    assert parse_zmq_endpoint("127.0.0.1:0") == "tcp://127.0.0.1:*"
+    assert parse_zmq_endpoint("tcp://127.0.0.1:0") == "tcp://127.0.0.1:*"
+    with pytest.raises(ConfigError):
+        parse_zmq_endpoint("udp://1.2.3.4:5")
+    with pytest.raises(ConfigError):
+        parse_host_port("host:port", "x")
+
+
+def test_percentiles() -> None:
+    values = sorted(float(i) for i in range(1, 101))
+    assert percentile(values, 50) == 50.0
+    assert percentile(values, 99) == 99.0
+    assert percentile([], 50) == 0.0
+    stats = Stats()
+    stats.record("ping", 0.001, None)
+    stats.record("ping", 0.003, "busy")
+    snap = stats.snapshot(0, 0, 1)
+    assert snap["commands"]["ping"]["count"] == 2
+    assert snap["errors"] == {"busy": 1}
+
+
+@pytest.mark.parametrize(("line", "reply"), [
+    (b"version", gnubg.VERSION_REPLY),
+    (b"  VERSION", gnubg.VERSION_REPLY),
+    (b"help", "\tNo help information available\n"),
+    (b"", "Error: no command given\n"),
+    (b"foo", "Error: syntax error, unexpected E_CHARACTER\n"),
+    (b"123", "Error: syntax error, unexpected E_INTEGER\n"),
+    (b"version 2", "Error: syntax error, unexpected E_INTEGER, expecting EOL\n"),
+    (b"set debug on", "Debug output ON\n"),
+    (b"set debug off", "Debug output OFF\n"),
+    (b"set interface new", "New interface ON\n"),
+    (b"set interface old", "New interface OFF\n"),
+    (b"set debug", "Error: syntax error, unexpected EOL, expecting E_BOOLEAN\n"),
+    (b"set foo", "Error: syntax error, unexpected E_CHARACTER, expecting DEBUG or E_INTERFACE "
+     "or PROMPT\n"),
+    (b"evaluation", "Error: syntax error, unexpected EOL, expecting FIBSBOARD\n"),
+    (OPENING_31.encode() + b" foo", "Error: syntax error, unexpected E_CHARACTER, expecting "
+     "EOL\n"),
+    (OPENING_31.encode() + b":7", "Error: Invalid board. Maximum number of elements is 52\n"),
+    (b"board:gnubg:You:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:7:1:0:0"
+     b":1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0", gnubg.BAD_BOARD),
+])
+def test_gnubg_immediate_replies_match_gnubg(line: bytes, reply: str) -> None:
+    # The expected texts are what gnubg 1.07.001 answers on its external socket.
+    action = gnubg.parse_line(line)
+    assert isinstance(action, gnubg.Immediate)
+    assert action.text == reply
+
+
+def test_gnubg_board_lines() -> None:
+    assert isinstance(gnubg.parse_line(b"\0"), gnubg.Ignore)
+    assert isinstance(gnubg.parse_line(b"quit"), gnubg.Close)
+    assert isinstance(gnubg.parse_line(b"exit\r"), gnubg.Close)
+    decide = gnubg.parse_line(b"\0" + OPENING_31.encode() + b" resignation 2 jacobyrule on")
+    assert isinstance(decide, gnubg.Decide)
+    assert decide.options == {"resignation": 2, "jacobyrule": True}
+    ev = gnubg.parse_line(f"evaluation fibsboard {OPENING_31} plies 2 cube on".encode())
+    assert isinstance(ev, gnubg.Evaluate)
+    assert ev.options == {"plies": 2, "cube": True}
+
+
+def test_gnubg_move_format() -> None:
+    assert gnubg.format_move((Step(8, 5, 3, False), Step(6, 5, 1, False))) == "8/5 6/5 \n"
+    assert gnubg.format_move(tuple(Step(p, p - 6, 6, False) for p in (24, 24, 13, 13))) == (
+        "24/18 24/18 13/7 13/7\n")
+    assert gnubg.format_move((Step(25, 22, 3, True), Step(24, 20, 4, True))) == (
+        "25/22* 24/20* \n")
+    assert gnubg.format_move((Step(6, 0, 6, False), Step(5, 0, 5, False))) == "6/0 5/0 \n"
+    assert gnubg.format_move(()) == "\n"
+
+
+def test_one_error_mapping() -> None:
+    err = handlers.to_protocol_error(PositionError("16 checkers", "J1"))
+    assert (err.code, err.rule) == (ErrorCode.BAD_POSITION, "J1")
+    err = handlers.to_protocol_error(IllegalMoveError("no", "J8"))
+    assert (err.code, err.rule, err.field) == (ErrorCode.ILLEGAL_MOVE, "J8", "move")
+    err = handlers.to_protocol_error(KeyError("secret detail"))
+    assert err.code == ErrorCode.INTERNAL and "secret" not in err.message
+    same = ProtocolError(ErrorCode.BUSY, "x")
+    assert handlers.to_protocol_error(same) is same
