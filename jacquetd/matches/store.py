@@ -1,0 +1,355 @@
+"""Durable storage of hosted matches: SQLite (standard library) in WAL mode.
+
+A match is stored as its configuration, its seed, its seat tokens and its
+*action log*; the state is never stored, it is rebuilt by replaying the log
+from the seed (`HostedMatch` is deterministic). Every accepted action is one
+transaction that writes, together:
+
+* the action (`actions`, keyed by match and sequence number),
+* the events it caused (`events`, numbered per match),
+* the match's summary row (`matches`: status, score, counters, for listing),
+* the idempotency entry (`requests`: client id + request id, a fingerprint of
+  the request and the reply sent), so that a retried request gets the stored
+  reply and is never applied twice.
+
+So a process killed at any instant leaves either all of an action or none of
+it. `synchronous=FULL` (the default) also survives a power cut; NORMAL is
+enough for a killed process and is faster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+DB_NAME = "matches.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY,
+    config TEXT NOT NULL,
+    seed INTEGER,
+    tokens TEXT NOT NULL,
+    status TEXT NOT NULL,
+    variant TEXT NOT NULL,
+    length INTEGER NOT NULL,
+    player0 TEXT NOT NULL,
+    player1 TEXT NOT NULL,
+    bots INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    ended_at REAL,
+    score0 INTEGER NOT NULL DEFAULT 0,
+    score1 INTEGER NOT NULL DEFAULT 0,
+    winner INTEGER,
+    games INTEGER NOT NULL DEFAULT 0,
+    actions INTEGER NOT NULL DEFAULT 0,
+    events INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS matches_status ON matches (status, updated_at);
+CREATE TABLE IF NOT EXISTS actions (
+    match_id TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    body TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (match_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS events (
+    match_id TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+    n INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (match_id, n)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS requests (
+    client TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    match_id TEXT,
+    fingerprint TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (client, request_id)
+) WITHOUT ROWID;
+"""
+
+SUMMARY_COLUMNS = ("status", "updated_at", "ended_at", "score0", "score1", "winner", "games",
+                   "actions", "events")
+
+
+class StoreError(RuntimeError):
+    """The database cannot be opened or written, or holds something this code cannot read."""
+
+
+def default_db_path(env: dict[str, str] | None = None) -> Path:
+    """`$XDG_DATA_HOME/jacquetd/matches.sqlite3`, else `~/.local/share/jacquetd/...`."""
+    env = dict(os.environ) if env is None else env
+    base = env.get("XDG_DATA_HOME") or ""
+    root = Path(base) if base and Path(base).is_absolute() else (
+        Path(env.get("HOME") or Path.home()) / ".local" / "share")
+    return root / "jacquetd" / DB_NAME
+
+
+def request_key(request_id: int | str) -> str:
+    """Request ids 5 and "5" differ: keep the type in the stored key."""
+    return f"i:{request_id}" if isinstance(request_id, int) else f"s:{request_id}"
+
+
+@dataclass(frozen=True)
+class StoredMatch:
+    """A row of `matches`, decoded."""
+
+    id: str
+    config: dict[str, Any]
+    seed: int | None
+    tokens: dict[str, Any]
+    status: str
+    created_at: float
+    updated_at: float
+    ended_at: float | None
+    score: tuple[int, int]
+    winner: int | None
+    games: int
+    actions: int
+    events: int
+
+
+@dataclass(frozen=True)
+class StoredRequest:
+    """An idempotency entry: who asked (client, request id), what (fingerprint), the reply."""
+
+    client: str
+    request_id: int | str
+    fingerprint: str
+    reply: dict[str, Any]
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+class MatchStore:
+    """The SQLite database of hosted matches. Thread-safe (one connection, one lock).
+
+    `fault_hook`, when set, is called with `"written"` after an action's rows are
+    written and before the commit, and with `"committed"` after it: tests use it to
+    kill the process at exactly those instants.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL",
+                 busy_timeout_s: float = 5.0) -> None:
+        if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous}")
+        self.path = str(path)
+        self.fault_hook: Callable[[str], None] | None = None
+        self._lock = threading.RLock()
+        if self.path != ":memory:":
+            parent = Path(self.path).parent
+            parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            self._db = sqlite3.connect(self.path, timeout=busy_timeout_s, isolation_level=None,
+                                       check_same_thread=False)
+            if self.path != ":memory:":
+                os.chmod(self.path, 0o600)  # seat tokens live here
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(_SCHEMA)
+            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise StoreError(f"{self.path}: schema version {row[0]}, this code reads "
+                                 f"{SCHEMA_VERSION}")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the match database {self.path}: {exc}") from exc
+
+    @property
+    def journal_mode(self) -> str:
+        return str(self._db.execute("PRAGMA journal_mode").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- writing -----------------------------------------------------------------------
+
+    def _transaction(self, write: Callable[[sqlite3.Connection], None]) -> None:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    write(self._db)
+                    if self.fault_hook is not None:
+                        self.fault_hook("written")
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise StoreError(f"match database write failed: {exc}") from exc
+            if self.fault_hook is not None:
+                self.fault_hook("committed")
+
+    @staticmethod
+    def _write_events(db: sqlite3.Connection, match_id: str,
+                      events: Sequence[dict[str, Any]]) -> None:
+        db.executemany("INSERT INTO events (match_id, n, body) VALUES (?, ?, ?)",
+                       [(match_id, e["n"], _dumps(e)) for e in events])
+
+    @staticmethod
+    def _write_request(db: sqlite3.Connection, match_id: str | None,
+                       request: StoredRequest | None, at: float) -> None:
+        if request is None:
+            return
+        db.execute("INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?)",
+                   (request.client, request_key(request.request_id), match_id,
+                    request.fingerprint, _dumps(request.reply), at))
+
+    @staticmethod
+    def _write_summary(db: sqlite3.Connection, match_id: str, summary: dict[str, Any]) -> None:
+        bad = set(summary) - set(SUMMARY_COLUMNS)
+        if bad:
+            raise ValueError(f"not summary columns: {sorted(bad)}")
+        cols = ", ".join(f"{k} = ?" for k in summary)
+        db.execute(f"UPDATE matches SET {cols} WHERE id = ?", (*summary.values(), match_id))
+
+    def create(self, match: StoredMatch, events: Sequence[dict[str, Any]],
+               request: StoredRequest | None = None) -> None:
+        """Store a new match with its first events (and the `match_new` request)."""
+        seats = match.config["seats"]
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT INTO matches (id, config, seed, tokens, status, variant, length, "
+                "player0, player1, bots, created_at, updated_at, ended_at, score0, score1, "
+                "winner, games, actions, events) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (match.id, _dumps(match.config), match.seed, _dumps(match.tokens),
+                 match.status, match.config["variant"], match.config["length"],
+                 seats[0].get("name", ""), seats[1].get("name", ""),
+                 sum(1 for s in seats if s["player"] == "bot"), match.created_at,
+                 match.updated_at, match.ended_at, match.score[0], match.score[1],
+                 match.winner, match.games, match.actions, match.events))
+            self._write_events(db, match.id, events)
+            self._write_request(db, match.id, request, match.created_at)
+
+        self._transaction(write)
+
+    def append(self, match_id: str, seq: int, actor: str, action: dict[str, Any],
+               events: Sequence[dict[str, Any]], summary: dict[str, Any],
+               request: StoredRequest | None = None, *, at: float) -> None:
+        """One accepted action: the action, its events, the summary and the request."""
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute("INSERT INTO actions VALUES (?, ?, ?, ?, ?)",
+                       (match_id, seq, actor, _dumps(action), at))
+            self._write_events(db, match_id, events)
+            self._write_summary(db, match_id, summary)
+            self._write_request(db, match_id, request, at)
+
+        self._transaction(write)
+
+    def update(self, match_id: str, events: Sequence[dict[str, Any]],
+               summary: dict[str, Any], request: StoredRequest | None = None,
+               *, at: float) -> None:
+        """A change that is not a game action (adjourned, resumed, closed), with its events."""
+
+        def write(db: sqlite3.Connection) -> None:
+            self._write_events(db, match_id, events)
+            self._write_summary(db, match_id, summary)
+            self._write_request(db, match_id, request, at)
+
+        self._transaction(write)
+
+    # -- reading -----------------------------------------------------------------------
+
+    def _query(self, sql: str, args: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, tuple(args)).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"match database read failed: {exc}") from exc
+
+    _MATCH_COLUMNS = ("id, config, seed, tokens, status, created_at, updated_at, ended_at, "
+                      "score0, score1, winner, games, actions, events")
+
+    @staticmethod
+    def _decode(row: tuple[Any, ...]) -> StoredMatch:
+        return StoredMatch(row[0], json.loads(row[1]), row[2], json.loads(row[3]), row[4],
+                           row[5], row[6], row[7], (row[8], row[9]), row[10], row[11], row[12],
+                           row[13])
+
+    def get(self, match_id: str) -> StoredMatch | None:
+        rows = self._query(f"SELECT {self._MATCH_COLUMNS} FROM matches WHERE id = ?",
+                           (match_id,))
+        return self._decode(rows[0]) if rows else None
+
+    def actions(self, match_id: str) -> list[tuple[str, dict[str, Any]]]:
+        """The action log in order: (actor, action) pairs."""
+        rows = self._query("SELECT seq, actor, body FROM actions WHERE match_id = ? "
+                           "ORDER BY seq", (match_id,))
+        for i, (seq, _, _) in enumerate(rows):
+            if seq != i:
+                raise StoreError(f"match {match_id}: action log has a gap at {i}")
+        return [(actor, json.loads(body)) for _, actor, body in rows]
+
+    def events(self, match_id: str, after: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
+        rows = self._query("SELECT body FROM events WHERE match_id = ? AND n > ? "
+                           "ORDER BY n LIMIT ?", (match_id, after, limit))
+        return [json.loads(body) for (body,) in rows]
+
+    def request(self, client: str, request_id: int | str) -> StoredRequest | None:
+        rows = self._query("SELECT fingerprint, reply FROM requests WHERE client = ? AND "
+                           "request_id = ?", (client, request_key(request_id)))
+        if not rows:
+            return None
+        return StoredRequest(client, request_id, rows[0][0], json.loads(rows[0][1]))
+
+    def ids(self, statuses: Sequence[str]) -> list[str]:
+        marks = ", ".join("?" for _ in statuses)
+        return [r[0] for r in self._query(
+            f"SELECT id FROM matches WHERE status IN ({marks}) ORDER BY created_at, id",
+            statuses)]
+
+    def count(self, statuses: Sequence[str]) -> int:
+        marks = ", ".join("?" for _ in statuses)
+        return int(self._query(f"SELECT COUNT(*) FROM matches WHERE status IN ({marks})",
+                               statuses)[0][0])
+
+    def idle(self, status: str, before: float) -> list[str]:
+        return [r[0] for r in self._query(
+            "SELECT id FROM matches WHERE status = ? AND updated_at < ? ORDER BY updated_at",
+            (status, before))]
+
+    def search(self, *, statuses: Sequence[str] | None = None, variant: str | None = None,
+               player: str | None = None, bots: bool | None = None, limit: int = 50,
+               offset: int = 0) -> tuple[list[StoredMatch], int]:
+        """Matches by filter, newest first, and the total number that match."""
+        where: list[str] = []
+        args: list[Any] = []
+        if statuses:
+            where.append(f"status IN ({', '.join('?' for _ in statuses)})")
+            args += statuses
+        if variant is not None:
+            where.append("variant = ?")
+            args.append(variant)
+        if player is not None:
+            where.append("(player0 = ? OR player1 = ?)")
+            args += [player, player]
+        if bots is not None:
+            where.append("bots > 0" if bots else "bots = 0")
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        total = int(self._query(f"SELECT COUNT(*) FROM matches{clause}", args)[0][0])
+        rows = self._query(f"SELECT {self._MATCH_COLUMNS} FROM matches{clause} "
+                           "ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
+                           [*args, limit, offset])
+        return [self._decode(r) for r in rows], total
