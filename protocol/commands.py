@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from .errors import ErrorCode, ProtocolError
 from .messages import Limits, Request
@@ -336,7 +336,7 @@ def _bad(param: Param, message: str) -> ProtocolError:
     return ProtocolError(ErrorCode.BAD_ARGUMENT, f"{param.name}: {message}", field=param.name)
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 
 from .errors import ErrorCode, ProtocolError
 from .messages import Limits
@@ -173,4 +173,5 @@ def unpack_map(frame: bytes, limits: Limits) -> dict[str, Any]:
 
 def pack(obj: Any) -> bytes:
     """Encode a message map (str as str, never bin)."""
-    return msgpack.packb(obj, use_bin_type=True)
+    data: bytes = msgpack.packb(obj, use_bin_type=True)
+    return data

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from .errors import ErrorCode, ProtocolError
 
@@ -33,7 +33,7 @@ SIDE_LEN = 26
 MAX_COUNT = 15
 VARIANT_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 #: A position given as a string: `start`, `start:VARIANT`, a board literal or a position id.
-POSITION_TOKEN_RE = re.compile(r"^[\x21-\x7e]{1,256}$")
+POSITION_TOKEN_RE = re.compile(r"^[\x21-\x7e]{1,512}$")
 START = "start"
 DEFAULT_VARIANT = "jacquet"
 
@@ -42,7 +42,7 @@ def _bad(message: str, field: str) -> ProtocolError:
     return ProtocolError(ErrorCode.BAD_POSITION, message, field=field)
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
@@ -123,7 +123,7 @@ def check_position_arg(value: Any, field: str = "position") -> dict[str, Any] | 
     rules core's id decoder)."""
     if isinstance(value, str):
         if not POSITION_TOKEN_RE.match(value):
-            raise _bad("a position string is one word of printable ASCII, at most 256 "
+            raise _bad("a position string is one word of printable ASCII, at most 512 "
                        "characters", field)
         if value == START or value.startswith(START + ":"):
             if start_variant(value) is None:

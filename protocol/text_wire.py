@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from .commands import COMMANDS, MAX_ID, ArgType, Command, Param, lookup, validate_args
 from .errors import ErrorCode, ProtocolError, RequestId
@@ -177,12 +177,12 @@ def _text_args(cmd: Command, words: list[str]) -> dict[str, Any]:
             raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"unexpected word "
                                 f"{positional[len(params)][:40]!r}", field="args")
     for name, value in keywords.items():
-        param = cmd.param(name)
-        if param is None:
+        named = cmd.param(name)
+        if named is None:
             continue  # unknown arguments are ignored (versioning rule)
         if name in raw:
             raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{name} given twice", field=name)
-        raw[name] = parse_text_arg(param, value)
+        raw[name] = parse_text_arg(named, value)
     return raw
 
 
@@ -230,23 +230,23 @@ def encode_text_request(req: Request) -> str:
     cmd = COMMANDS.get(req.cmd)
     pending = dict(req.args)
     tail: list[str] = []
-    for param in _positional(cmd) if cmd else []:
-        if param.name not in pending:
+    for pos_param in _positional(cmd) if cmd else []:
+        if pos_param.name not in pending:
             break
-        value = pending.pop(param.name)
-        if param.type is ArgType.MOVE:
+        value = pending.pop(pos_param.name)
+        if pos_param.type is ArgType.MOVE:
             move = " ".join(str(value).split()) or "pass"
             if any(_REQ_KEYWORD_RE.match(w) for w in move.split()):
                 raise ValueError("a move word cannot contain '='")
             tail.append(move)
             break
-        word = format_text_arg(param, value)
+        word = format_text_arg(pos_param, value)
         if not _safe_word(word):
-            pending[param.name] = value  # e.g. a value with '=': send it by name
+            pending[pos_param.name] = value  # e.g. a value with '=': send it by name
             break
         words.append(word)
     for name, value in pending.items():
-        word = format_text_arg(cmd.param(name) if cmd else None, value)
+        word = format_text_arg(cmd.param(name) if cmd else None, value)  # unknown: by name
         if not word or any(c.isspace() for c in word):
             raise ValueError(f"{name}: text cannot carry {word!r} by name")
         words.append(f"{name}={word}")
@@ -351,7 +351,7 @@ def _field_tokens(key: str, value: Any) -> list[str]:
     return [f"{key}={format_value(value)}"]
 
 
-def _lead_ok(move: Any) -> bool:
+def _lead_ok(move: Any) -> TypeGuard[str]:
     if not isinstance(move, str) or not move or move != " ".join(move.split(" ")):
         return False
     return all(w and w.isprintable() and "=" not in w and not any(c.isspace() for c in w)

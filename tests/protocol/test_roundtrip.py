@@ -1,0 +1,98 @@
+"""Round trips: encode then decode gives back the original, in both encodings, for every
+command's request and result shapes, partials and errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol import (
+    COMMANDS,
+    Partial,
+    ProtocolError,
+    Reply,
+    Request,
+    decode_reply,
+    decode_request,
+    encode_reply,
+    encode_request,
+)
+
+from .strategies import error_maps, generic_results, ids_any, ids_text, requests, results
+
+ENCODINGS = ("msgpack", "text")
+COMMAND_LIST = list(COMMANDS.values())
+
+
+@pytest.mark.parametrize("cmd", COMMAND_LIST, ids=lambda c: c.name)
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_request_round_trip(cmd: Any, encoding: str, data: st.DataObject) -> None:
+    req: Request = data.draw(requests(encoding, cmd))
+    assert decode_request(encode_request(req)) == req
+
+
+@pytest.mark.parametrize("cmd", COMMAND_LIST, ids=lambda c: c.name)
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_result_round_trip(cmd: Any, encoding: str, data: st.DataObject) -> None:
+    rid = data.draw(ids_text if encoding == "text" else ids_any)
+    result = data.draw(results(cmd.result))
+    for msg in (Reply.success(rid, result), Partial(rid, result)):
+        assert decode_reply(encode_reply(msg, encoding)) == msg  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_error_round_trip(encoding: str, data: st.DataObject) -> None:
+    rid = data.draw(ids_text if encoding == "text" else ids_any)
+    reply = Reply(rid, False, error=data.draw(error_maps()))
+    assert decode_reply(encode_reply(reply, encoding)) == reply  # type: ignore[arg-type]
+    err = ProtocolError.from_dict(reply.error or {}, rid)
+    assert err.to_dict() == reply.error
+
+
+@settings(max_examples=80, deadline=None)
+@given(rid=ids_text, result=generic_results)
+def test_any_result_map_survives_text(rid: int | None, result: dict[str, Any]) -> None:
+    """The text form is lossless for any map with identifier keys, not only documented
+    results: nested maps, lists, positions, odd strings, big integers, floats."""
+    for msg in (Reply.success(rid, result), Partial(rid, result)):
+        assert decode_reply(encode_reply(msg, "text")) == msg
+
+
+@pytest.mark.parametrize("text", [
+    "", " ", "null", "true", "1", "-0", "1e5", "1.0", "a b", "a=b", '"q"', "[x", "{",
+    "jacquet/24:15/24:15/-/00", "x\ny", "\t", "é", "\u2028", "=", "?", "~",
+])
+def test_awkward_strings_survive_text(text: str) -> None:
+    for result in ({"s": text}, {"plays": [{"move": text, "n": 1}]}):
+        reply = Reply.success(3, result)
+        assert decode_reply(encode_reply(reply, "text")) == reply
+    reply = Reply(3, False, error={"code": "bad_argument", "message": text})
+    assert decode_reply(encode_reply(reply, "text")) == reply
+
+
+def test_text_request_puts_unsafe_words_by_name() -> None:
+    req = Request(1, "legal_moves", {"position": "ab=cd", "dice": [6, 5]}, "text")
+    line = encode_request(req)
+    assert line == b"1 legal_moves dice=65 position=ab=cd\n"
+    assert decode_request(line) == req
+
+
+def test_text_request_refuses_what_text_cannot_carry() -> None:
+    with pytest.raises(ValueError):
+        encode_request(Request("abc", "ping", {}, "text"))
+    with pytest.raises(ValueError):
+        encode_request(Request(1, "hello", {"client": "two words"}, "text"))
+
+
+def test_empty_move_is_written_pass_in_text() -> None:
+    line = encode_request(Request(1, "apply_move", {"position": "start", "move": ""}, "text"))
+    assert line == b"1 apply_move start pass\n"
