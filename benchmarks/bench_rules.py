@@ -1,0 +1,253 @@
+"""Benchmark of the rules core: legal-play generations per second, beside GNU Backgammon.
+
+    python3 -m benchmarks.bench_rules            # 2,000 positions per variant, best of 5 rounds
+    python3 -m benchmarks.bench_rules --quick    # 500 positions, best of 2 rounds
+    python3 -m benchmarks.bench_rules --profile  # cProfile of generate() on the backgammon suite
+
+For each variant it times, on the fixed seeded suite of `benchmarks/positions.py`
+(positions with dice from random games):
+
+- `generate(pos)`: the raw generator bots call in their inner loop;
+- `legal_plays(pos)` with every play's canonical text (`.move`) and resulting
+  position (`.after`) built: what answering the protocol costs.
+
+On the same `backgammon` positions it times GNU Backgammon in-process (the
+PyPI package `gnubg`, when importable): `findbestmoves` at 0 ply, cubeless
+(it generates every legal move, then evaluates each with the net), and its
+bare C generator `GenerateMoves` reached through ctypes (no evaluation). The
+ratios are ours / theirs in calls per second; the goals are 2x
+`findbestmoves` and, as a stretch, 0.25x the bare C generator. gnubg caches
+evaluations by position, so `findbestmoves` is timed once with its cache cold
+and then, for the repeated rounds, with the cache sized to 0.
+
+Each figure is the best of several rounds over the whole suite (the least
+disturbed by other load); the median is shown beside it. Rounds of the
+figures compared are interleaved, and boards are converted before timing, for
+both sides. Not a test: it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import platform
+import pstats
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.positions import (
+    DEFAULT_SEED,
+    VARIANT_NAMES,
+    GnubgMoveGenerator,
+    describe,
+    gnubg_board,
+    gnubg_evalcontext,
+    suite,
+)
+from jacquetd.rules import Position, generate, legal_plays
+
+GOAL_FINDBESTMOVES = 2.0
+GOAL_BARE_C = 0.25
+
+
+def timed(fn: Callable[[], Any], rounds: int) -> list[float]:
+    """Seconds per round of `fn` (one pass over a suite)."""
+    out = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+class Rate:
+    """Calls per second over `n` calls per round, best and median of the rounds."""
+
+    def __init__(self, n: int, seconds: Sequence[float]) -> None:
+        self.n = n
+        self.best = n / min(seconds)
+        self.median = n / statistics.median(seconds)
+
+    def __str__(self) -> str:
+        return f"{self.best:>11,.0f} {self.median:>11,.0f}"
+
+
+def run_generate(positions: Sequence[Position]) -> Callable[[], None]:
+    def run() -> None:
+        for p in positions:
+            generate(p)
+    return run
+
+
+def run_legal_plays(positions: Sequence[Position]) -> Callable[[], None]:
+    def run() -> None:
+        for p in positions:
+            for play in legal_plays(p):
+                play.move  # noqa: B018 - built on first access
+                play.after  # noqa: B018
+    return run
+
+
+def quiet(fn: Callable[[], Any]) -> Any:
+    """Run `fn` with the process's standard output (file descriptor 1) silenced."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        return fn()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+def interleaved(fns: Sequence[Callable[[], Any]], rounds: int) -> list[list[float]]:
+    """Seconds per round of each of `fns`, their rounds taken in turn (fair under shared load)."""
+    out: list[list[float]] = [[] for _ in fns]
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            out[i].append(time.perf_counter() - t0)
+    return out
+
+
+def compare_with_gnubg(positions: Sequence[Position], rounds: int) -> None:
+    """Our generate() beside gnubg on the same backgammon positions, rounds interleaved."""
+    n = len(positions)
+    ours = run_generate(positions)
+    try:
+        import gnubg
+    except ImportError as exc:
+        rate = Rate(n, timed(ours, rounds))
+        print(f"{'ours: generate()':<40} | {rate} |")
+        print(f"note: gnubg not importable ({exc}): no comparison")
+        return
+    boards = [(gnubg_board(p.me, p.opp), p.dice) for p in positions]
+    cubeinfo = gnubg.cubeinfo()
+    evalcontext = gnubg_evalcontext()
+    fbm = gnubg.findbestmoves
+
+    def run_fbm() -> None:
+        for board, dice in boards:
+            fbm(board, cubeinfo, evalcontext, dice)
+
+    labels = ["ours: generate()", "gnubg.findbestmoves, cache off"]
+    goals = [0.0, GOAL_FINDBESTMOVES]
+    fns: list[Callable[[], Any]] = [ours, run_fbm]
+    notes = []
+    # gnubg caches evaluations by position, so a second pass over the same suite
+    # mostly reads that cache: one cold pass with the cache as shipped first,
+    # then the cache sized to 0 so that every round does the full work.
+    cold = Rate(n, timed(run_fbm, 1))
+    quiet(lambda: gnubg.command("set cache 0"))
+    try:
+        cgen = GnubgMoveGenerator()
+    except (RuntimeError, OSError) as exc:
+        notes.append(f"gnubg's bare C generator not reachable ({exc}): no stretch ratio")
+    else:
+        cboards = [(cgen.c_board(b), d[0], d[1]) for b, d in boards]
+        count = cgen.count
+
+        def run_c() -> None:
+            for cb, d1, d2 in cboards:
+                count(cb, d1, d2)
+
+        labels.append("gnubg GenerateMoves (bare C, ctypes)")
+        goals.append(GOAL_BARE_C)
+        fns.append(run_c)
+    rates = [Rate(n, t) for t in interleaved(fns, rounds)]
+    labels.insert(2, "gnubg.findbestmoves, cold cache, 1 pass")
+    goals.insert(2, GOAL_FINDBESTMOVES)
+    rates.insert(2, cold)
+
+    head = (f"{'backgammon, same positions':<40} | {'best /s':>11} {'median /s':>11} | "
+            f"{'ours/theirs':>11} | goal")
+    print(head)
+    print("-" * (len(head) + 12))
+    for label, rate, goal in zip(labels, rates, goals, strict=True):
+        if not goal:
+            print(f"{label:<40} | {rate} | {'':>11} |")
+            continue
+        ratio = rates[0].best / rate.best
+        verdict = "met" if ratio >= goal else "not met"
+        print(f"{label:<40} | {rate} | {ratio:>10.2f}x | >= {goal}x {verdict}")
+    print("findbestmoves: 0 ply, cubeless, deterministic, no noise; it generates every legal "
+          "move,\nthen scores each with the net (bear-off databases in races).")
+    for note in notes:
+        print(f"note: {note}")
+
+
+def benchmark(count: int, rounds: int) -> None:
+    print(f"jacquetd rules benchmark: {count:,} positions with dice per variant "
+          f"(seeded random games, seed {DEFAULT_SEED}), best of {rounds} rounds")
+    print(f"Python {platform.python_version()} on {platform.machine()}, "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    suites = {v: suite(v, count) for v in VARIANT_NAMES}
+    print()
+    header = (f"{'variant':<11} {'plays/pos':>9} | {'generate() calls/s':>23} | "
+              f"{'legal_plays()+move+after /s':>27}")
+    print(header)
+    print(f"{'':<11} {'':>9} | {'best':>11} {'median':>11} | {'best':>13} {'median':>13}")
+    print("-" * len(header))
+    for v, positions in suites.items():
+        plays = sum(len(generate(p)) for p in positions) / len(positions)
+        gen, full = (Rate(len(positions), t) for t in interleaved(
+            [run_generate(positions), run_legal_plays(positions)], rounds))
+        print(f"{v:<11} {plays:>9.1f} | {gen} | {full.best:>13,.0f} {full.median:>13,.0f}")
+    bg = suites["backgammon"]
+    print()
+    print("backgammon suite: " + ", ".join(f"{k} {v}" for k, v in describe(bg).items()))
+    print()
+    compare_with_gnubg(bg, rounds)
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
+
+
+def profile(count: int, top: int) -> None:
+    """cProfile of generate() over the backgammon suite, hottest functions first."""
+    positions = suite("backgammon", count)
+    run = run_generate(positions)
+    run()  # warm caches
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(3):
+        run()
+    prof.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(prof, stream=out)
+    stats.strip_dirs().sort_stats("tottime").print_stats(top)
+    print(f"cProfile: generate() x {3 * len(positions):,} on the backgammon suite "
+          "(sorted by own time)")
+    print(out.getvalue())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--quick", action="store_true", help="500 positions, 2 rounds")
+    ap.add_argument("--positions", type=int, help="positions per variant (default 2000)")
+    ap.add_argument("--rounds", type=int, help="timed rounds per figure (default 5)")
+    ap.add_argument("--profile", action="store_true",
+                    help="profile generate() on the backgammon suite instead")
+    ap.add_argument("--top", type=int, default=20, help="functions shown by --profile")
+    args = ap.parse_args(argv)
+    count = args.positions or (500 if args.quick else 2000)
+    rounds = args.rounds or (2 if args.quick else 5)
+    if args.profile:
+        profile(count, args.top)
+    else:
+        benchmark(count, rounds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
