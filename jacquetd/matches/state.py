@@ -212,25 +212,29 @@ class HostedMatch:
     # -- checking ----------------------------------------------------------------------
 
     def check(self, side: int | None, kind: str) -> None:
-        """Raise MatchError unless `side` may do `kind` (a `may` name) now."""
+        """Raise MatchError unless `side` may do `kind` (a `may` name) now.
+
+        `out_of_turn` when another side must act now; `bad_state` when it is this
+        side's turn (or nobody's) but `kind` is not possible (with the rule, if one).
+        """
         if self.over:
             raise MatchError("match_over", "the match is over")
-        if side is not None and kind in self.may(side):
-            return
         ph = self.phase
-        g = self.game
-        others = [s for s in (0, 1) if s != side and kind in self.may(s)]
         if side is None:
             if ph == "opening" and kind == "roll" and self.config.dice == "supplied":
                 return
             raise MatchError("forbidden", "only a seat may do this")
-        if others:
-            raise MatchError("out_of_turn", f"it is side {others[0]}'s turn to {kind}")
+        if kind in self.may(side):
+            return
+        g = self.game
+        actor = self.to_act()
+        if actor is not None and actor != side:
+            raise MatchError("out_of_turn", f"side {actor} must act now ({ph})")
         if ph == "resign":
             raise MatchError("bad_state", "a resignation awaits its answer")
-        if ph == "double" and kind != "resign":
-            who = "your" if side != g.turn else "the other side's"
-            raise MatchError("bad_state", f"a double awaits {who} answer", rule="C2")
+        if ph == "double":
+            raise MatchError("bad_state", "a double awaits the answer: take or drop",
+                             rule="C2")
         if kind == "double":
             if not g.cube_enabled:
                 raise MatchError("bad_state", "the cube is off in this match", rule="C1")
@@ -240,10 +244,12 @@ class HostedMatch:
                 raise MatchError("bad_state", "a double is offered before rolling", rule="C2")
             if g.cube_owner is not None and g.cube_owner != side:
                 raise MatchError("bad_state", "the opponent owns the cube", rule="C2")
+        if kind in ("take", "drop"):
+            raise MatchError("bad_state", "no double awaits an answer", rule="C2")
+        if kind in ("accept", "reject"):
+            raise MatchError("bad_state", "no resignation awaits an answer")
         if ph == "opening":
             raise MatchError("bad_state", "the game awaits its opening roll")
-        if side != g.turn and kind in ("roll", "move", "double"):
-            raise MatchError("out_of_turn", f"it is side {g.turn}'s turn")
         raise MatchError("bad_state", f"cannot {kind} now (phase {ph})")
 
     # -- acting ------------------------------------------------------------------------
