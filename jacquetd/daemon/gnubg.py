@@ -13,7 +13,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from jacquetd.rules import PositionError, Step, parse_fibs_board
+from jacquetd.rules import (
+    Cube,
+    CubeOwner,
+    FibsBoard,
+    MatchState,
+    Position,
+    PositionError,
+    Step,
+    parse_fibs_board,
+)
 
 VERSION_REPLY = "Interface: 2\nRFBF: 0\nEngine: 1.00\nSoftware: 1.07.001\n"
 HELP_REPLY = "\tNo help information available\n"
@@ -88,7 +97,7 @@ def _check_board(text: str) -> Immediate | None:
             f"Error: Invalid board. Maximum number of elements is {MAX_BOARD_FIELDS}\n"
         )
     try:
-        parse_fibs_board(text).to_position()
+        board_position(text)
     except PositionError:
         return Immediate(BAD_BOARD)
     return None
@@ -211,6 +220,62 @@ def _parse_set(tokens: list[str]) -> Action:
     if len(tokens) > 2:
         return syntax_error(_token_kind(tokens[2]), "EOL")
     return Immediate(_SET_ANSWERS[(what, on)])
+
+
+@dataclass(frozen=True)
+class BoardQuestion:
+    """What a ``board:`` line asks, read the way gnubg reads it.
+
+    The side to act is the one whose colour is in the turn field, whichever
+    side the board is written from (as match manager, gnubg writes the board
+    from its own player's view and sets the turn to ours). ``position`` is
+    from the view of the side on roll: the actor, or, when a double is
+    pending, the doubler (``actor_on_roll`` is then false).
+    """
+
+    board: FibsBoard
+    position: Position
+    actor_on_roll: bool
+
+    @property
+    def actor_is_you(self) -> bool:
+        return self.board.your_turn
+
+
+def board_position(text: str) -> BoardQuestion:
+    """Read a ``board:`` string into the question it asks; PositionError if malformed."""
+    fields = text.split(":")
+    board = parse_fibs_board(text)
+    try:
+        yours = (int(fields[33]), int(fields[34]))
+        theirs = (int(fields[35]), int(fields[36]))
+    except (IndexError, ValueError):
+        raise PositionError("FIBS dice fields are not numbers") from None
+    actor_dice = yours if board.your_turn else theirs
+    if actor_dice == (0, 0):
+        actor_dice = theirs if board.your_turn else yours  # gnubg falls back the same way
+    doubled = board.was_doubled
+    actor_is_you = board.your_turn
+    on_roll_is_you = actor_is_you != doubled  # a pending double: the doubler is on roll
+    me, opp = (board.you, board.them) if on_roll_is_you else (board.them, board.you)
+    score = board.score if on_roll_is_you else (board.score[1], board.score[0])
+    you_may, them_may = board.may_double
+    mine, theirs_may = (you_may, them_may) if on_roll_is_you else (them_may, you_may)
+    owner = CubeOwner.CENTRE
+    if board.cube > 1:
+        if mine and not theirs_may:
+            owner = CubeOwner.ON_ROLL
+        elif theirs_may and not mine:
+            owner = CubeOwner.OPPONENT
+    match = None
+    if board.match_length != 9999:
+        at_point = board.match_length - 1 in score
+        crawford = at_point and not board.crawford_done and not (you_may or them_may)
+        match = MatchState(board.match_length, score, crawford)
+    dice = () if doubled or actor_dice == (0, 0) else actor_dice
+    position = Position.validated("backgammon", me, opp, dice, (False, False),
+                                  Cube(board.cube, owner, doubled), match)
+    return BoardQuestion(board, position, not doubled)
 
 
 def format_move(steps: tuple[Step, ...] | list[Step]) -> str:

@@ -38,7 +38,6 @@ from jacquetd.rules import (
     RulesError,
     apply_move,
     legal_plays,
-    parse_fibs_board,
 )
 from protocol.commands import describe
 from protocol.errors import ErrorCode, ProtocolError
@@ -353,14 +352,14 @@ def run_gnubg_decide(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
     """The reply line to a ``board:`` request: a move, a cube action or a resignation
     answer. Without an evaluator the cube policy is fixed and plain: never double,
     always take, reject resignations."""
-    board = parse_fibs_board(args["board"])
+    question = gnubg.board_position(args["board"])
     options = args.get("options", {})
-    pos = board.to_position()
+    pos = question.position
     level = args.get("level") or engine_api.default_level()
     resignation = options.get("resignation")
     if resignation:
-        return {"reply": _gnubg_resignation(pos, board.your_turn, int(resignation))}
-    if board.was_doubled:
+        return {"reply": _gnubg_resignation(pos, question.actor_on_roll, int(resignation))}
+    if not question.actor_on_roll:
         return {"reply": _gnubg_take(pos)}
     if not pos.dice:
         return {"reply": _gnubg_double(pos)}
@@ -398,14 +397,13 @@ def _gnubg_resignation(pos: Position, on_roll_is_us: bool, points: int) -> str:
 
 
 def run_gnubg_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    """``evaluation fibsboard``: P(win), P(win g), P(win bg), P(lose g), P(lose bg),
-    equity, for the receiver of the board ('you')."""
-    board = parse_fibs_board(args["board"])
-    pos = board.to_position().without_dice()
+    """``evaluation fibsboard``: P(win), P(win g), P(win bg), P(lose g), P(lose bg) and
+    the equity, for the side to act."""
+    question = gnubg.board_position(args["board"])
+    pos = question.position.without_dice()
     plies = int(args.get("options", {}).get("plies", 0))
     e = engine_api.evaluate(pos, plies)
-    you_on_roll = board.your_turn and not board.was_doubled
-    if you_on_roll:
+    if question.actor_on_roll:
         values = [e["win"], e["win_gammon"], e["win_backgammon"], e["lose_gammon"],
                   e["lose_backgammon"], e["equity"]]
     else:
