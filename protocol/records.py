@@ -399,6 +399,6 @@ def parse_record(text: str) -> MatchRecord:
             raise RecordError("actions follow the opening roll", n)
         game.actions.extend(_parse_action(words, n))
     fmt = record.headers.get("Format")
-    if fmt is not None and fmt.split("/")[0] != FORMAT.split("/")[0]:
-        raise RecordError(f"unknown record format {fmt!r}")
+    if fmt is not None and fmt != FORMAT and not fmt.startswith(FORMAT + "."):
+        raise RecordError(f"unknown record format {fmt!r} (this reader: {FORMAT}, {FORMAT}.x)")
     return record
