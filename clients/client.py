@@ -318,7 +318,7 @@ class JacquetClient:
         rid = next(self._ids)
         try:
             frame = wire.encode(rid, cmd, dict(args))
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, OverflowError) as exc:
             raise EngineProtocolError(f"cannot encode {cmd}: {exc}") from None
         call = _Call(cmd, streaming)
         self._calls[rid] = call

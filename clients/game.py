@@ -1,0 +1,485 @@
+"""Playing games through the protocol: the referee shared by the terminal player and
+the league.
+
+The referee never knows the rules. It keeps the game as the structured position
+the daemon hands back (always seen from the side on roll), asks the daemon for
+the legal plays of each roll (`legal_moves`) and to validate a move given as
+text (`apply_move`), asks each side's `Player` for its decisions, and rolls
+the dice from a `DiceSource`. A game is over when the side that just moved has
+borne off all 15 checkers; the points come from the daemon when its reply
+carries them, else from `game_points` (the result tables of RULES.md: J12, B8, C4).
+
+The dice are client-side and seeded (`SeededDice`) for now. A hosted match,
+where the server rolls, only needs another `DiceSource`.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import copy
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from protocol.records import Action, GameRecord, GameResult, MatchRecord
+
+from .client import JacquetClient
+from .errors import EngineError
+
+log = logging.getLogger(__name__)
+
+PositionMap = dict[str, Any]
+PlayMap = dict[str, Any]
+Dice = tuple[int, int]
+#: Seeds sent to engines stay below the protocol's largest integer (2^63 - 1).
+MAX_SEED = (1 << 63) - 1
+
+
+@dataclass(frozen=True)
+class VariantInfo:
+    """What the referee and the board drawing need to know of a variant."""
+
+    same_direction: bool         # G3 (jacquet, jacquet-be) or G4 (backgammon)
+    opening_plays_opening_dice: bool   # J2 rolls again; B2 and backgammon play the opening dice
+    result_names: dict[int, str]
+
+
+VARIANTS: dict[str, VariantInfo] = {
+    "jacquet": VariantInfo(True, False, {1: "single", 2: "marcia", 3: "marcia per punto"}),
+    "jacquet-be": VariantInfo(True, True, {1: "single", 2: "double"}),
+    "backgammon": VariantInfo(False, True, {1: "single", 2: "gammon", 3: "backgammon"}),
+}
+
+
+def variant_info(name: str) -> VariantInfo:
+    return VARIANTS.get(name, VARIANTS["backgammon"])
+
+
+def game_points(after: PositionMap) -> tuple[int, str]:
+    """(result before the cube, its name) of a finished game, from the position after the
+    winning play (the loser on roll, the winner as `opponent`): J12, B8, C4."""
+    variant = after["variant"]
+    loser, winner_primed = after["on_roll"], bool(after.get("primed", [False, False])[1])
+    if loser[0] > 0:
+        result = 1
+    elif variant == "jacquet":
+        result = 2 if winner_primed else 3
+    elif variant == "backgammon" and (loser[25] or any(loser[19:25])):
+        result = 3
+    else:
+        result = 2
+    return result, variant_info(variant).result_names.get(result, str(result))
+
+
+def is_over(after: PositionMap) -> bool:
+    """Whether the side that just moved (now `opponent`) has borne off all 15."""
+    return bool(after["opponent"][0] >= 15)
+
+
+# -- dice ------------------------------------------------------------------------------
+
+
+class DiceSource(Protocol):
+    """Where the dice come from. `opening()` is the opening roll (seat 0's die, seat 1's
+    die, never equal); `roll()` is two dice for the side on roll."""
+
+    async def opening(self) -> Dice: ...
+
+    async def roll(self) -> Dice: ...
+
+
+class SeededDice:
+    """Client-side dice from a seeded generator: the same seed gives the same rolls."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._rng = random.Random(seed)
+
+    async def opening(self) -> Dice:
+        while True:
+            a, b = self._rng.randint(1, 6), self._rng.randint(1, 6)
+            if a != b:
+                return a, b
+
+    async def roll(self) -> Dice:
+        return self._rng.randint(1, 6), self._rng.randint(1, 6)
+
+
+# -- players ---------------------------------------------------------------------------
+
+
+class EngineFault(Exception):
+    """A player failed: `kind` is `crash`, `hang`, `illegal` or `error`. The referee
+    scores the game as lost by that player."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+
+
+class Resign(Exception):
+    """Raised by a player (the human) to resign the game; `value` 1, 2 or 3."""
+
+    def __init__(self, value: int = 1) -> None:
+        super().__init__(f"resigns ({value})")
+        self.value = value
+
+
+@dataclass
+class Turn:
+    """What a player is asked to decide on: the position (side on roll = the player),
+    the dice, the legal plays, the seat and a per-move seed for engines that use
+    chance."""
+
+    position: PositionMap
+    dice: Dice
+    plays: list[PlayMap]
+    seat: int
+    seed: int
+    number: int
+
+
+class Player(abc.ABC):
+    """One side of a game."""
+
+    name: str = "player"
+
+    async def start(self) -> None:  # noqa: B027 - optional hook
+        """Get ready (spawn a process, connect); called before the first decision."""
+
+    @abc.abstractmethod
+    async def choose(self, turn: Turn) -> PlayMap | str:
+        """A play of `turn.plays` (or its move text). Raise EngineFault on failure."""
+
+    async def double(self, position: PositionMap) -> bool:
+        """Whether to double (position before the roll, the player on roll)."""
+        return False
+
+    async def take(self, position: PositionMap) -> bool:
+        """Whether to take (position from the doubler's side, `cube.pending` true)."""
+        return True
+
+    async def restart(self) -> None:  # noqa: B027 - optional hook
+        """Recover after a fault (respawn a crashed or hung process)."""
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release what `start` took."""
+
+
+class Observer:
+    """Hooks the referee calls as the game goes (the terminal shows the game through
+    them); every method is optional."""
+
+    async def game_started(self, state: GameState) -> None: ...
+
+    async def rolled(self, state: GameState, seat: int, dice: Dice) -> None: ...
+
+    async def moved(self, state: GameState, seat: int, dice: Dice, play: PlayMap) -> None: ...
+
+    async def cube_action(self, state: GameState, seat: int, action: str) -> None: ...
+
+    async def game_over(self, state: GameState, outcome: GameOutcome) -> None: ...
+
+
+# -- game state and outcome ------------------------------------------------------------
+
+
+@dataclass
+class GameState:
+    """The game in progress: `position` is seen from `turn` (the seat on roll)."""
+
+    variant: str
+    position: PositionMap
+    turn: int
+    names: tuple[str, str]
+    score: tuple[int, int] = (0, 0)         # match score before this game, by seat
+    match_length: int = 0
+    crawford: bool = False
+    moves: int = 0
+
+    def seat_view(self, seat: int) -> PositionMap:
+        """The position as `seat` sees it (swapped when it is not on roll)."""
+        return self.position if seat == self.turn else swap_sides(self.position)
+
+
+@dataclass
+class GameOutcome:
+    winner: int                 # seat
+    points: int                 # the cube included
+    result: int                 # 1-3 before the cube; 1 for a drop, resignation or forfeit
+    reason: str                 # bear-off, drop, resign, forfeit
+    name: str
+    moves: int
+    cube: int
+    fault: str | None = None    # for a forfeit: crash, hang, illegal, error
+    fault_message: str | None = None
+    luck: tuple[float, float] | None = None   # per seat, summed, in points (equity x cube)
+    record: GameRecord | None = None
+
+
+def swap_sides(pos: PositionMap) -> PositionMap:
+    """The same position seen from the other side (no dice; cube and match mirrored)."""
+    out = copy.deepcopy(pos)
+    out["on_roll"], out["opponent"] = pos["opponent"], pos["on_roll"]
+    out["dice"] = []
+    out["primed"] = list(reversed(pos.get("primed", [False, False])))
+    cube = out.get("cube")
+    if cube:
+        cube["owner"] = {"on_roll": "opponent", "opponent": "on_roll"}.get(cube["owner"],
+                                                                           cube["owner"])
+    match = out.get("match")
+    if match:
+        match["score"] = list(reversed(match["score"]))
+    return out
+
+
+class Referee:
+    """Plays games between two players through a rules server (any protocol v1 server
+    with `position`, `legal_moves` and `apply_move`; `luck` is used when offered).
+
+    `move_timeout` bounds each decision (seconds); a player that exceeds it, crashes
+    or answers an illegal move loses the game (`EngineFault`)."""
+
+    def __init__(self, rules: JacquetClient, *, move_timeout: float | None = None,
+                 luck: bool = True, observer: Observer | None = None) -> None:
+        self.rules = rules
+        self.move_timeout = move_timeout
+        self.use_luck = luck and rules.supports("luck")
+        self.observer = observer or Observer()
+
+    async def start_position(self, variant: str, *, cube: bool, score: tuple[int, int] = (0, 0),
+                             match_length: int = 0, crawford: bool = False) -> PositionMap:
+        """The initial position (from the daemon) with the cube and match state set,
+        seen by the side whose score is `score[0]`."""
+        pos = dict((await self.rules.position(f"start:{variant}"))["position"])
+        pos.pop("cube", None)
+        pos.pop("match", None)
+        if cube:
+            pos["cube"] = {"value": 1, "owner": "centre", "pending": False}
+        if match_length > 0:
+            pos["match"] = {"length": match_length, "score": list(score), "crawford": crawford}
+        return pos
+
+    async def _luck(self, pos: PositionMap, dice: Dice) -> float:
+        if not self.use_luck:
+            return 0.0
+        before = dict(pos, dice=[])
+        try:
+            return await self.rules.luck(before, dice)
+        except EngineError as exc:
+            log.warning("luck unavailable (%s); reporting raw figures only", exc)
+            self.use_luck = False
+            return 0.0
+
+    async def play_game(self, players: tuple[Player, Player], dice: DiceSource, *,
+                        variant: str, cube: bool = False, score: tuple[int, int] = (0, 0),
+                        match_length: int = 0, crawford: bool = False, seed: int = 0,
+                        number: int = 1, max_moves: int = 2000) -> GameOutcome:
+        """Play one game; seat 0 is `players[0]`."""
+        info = variant_info(variant)
+        opening = await dice.opening()
+        first = 0 if opening[0] > opening[1] else 1
+        view = (score[first], score[1 - first])
+        pos = await self.start_position(variant, cube=cube, score=view,
+                                        match_length=match_length, crawford=crawford)
+        state = GameState(variant, pos, first, (players[0].name, players[1].name), score,
+                          match_length, crawford)
+        record = GameRecord(number, score, crawford, opening)
+        luck = [0.0, 0.0]
+        await self.observer.game_started(state)
+        pending: Dice | None = ((max(opening), min(opening))
+                                if info.opening_plays_opening_dice else None)
+        while True:
+            seat = state.turn
+            player = players[seat]
+            try:
+                if pending is None and cube and self._may_double(state):
+                    outcome = await self._cube_turn(state, players, record)
+                    if outcome is not None:
+                        return await self._finish(state, outcome, luck)
+                if pending is not None:
+                    roll, pending = pending, None
+                else:
+                    roll = await dice.roll()
+                    record.actions.append(Action(seat, "roll", dice=roll))
+                await self.observer.rolled(state, seat, roll)
+                cube_value = int(state.position.get("cube", {}).get("value", 1))
+                luck[seat] += cube_value * await self._luck(state.position, roll)
+                position = dict(state.position, dice=list(roll))
+                plays = await self.rules.legal_moves(position)
+                if len(plays) == 1:
+                    play = plays[0]
+                else:
+                    turn = Turn(position, roll, plays, seat,
+                                (seed * 100_003 + state.moves) % MAX_SEED, state.moves)
+                    play = await self._decide(player, turn)
+            except Resign as resign:
+                return await self._finish(state, self._resigned(state, seat, resign.value,
+                                                                 record), luck)
+            except EngineFault as fault:
+                log.warning("%s (seat %d) forfeits game %d: %s", player.name, seat, number,
+                            fault)
+                return await self._finish(state, self._forfeit(state, seat, fault, record),
+                                          luck)
+            record.actions.append(Action(seat, "move", move=play["move"]))
+            state.moves += 1
+            after = play["position"]
+            state.position = after
+            await self.observer.moved(state, seat, roll, play)
+            if is_over(after):
+                result, name = _result_of(play)
+                value = int(after.get("cube", {}).get("value", 1))
+                outcome = GameOutcome(seat, result * value, result, "bear-off", name,
+                                      state.moves, value)
+                record.result = GameResult(seat, result * value, "bear-off", name)
+                outcome.record = record
+                return await self._finish(state, outcome, luck)
+            if state.moves >= max_moves:
+                raise EngineError(f"game {number} passed {max_moves} moves")
+            state.turn = 1 - seat
+
+    async def _finish(self, state: GameState, outcome: GameOutcome, luck: list[float]
+                      ) -> GameOutcome:
+        if self.use_luck:
+            outcome.luck = (luck[0], luck[1])
+        await self.observer.game_over(state, outcome)
+        return outcome
+
+    async def _decide(self, player: Player, turn: Turn) -> PlayMap:
+        try:
+            if self.move_timeout is not None:
+                answer = await asyncio.wait_for(player.choose(turn), self.move_timeout)
+            else:
+                answer = await player.choose(turn)
+        except TimeoutError:
+            raise EngineFault("hang", f"no move within {self.move_timeout} s") from None
+        text = answer if isinstance(answer, str) else answer.get("move")
+        if not isinstance(text, str):
+            raise EngineFault("illegal", f"answered {answer!r}, not a move")
+        for play in turn.plays:
+            if play["move"] == text:
+                return play
+        try:
+            applied = await self.rules.apply_move(turn.position, text)
+        except EngineError as exc:
+            raise EngineFault("illegal", f"{text!r}: {exc}") from None
+        for play in turn.plays:
+            if play["position"] == applied["position"]:
+                return play
+        raise EngineFault("illegal", f"{text!r} is not among the legal plays")
+
+    def _may_double(self, state: GameState) -> bool:
+        cube = state.position.get("cube")
+        if not cube or cube.get("pending") or state.crawford:
+            return False
+        if cube["owner"] not in ("centre", "on_roll"):
+            return False
+        if state.match_length > 0:  # a side that has already won the match with the cube
+            me = state.score[state.turn]
+            if me + cube["value"] >= state.match_length:
+                return False
+        return True
+
+    async def _cube_turn(self, state: GameState, players: tuple[Player, Player],
+                         record: GameRecord) -> GameOutcome | None:
+        seat = state.turn
+        if not await players[seat].double(state.position):
+            return None
+        cube = dict(state.position["cube"])
+        value = int(cube["value"])
+        record.actions.append(Action(seat, "double", value=value * 2))
+        await self.observer.cube_action(state, seat, "double")
+        offered = dict(state.position, cube=dict(cube, pending=True))
+        taker = players[1 - seat]
+        if await taker.take(offered):
+            record.actions.append(Action(1 - seat, "take"))
+            await self.observer.cube_action(state, 1 - seat, "take")
+            state.position = dict(state.position, cube={"value": value * 2, "owner": "opponent",
+                                                        "pending": False})
+            return None
+        record.actions.append(Action(1 - seat, "drop"))
+        await self.observer.cube_action(state, 1 - seat, "drop")
+        record.result = GameResult(seat, value, "drop", "drop")
+        return GameOutcome(seat, value, 1, "drop", "drop", state.moves, value, record=record)
+
+    def _resigned(self, state: GameState, seat: int, value: int, record: GameRecord
+                  ) -> GameOutcome:
+        cube = int(state.position.get("cube", {}).get("value", 1))
+        record.actions.append(Action(seat, "resign", value=value))
+        record.actions.append(Action(1 - seat, "accept"))
+        name = variant_info(state.variant).result_names.get(value, str(value))
+        record.result = GameResult(1 - seat, value * cube, "resign", name)
+        return GameOutcome(1 - seat, value * cube, value, "resign", name, state.moves, cube,
+                           record=record)
+
+    def _forfeit(self, state: GameState, seat: int, fault: EngineFault, record: GameRecord
+                 ) -> GameOutcome:
+        outcome = self._resigned(state, seat, 1, record)
+        assert record.result is not None
+        record.result = GameResult(record.result.winner, record.result.points, "resign",
+                                   f"forfeit {fault.kind}")
+        outcome.reason, outcome.name = "forfeit", f"forfeit {fault.kind}"
+        outcome.fault, outcome.fault_message = fault.kind, fault.message
+        return outcome
+
+
+def _result_of(play: PlayMap) -> tuple[int, str]:
+    """The result of a game-ending play: the daemon's own (`result` in the play, when it
+    sends one), else the rules' tables applied to the final position."""
+    given = play.get("result")
+    if isinstance(given, dict) and isinstance(given.get("points"), int):
+        return int(given["points"]), str(given.get("name", ""))
+    return game_points(play["position"])
+
+
+# -- matches ---------------------------------------------------------------------------
+
+
+@dataclass
+class MatchOutcome:
+    games: list[GameOutcome]
+    score: tuple[int, int]
+    winner: int | None
+    record: MatchRecord = field(default_factory=MatchRecord)
+
+
+async def play_match(referee: Referee, players: tuple[Player, Player], dice: DiceSource, *,
+                     variant: str, length: int = 0, cube: bool = False, seed: int = 0,
+                     headers: dict[str, str] | None = None,
+                     after_game: Callable[[GameOutcome], Awaitable[None]] | None = None,
+                     ) -> MatchOutcome:
+    """A match to `length` points (0: one money game) between seat 0 and seat 1.
+    `after_game` is awaited after each game (the league restarts a faulty engine)."""
+    record = MatchRecord(headers={
+        "Variant": variant, "Length": str(length), "Cube": "on" if cube else "off",
+        "Crawford": "on", "Dice": "client", "Seed": str(seed),
+        "Player0": players[0].name, "Player1": players[1].name, **(headers or {})})
+    score = [0, 0]
+    games: list[GameOutcome] = []
+    crawford_done = False
+    while True:
+        crawford = (cube and length > 0 and not crawford_done
+                    and max(score) == length - 1)
+        crawford_done = crawford_done or crawford
+        outcome = await referee.play_game(players, dice, variant=variant, cube=cube,
+                                          score=(score[0], score[1]), match_length=length,
+                                          crawford=crawford, seed=seed + len(games),
+                                          number=len(games) + 1)
+        games.append(outcome)
+        if after_game is not None:
+            await after_game(outcome)
+        if outcome.record is not None:
+            record.games.append(outcome.record)
+        score[outcome.winner] += outcome.points
+        if length == 0 or max(score) >= length:
+            break
+    winner = None if not games else (0 if score[0] > score[1] else 1)
+    record.headers["Status"] = "finished"
+    if winner is not None:
+        record.headers["Result"] = str(winner)
+    record.headers["Score"] = f"{score[0]} {score[1]}"
+    return MatchOutcome(games, (score[0], score[1]), winner, record)

@@ -1,0 +1,238 @@
+"""Running a league: the daemon, the players, the jobs in parallel, the journal.
+
+`League.run()` connects to the daemon (or spawns `jacquetd stdio`), opens the
+journal (resuming it if asked), and lets `concurrency` workers take the jobs
+not yet in the journal. Each worker has its own players (one process per
+external engine per worker), so games in parallel never share a process.
+Each finished match is written to the journal at once; an engine fault is
+logged there too and the faulty engine restarted before its next game. In
+SPRT mode the league stops as soon as the test decides. At the end (and when
+interrupted) the standings, the HTML report and the match records are written.
+
+A match entry of the journal:
+
+    {"type": "match", "job": "a~b#3:1", "pair": "a~b#3", "seed": 123, "players": ["b", "a"],
+     "score": [1, 0], "winner": 0, "elapsed_s": 0.8, "record": "<RECORDS.md text>",
+     "games": [{"winner": 0, "points": 1, "result": 1, "reason": "bear-off", "name": "single",
+                "moves": 61, "cube": 1, "fault": null, "fault_message": null,
+                "luck": [0.12, -0.3] or null}]}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from protocol.records import format_record
+
+from ..client import JacquetClient
+from ..errors import EngineError
+from ..game import EngineFault, GameOutcome, Player, Referee, SeededDice, play_match
+from .config import LeagueConfig
+from .engines import make_player
+from .journal import Journal
+from .progress import Progress
+from .ratings import Sprt
+from .report import render
+from .schedule import Job, schedule
+from .standings import Standings, compute
+
+log = logging.getLogger(__name__)
+
+DAEMON_TIMEOUT_S = 30.0
+
+
+@dataclass
+class LeagueOptions:
+    results: Path
+    report: Path | None = None
+    records_dir: Path | None = None
+    resume: bool = False
+    concurrency: int | None = None
+    connect: str | None = None
+    progress: bool = True
+    log_dir: Path | None = None
+    move_timeout: float | None = None   # seconds; default: 3 x time_ms + 5 s
+    on_match: Callable[[dict[str, Any]], None] | None = None
+
+
+@dataclass
+class LeagueResult:
+    standings: Standings
+    matches: list[dict[str, Any]]
+    finished: bool
+    stopped_by_sprt: bool = False
+    elapsed_s: float = 0.0
+    faults: int = 0
+    report: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def game_entry(g: GameOutcome) -> dict[str, Any]:
+    return {"winner": g.winner, "points": g.points, "result": g.result, "reason": g.reason,
+            "name": g.name, "moves": g.moves, "cube": g.cube, "fault": g.fault,
+            "fault_message": g.fault_message,
+            "luck": [round(v, 6) for v in g.luck] if g.luck is not None else None}
+
+
+class League:
+    def __init__(self, config: LeagueConfig, options: LeagueOptions) -> None:
+        self.config = config
+        self.options = options
+        self.concurrency = options.concurrency or config.concurrency
+        self.sprt = (Sprt(config.sprt.elo0, config.sprt.elo1, config.sprt.alpha,
+                          config.sprt.beta) if config.sprt else None)
+        self.names = [e.name for e in config.engines]
+        self.move_timeout = options.move_timeout or (3 * config.time_ms / 1000.0 + 5.0)
+        self._stop = asyncio.Event()
+        self.stopped_by_sprt = False
+        self.fault_count = 0
+
+    def _standings(self, journal: Journal) -> Standings:
+        sprt = (self.sprt, self.config.sprt.a, self.config.sprt.b) if (
+            self.sprt is not None and self.config.sprt is not None) else None
+        return compute(self.names, journal.matches(), sprt)
+
+    async def _daemon(self) -> JacquetClient:
+        target = self.options.connect or self.config.daemon_connect
+        if target:
+            return await JacquetClient.open(target, timeout=DAEMON_TIMEOUT_S)
+        stderr = None
+        if self.options.log_dir is not None:
+            stderr = open(self.options.log_dir / "daemon.stderr.log", "ab")  # noqa: SIM115
+        return await JacquetClient.spawn(list(self.config.daemon_command),
+                                         timeout=DAEMON_TIMEOUT_S, stderr=stderr,
+                                         cwd=self.config.base_dir)
+
+    async def run(self) -> LeagueResult:
+        started = time.monotonic()
+        header = {"league": self.config.name, "fingerprint": self.config.fingerprint(),
+                  "engines": self.names}
+        journal = Journal(self.options.results, header, resume=self.options.resume)
+        if self.options.log_dir is not None:
+            self.options.log_dir.mkdir(parents=True, exist_ok=True)
+        jobs = schedule(self.config)
+        done = journal.done_jobs()
+        pending = [j for j in jobs if j.id not in done]
+        progress = Progress(len(jobs), done=len(jobs) - len(pending),
+                            enabled=self.options.progress)
+        if self.sprt is not None and self._standings(journal).sprt["decision"]:  # type: ignore[index]
+            pending = []
+            self.stopped_by_sprt = True
+        daemon = await self._daemon()
+        notes = []
+        if not daemon.supports("luck"):
+            notes.append("luck-adjusted results unavailable: the daemon has no `luck` command")
+        queue: asyncio.Queue[Job] = asyncio.Queue()
+        for job in pending:
+            queue.put_nowait(job)
+        progress.show(force=True)
+        workers = [asyncio.ensure_future(self._worker(i, queue, daemon, journal, progress))
+                   for i in range(self.concurrency)]
+        try:
+            stopper = asyncio.ensure_future(self._stop.wait())
+            everyone = asyncio.gather(*workers)
+            await asyncio.wait([stopper, everyone], return_when=asyncio.FIRST_COMPLETED)
+            stopper.cancel()
+            if everyone.done():
+                everyone.result()  # a worker's unexpected failure ends the league here
+        finally:
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            progress.close()
+            with contextlib.suppress(EngineError):
+                await daemon.close()
+        standings = self._standings(journal)
+        finished = self.stopped_by_sprt or journal.done_jobs() >= {j.id for j in jobs}
+        result = LeagueResult(standings, journal.matches(), finished, self.stopped_by_sprt,
+                              time.monotonic() - started, self.fault_count, notes=notes)
+        journal.close()
+        self.write_outputs(result)
+        return result
+
+    def write_outputs(self, result: LeagueResult) -> None:
+        """The HTML report and one record file per match."""
+        if self.options.report is not None:
+            self.options.report.parent.mkdir(parents=True, exist_ok=True)
+            self.options.report.write_text(render(self.config, result.standings,
+                                                  result.matches, finished=result.finished,
+                                                  elapsed_s=result.elapsed_s),
+                                           encoding="utf-8")
+            result.report = self.options.report
+        if self.options.records_dir is not None:
+            self.options.records_dir.mkdir(parents=True, exist_ok=True)
+            for m in result.matches:
+                name = m["job"].replace("~", "-vs-").replace("#", "-").replace(":", "-")
+                (self.options.records_dir / f"{name}.txt").write_text(m["record"],
+                                                                      encoding="utf-8")
+
+    async def _worker(self, slot: int, queue: asyncio.Queue[Job], daemon: JacquetClient,
+                      journal: Journal, progress: Progress) -> None:
+        players: dict[str, Player] = {}
+        referee = Referee(daemon, move_timeout=self.move_timeout)
+        try:
+            while not self._stop.is_set():
+                try:
+                    job = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                for name in job.players:
+                    if name not in players:
+                        players[name] = make_player(
+                            self.config.engine(name), time_ms=self.config.time_ms,
+                            daemon=daemon, cwd=self.config.base_dir,
+                            log_dir=self.options.log_dir)
+                entry = await self._play(job, referee, (players[job.players[0]],
+                                                        players[job.players[1]]), journal)
+                if self._stop.is_set():
+                    return  # an SPRT decision came while this match was played: not counted
+                journal.append(entry)
+                if self.options.on_match is not None:
+                    self.options.on_match(entry)
+                progress.advance(f"last: {job.players[0]} {entry['score'][0]}-"
+                                 f"{entry['score'][1]} {job.players[1]}")
+                if self.sprt is not None:
+                    decision = self._standings(journal).sprt["decision"]  # type: ignore[index]
+                    if decision is not None:
+                        self.stopped_by_sprt = True
+                        self._stop.set()
+        finally:
+            for player in players.values():
+                with contextlib.suppress(Exception):
+                    await player.close()
+
+    async def _play(self, job: Job, referee: Referee, players: tuple[Player, Player],
+                    journal: Journal) -> dict[str, Any]:
+        started = time.monotonic()
+        outcome = await play_match(
+            referee, players, SeededDice(job.seed), variant=self.config.variant,
+            length=self.config.match_length, cube=self.config.cube, seed=job.seed,
+            headers={"Match": job.id, "Event": self.config.name, "Pair": job.pair},
+            after_game=lambda g: self._after_game(job, players, g, journal))
+        return {"type": "match", "job": job.id, "pair": job.pair, "seed": job.seed,
+                "players": list(job.players), "score": list(outcome.score),
+                "winner": outcome.winner, "elapsed_s": round(time.monotonic() - started, 3),
+                "games": [game_entry(g) for g in outcome.games],
+                "record": format_record(outcome.record)}
+
+    async def _after_game(self, job: Job, players: tuple[Player, Player], game: GameOutcome,
+                          journal: Journal) -> None:
+        if game.fault is None:
+            return
+        loser = players[1 - game.winner]
+        self.fault_count += 1
+        log.warning("%s lost a game of %s by %s: %s; restarting it", loser.name, job.id,
+                    game.fault, game.fault_message)
+        journal.append({"type": "event", "what": "fault", "job": job.id, "engine": loser.name,
+                        "fault": game.fault, "message": game.fault_message})
+        try:
+            await loser.restart()
+        except (EngineFault, EngineError, OSError) as exc:  # the next game retries
+            log.warning("%s: restart failed: %s", loser.name, exc)
