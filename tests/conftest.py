@@ -77,7 +77,8 @@ def daemon_env() -> dict[str, str]:
 def launch(args: list[str], log_path: Path, command: str = "serve") -> DaemonProcess:
     """Start ``python -m jacquetd serve ARGS`` with every endpoint on a free loopback port
     (unless ARGS sets it) and wait for its banner."""
-    full = [sys.executable, "-m", "jacquetd", command]
+    # "serve-defaults": `serve` without endpoint flags (the embedded defaults).
+    full = [sys.executable, "-m", "jacquetd", command.removesuffix("-defaults")]
     if command == "serve":
         for flag, value in (("--bind", "tcp://127.0.0.1:0"), ("--tcp", "127.0.0.1:0"),
                             ("--gnubg", "127.0.0.1:0")):

@@ -12,7 +12,7 @@ from jacquetd.matches import Caller, MatchService
 def decide(state: dict[str, Any], side: int, seed: int) -> tuple[str, dict[str, Any]]:
     """The command and extra arguments `side` sends now (it must have something to do)."""
     may = state["may"][side]
-    rng = random.Random(f"{seed}:{state['match_id']}:{state['actions']}:{side}")
+    rng = random.Random(f"{seed}:{state['actions']}:{side}")
     if "take" in may:
         return ("match_take" if rng.random() < 0.8 else "match_drop"), {}
     if "accept" in may:
@@ -20,8 +20,12 @@ def decide(state: dict[str, Any], side: int, seed: int) -> tuple[str, dict[str, 
     if "double" in may and rng.random() < 0.15:
         return "match_double", {}
     if "roll" in may:
-        if rng.random() < 0.01:
+        if state["phase"] != "opening" and rng.random() < 0.01:
             return "match_resign", {"points": rng.choice([1, 2])}
+        if state["dice_mode"] == "supplied":
+            d0 = rng.randint(1, 6)
+            d1 = rng.choice([d for d in range(1, 7) if d != d0 or state["phase"] != "opening"])
+            return "match_roll", {"dice": [d0, d1]}
         return "match_roll", {}
     if "move" in may:
         return "match_move", {"move": rng.choice(state["legal_moves"]) or "pass"}
@@ -37,6 +41,8 @@ def play_out(svc: MatchService, match_id: str, tokens: list[str | None], seed: i
         if state["status"] != "playing":
             return sent
         side = state["to_act"]
+        if side is None and state["phase"] == "opening":
+            side = 0
         assert side is not None, state
         token = tokens[side]
         assert token is not None, f"side {side} is a bot but the match waits for it"
