@@ -18,6 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..client import JacquetClient
 from .config import LeagueConfigError, load_league, parse_league
 from .journal import JournalError
 from .runner import League, LeagueOptions, LeagueResult
@@ -30,12 +31,28 @@ DEMO = {
     "games": 4,
     "time_ms": 50,
     "seed": 2024,
-    "engines": [
-        {"name": "random", "level": "random"},
-        {"name": "heuristic", "level": "heuristic"},
-        {"name": "neural-0ply", "level": "neural", "plies": 0},
-    ],
 }
+#: Levels the demo prefers, at 0 plies so that it stays quick.
+DEMO_LEVELS = ("random", "heuristic", "neural")
+
+
+async def demo_engines(connect: str | None) -> list[dict[str, object]]:
+    """Three of the daemon's levels (it says which it has in `hello`); if it has fewer,
+    the same level under several names."""
+    if connect:
+        client = await JacquetClient.open(connect)
+    else:
+        client = await JacquetClient.spawn(["jacquetd", "stdio"])
+    async with client:
+        levels = [str(x) for x in client.server.get("levels", ["random"])]
+    chosen = [lv for lv in DEMO_LEVELS if lv in levels] or levels[:1] or ["random"]
+    engines: list[dict[str, object]] = []
+    for i in range(3):
+        level = chosen[i % len(chosen)]
+        name = level if i < len(chosen) else f"{level}-{i + 1}"
+        engines.append({"name": name, "level": level, **({"plies": 0} if level != "random"
+                                                          else {})})
+    return engines
 
 
 def _options(args: argparse.Namespace, base: Path, stem: str) -> LeagueOptions:
@@ -94,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             if not args.out:
                 args.out = tempfile.mkdtemp(prefix="jacquet-league-demo-")
-            config = parse_league(DEMO, ".")
+            engines = asyncio.run(demo_engines(args.connect))
+            config = parse_league({**DEMO, "engines": engines}, ".")
             options = _options(args, Path(args.out), "demo")
         if args.concurrency is not None and args.concurrency < 1:
             parser.error("--concurrency: at least 1")
