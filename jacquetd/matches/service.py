@@ -430,6 +430,9 @@ class MatchService:
         except StoreError as exc:
             self._drop(live.row.id)
             raise MatchError("internal", str(exc)) from None
+        except BaseException:
+            self._drop(live.row.id)  # nothing was stored: forget what memory applied
+            raise
         if live.status == "over":
             self._reveal(live)
         self._notify(live.row.id, live.last_event)
