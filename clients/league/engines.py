@@ -167,8 +167,10 @@ def fibs_board(position: PositionMap, *, was_doubled: bool = False) -> str:
     crawford = bool(match and match.get("crawford"))
     value = int(cube["value"]) if cube else 1
     owner = cube["owner"] if cube else "none"
-    may = (int(cube is not None and owner != "opponent" and not crawford),
-           int(cube is not None and owner != "on_roll" and not crawford))
+    # Without a cube gnubg still wants a "may double" flag set: with both clear it
+    # answers a move request with `beaver`.
+    may = ((int(owner != "opponent" and not crawford), int(owner != "on_roll" and not crawford))
+           if cube else (1, 1))
     if match:
         length, score = int(match["length"]), match["score"]
         post = int(length - 1 in score and not crawford)

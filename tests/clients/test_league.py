@@ -1,0 +1,164 @@
+"""The league manager against real daemons (`jacquetd stdio`, spawned by the league)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients import SimpleClient
+from clients.league import League, LeagueOptions, load_league
+from clients.league.engines import find_gnubg
+from protocol.records import parse_record
+
+HERE = Path(__file__).parent
+REPO = HERE.parents[1]
+ENGINE = HERE / "first_engine.py"
+DAEMON = [sys.executable, "-m", "jacquetd", "stdio"]
+
+
+@pytest.fixture(scope="module")
+def levels() -> list[str]:
+    """Two of the daemon's bot levels (the same one twice if it has only one)."""
+    with SimpleClient.spawn(DAEMON, timeout=30) as daemon:
+        found = [str(x) for x in daemon.server["levels"]]
+    preferred = [lv for lv in ("random", "heuristic", "neural") if lv in found] or found
+    return (preferred * 2)[:2]
+
+
+def toml_list(words: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(w) for w in words) + "]"
+
+
+def write_league(path: Path, engines: list[dict[str, Any]], **settings: Any) -> Path:
+    lines = [f"{k} = {json.dumps(v)}" for k, v in {"name": "t", "variant": "jacquet",
+                                                   "games": 2, "time_ms": 20, "seed": 11,
+                                                   **settings}.items()]
+    lines += ["[daemon]", f"command = {toml_list(DAEMON)}"]
+    for e in engines:
+        lines.append("[[engines]]")
+        for k, v in e.items():
+            lines.append(f"{k} = {toml_list(v) if isinstance(v, list) else json.dumps(v)}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def three_engines(levels: list[str]) -> list[dict[str, Any]]:
+    return [{"name": "lvl-a", "level": levels[0]},
+            {"name": "lvl-b", "level": levels[1], "plies": 0},
+            {"name": "first", "command": [sys.executable, str(ENGINE)]}]
+
+
+def run_league(path: Path, **options: Any) -> Any:
+    config = load_league(path)
+    opts = LeagueOptions(results=path.with_suffix(".jsonl"),
+                         report=path.with_suffix(".html"), records_dir=path.parent / "rec",
+                         progress=False, log_dir=path.parent / "logs", **options)
+    return asyncio.run(asyncio.wait_for(League(config, opts).run(), 240))
+
+
+def totals(results: Path) -> dict[str, Any]:
+    out = {}
+    for line in results.read_text().splitlines():
+        entry = json.loads(line)
+        if entry["type"] == "match":
+            assert entry["job"] not in out, "a match counted twice"
+            out[entry["job"]] = (entry["players"], entry["score"],
+                                 [(g["winner"], g["points"], g["moves"]) for g in entry["games"]])
+    return out
+
+
+def test_league_of_three_engines_plays_to_the_end(tmp_path: Path, levels: list[str]) -> None:
+    path = write_league(tmp_path / "three.toml", three_engines(levels))
+    result = run_league(path, concurrency=2)
+    st = result.standings
+    assert result.finished and st.matches == 6 and st.games == 6
+    assert {x.name: x.games for x in st.lines} == {"lvl-a": 4, "lvl-b": 4, "first": 4}
+    assert sum(x.wins for x in st.lines) == 6 and not st.faults
+    page = path.with_suffix(".html").read_text()
+    for name in ("lvl-a", "lvl-b", "first"):
+        assert name in page
+    assert "<svg" in page and page.count("<details>") == 6
+    records = sorted((tmp_path / "rec").iterdir())
+    assert len(records) == 6
+    for rec in records:
+        parsed = parse_record(rec.read_text())
+        assert parsed.games and parsed.games[0].result is not None
+        assert parsed.variant == "jacquet"
+
+
+def test_killed_league_resumes_to_the_same_totals(tmp_path: Path, levels: list[str]) -> None:
+    engines = three_engines(levels)
+    whole = write_league(tmp_path / "whole.toml", engines)
+    cut = write_league(tmp_path / "cut.toml", engines)
+    run_league(whole)
+    expected = totals(whole.with_suffix(".jsonl"))
+    assert len(expected) == 6
+
+    cmd = [sys.executable, "-m", "clients.league.cli", "run", str(cut), "-q",
+           "--results", str(cut.with_suffix(".jsonl"))]
+    proc = subprocess.Popen(cmd, cwd=REPO, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    journal = cut.with_suffix(".jsonl")
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if journal.exists() and journal.read_text().count('"type":"match"') >= 2:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the league finished before it could be killed"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the league, its daemon and its engines
+        proc.wait(10)
+    partial = totals(journal)
+    assert 2 <= len(partial) < 6
+    with open(journal, "ab") as f:  # as if the kill had cut a line in half
+        f.write(b'{"type":"match","job":"lvl-a~lvl-b#0:0","pla')
+    done = subprocess.run([*cmd, "--resume"], cwd=REPO, capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert totals(journal) == expected
+    assert "6 matches, 6 games" in done.stdout
+
+
+def test_crashing_hanging_and_illegal_engines_lose_and_are_replaced(
+        tmp_path: Path, levels: list[str]) -> None:
+    engine = [sys.executable, str(ENGINE)]
+    path = write_league(tmp_path / "faults.toml", [
+        {"name": "steady", "level": levels[0]},
+        {"name": "crashy", "command": [*engine, "--crash-after", "4"]},
+        {"name": "hangy", "command": [*engine, "--hang-after", "4"]},
+        {"name": "cheat", "command": [*engine, "--illegal-after", "3"]},
+    ], format="gauntlet", games=2)
+    result = run_league(path, move_timeout=1.0)
+    st = result.standings
+    assert result.finished and st.matches == 6
+    kinds = {(f["engine"], f["fault"]) for f in st.faults}
+    assert {("crashy", "crash"), ("hangy", "hang"), ("cheat", "illegal")} <= kinds
+    for name in ("crashy", "hangy", "cheat"):
+        line = st.line(name)
+        assert line.forfeits == 2 and line.losses == 2  # lost both games, both by forfeit
+    events = [json.loads(x) for x in path.with_suffix(".jsonl").read_text().splitlines()]
+    assert sum(e["type"] == "event" for e in events) == 6
+    assert "Faults" in path.with_suffix(".html").read_text()
+
+
+@pytest.mark.skipif(not Path(find_gnubg(None)).exists(), reason="gnubg is not installed")
+def test_gnubg_plays_backgammon_through_its_external_interface(
+        tmp_path: Path, levels: list[str]) -> None:
+    path = write_league(tmp_path / "bg.toml", [
+        {"name": "ours", "level": levels[0]},
+        {"name": "gnubg", "gnubg": find_gnubg(None), "plies": 0},
+    ], variant="backgammon", games=2)
+    result = run_league(path)
+    st = result.standings
+    assert result.finished and st.games == 2 and not st.faults
+    assert st.line("gnubg").games == 2
