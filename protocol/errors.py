@@ -45,8 +45,9 @@ ERROR_DOCS: dict[ErrorCode, str] = {
     "it (`id`, `cmd`, an argument, or `args` for surplus words in text).",
     ErrorCode.BAD_POSITION: "The position is malformed or breaks the rules of its variant; `field` "
     "points into the position when known, `rule` is the RULES.md id broken, when one is.",
-    ErrorCode.ILLEGAL_MOVE: "The move is well formed but the rules forbid it here; `rule` is the "
-    "RULES.md id broken.",
+    ErrorCode.ILLEGAL_MOVE: "The move cannot be played here: it is not move notation, does not "
+    "fit the dice, breaks a rule (`rule` is the RULES.md id), or matches several plays (`rule` "
+    "G8, `candidates` lists their spellings). `field` is `move`.",
     ErrorCode.TOO_LARGE: "The message, a string or a list exceeds a limit of `hello`'s `limits`; "
     "`limit` names it.",
     ErrorCode.TOO_DEEP: "Maps and lists are nested deeper than `limits.max_depth`.",

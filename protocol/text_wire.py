@@ -82,7 +82,7 @@ def _parse_id(word: str) -> int:
 
 # -- requests ----------------------------------------------------------------------------
 
-_DICE_RE = re.compile(r"^([1-6])-?([1-6])$")
+_DICE_RE = re.compile(r"^([0-9])-?([0-9])$")  # 1-6 is checked later, as for msgpack
 _BOOL_WORDS = {"true": True, "on": True, "false": False, "off": False}
 
 
