@@ -331,6 +331,7 @@ class Referee:
             state.position = after
             await self.observer.moved(state, seat, roll, play)
             if is_over(after):
+                state.turn = 1 - seat  # the position is seen from the loser now
                 result, name = _result_of(play)
                 value = int(after.get("cube", {}).get("value", 1))
                 outcome = GameOutcome(seat, result * value, result, "bear-off", name,

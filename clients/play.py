@@ -1,0 +1,376 @@
+"""`jacquet-play`: play a match against a bot in the terminal, or watch two bots.
+
+    jacquet-play                         # spawns `jacquetd stdio`, one game of jacquet
+    jacquet-play --length 5 --level heuristic --variant backgammon --cube
+    jacquet-play --connect tcp://127.0.0.1:5555 --seed 42
+    jacquet-play --watch --level random --level2 heuristic
+
+At your turn: type a number from the list of legal plays, or a move in
+notation (`24/18 18/13`, `24/13`, `bar/22*`, `6/off`), or `hint` (the
+ranked analysis), `list` (every legal play), `board`, `resign` [1-3],
+`help`, `quit`. The finished match is saved as a match record (RECORDS.md).
+
+The board is drawn from the structured positions the daemon sends; this
+program knows nothing of the rules. The dice are rolled here, from a seed
+that is printed and recorded so a match can be replayed; hosted matches with
+the server's dice will plug in as another dice source.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+import random
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from protocol.records import format_record
+
+from .board import colour_enabled, render
+from .client import JacquetClient, Ranking
+from .errors import EngineError, IllegalMoveError
+from .game import (
+    EngineFault,
+    GameOutcome,
+    GameState,
+    Observer,
+    Player,
+    PlayMap,
+    PositionMap,
+    Referee,
+    Resign,
+    SeededDice,
+    Turn,
+    play_match,
+)
+
+log = logging.getLogger(__name__)
+
+DAEMON = ("jacquetd", "stdio")
+LIST_LIMIT = 15
+HELP = """commands:
+  N            play the N-th legal play of the list
+  MOVE         play a move in notation: 24/18 18/13, 24/13, 13/7(2), bar/22*, 6/off
+  hint         the daemon's ranked analysis of this roll
+  list         every legal play
+  board        draw the board again
+  resign [N]   resign the game (1 single, 2 gammon/marcia, 3 backgammon/marcia per punto)
+  quit         leave without finishing the match
+  help         this text"""
+
+
+class Quit(Exception):
+    """The user left the match."""
+
+
+class Console:
+    """Where the program talks to the user (stdout and stdin, read without blocking the
+    event loop)."""
+
+    def __init__(self, out: TextIO, colour: bool) -> None:
+        self.out = out
+        self.colour = colour
+
+    def say(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    async def ask(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        if not line:
+            raise Quit()
+        return line.strip()
+
+
+class Display(Observer):
+    """Shows the game as it goes, from the point of view of seat `viewer`."""
+
+    def __init__(self, console: Console, viewer: int, names: tuple[str, str],
+                 show_every_move: bool) -> None:
+        self.console = console
+        self.viewer = viewer
+        self.names = names
+        self.show_every_move = show_every_move
+        self.state: GameState | None = None
+
+    def draw(self, state: GameState, dice: tuple[int, int] | None = None) -> None:
+        me, other = self.viewer, 1 - self.viewer
+        self.console.say(render(state.position, viewer_on_roll=state.turn == me,
+                                names=(self.names[me], self.names[other]),
+                                colour=self.console.colour,
+                                score=(state.score[me], state.score[other]),
+                                match_length=state.match_length, dice=dice,
+                                on_roll_is_viewer=state.turn == me))
+
+    async def game_started(self, state: GameState) -> None:
+        self.state = state
+        self.console.say(f"\n=== game, score {state.score[0]}-{state.score[1]}"
+                         + (" (Crawford game)" if state.crawford else "") + " ===")
+        self.console.say(f"{self.names[state.turn]} starts.")
+
+    async def rolled(self, state: GameState, seat: int, dice: tuple[int, int]) -> None:
+        if self.show_every_move or seat == self.viewer:
+            self.draw(state, dice)
+
+    async def moved(self, state: GameState, seat: int, dice: tuple[int, int],
+                    play: PlayMap) -> None:
+        move = play["move"] or "(no legal move)"
+        self.console.say(f"{self.names[seat]} {_verb(self.names[seat], 'play')} "
+                         f"{dice[0]}-{dice[1]}: {move}")
+
+    async def cube_action(self, state: GameState, seat: int, action: str) -> None:
+        self.console.say(f"{self.names[seat]} {_verb(self.names[seat], action)}")
+
+    async def game_over(self, state: GameState, outcome: GameOutcome) -> None:
+        if outcome.reason == "bear-off":
+            self.draw(state)
+        why = {"bear-off": outcome.name, "drop": "the double was dropped",
+               "resign": f"resignation ({outcome.name})",
+               "forfeit": f"forfeit ({outcome.fault}: {outcome.fault_message})"}[outcome.reason]
+        winner = self.names[outcome.winner]
+        self.console.say(f"*** {winner} {_verb(winner, 'win')} {outcome.points} point"
+                         f"{'s' if outcome.points != 1 else ''}: {why}")
+
+
+def _verb(subject: str, verb: str) -> str:
+    return verb if subject == "you" else verb + "s"
+
+
+class BotPlayer(Player):
+    """A bot level of the daemon."""
+
+    def __init__(self, daemon: JacquetClient, level: str | None, *, plies: int | None,
+                 movetime_ms: int | None, name: str) -> None:
+        self.daemon = daemon
+        self.level = level
+        self.plies = plies
+        self.movetime_ms = movetime_ms
+        self.name = name
+
+    async def choose(self, turn: Turn) -> PlayMap:
+        try:
+            result = await self.daemon.best_move(turn.position, level=self.level,
+                                                 plies=self.plies, seed=turn.seed,
+                                                 movetime_ms=self.movetime_ms)
+        except EngineError as exc:
+            raise EngineFault("error", str(exc)) from None
+        play: PlayMap = result["play"]
+        return play
+
+    async def _cube(self, position: PositionMap) -> dict[str, Any] | None:
+        try:
+            return await self.daemon.cube(dict(position, dice=[]), plies=self.plies)
+        except EngineError:
+            return None
+
+    async def double(self, position: PositionMap) -> bool:
+        decision = await self._cube(position)
+        return bool(decision and decision.get("action") == "double")
+
+    async def take(self, position: PositionMap) -> bool:
+        decision = await self._cube(position)
+        return not (decision and decision.get("take") == "drop")
+
+
+class HumanPlayer(Player):
+    """The person at the keyboard."""
+
+    def __init__(self, console: Console, daemon: JacquetClient, display: Display,
+                 name: str = "you", hint_plies: int = 1) -> None:
+        self.console = console
+        self.daemon = daemon
+        self.display = display
+        self.name = name
+        self.hint_plies = hint_plies
+
+    def show_plays(self, plays: list[PlayMap], everything: bool = False) -> None:
+        shown = plays if everything else plays[:LIST_LIMIT]
+        for i, play in enumerate(shown, 1):
+            extra = []
+            if play.get("hits"):
+                extra.append(f"hits {play['hits']}")
+            if play.get("borne_off"):
+                extra.append(f"off {play['borne_off']}")
+            self.console.say(f"  {i:>3}. {play['move'] or '(no legal move)'}"
+                             + (f"   [{', '.join(extra)}]" if extra else ""))
+        if len(shown) < len(plays):
+            self.console.say(f"  ... {len(plays) - len(shown)} more: type `list`")
+
+    async def hint(self, turn: Turn) -> None:
+        try:
+            analysis = await self.daemon.analyze(turn.position, plies=self.hint_plies,
+                                                 max_plays=5, partials=False)
+            ranking: Ranking = await analysis.wait()
+        except EngineError as exc:
+            self.console.say(f"hint: the daemon has no analysis here ({exc.message})")
+            try:
+                best = await self.daemon.best_move(turn.position, seed=turn.seed)
+                self.console.say(f"hint: its default bot would play {best['play']['move']}")
+            except EngineError as exc2:
+                self.console.say(f"hint unavailable: {exc2.message}")
+            return
+        self.console.say(f"hint ({ranking.plies}-ply analysis):")
+        for i, p in enumerate(ranking.plays, 1):
+            self.console.say(f"  {i}. {p['move'] or '(no legal move)':<28} equity "
+                             f"{p.get('equity', 0.0):+.3f}  win {p.get('win', 0.0):.1%}")
+
+    async def choose(self, turn: Turn) -> PlayMap | str:
+        self.show_plays(turn.plays)
+        while True:
+            text = await self.console.ask(f"Your move ({turn.dice[0]}-{turn.dice[1]}), "
+                                          "number or notation [hint, list, help]: ")
+            word = text.split()[0].lower() if text.split() else ""
+            if not word:
+                continue
+            if word.isdigit():
+                n = int(word)
+                if 1 <= n <= len(turn.plays):
+                    return turn.plays[n - 1]
+                self.console.say(f"no play number {n}: 1-{len(turn.plays)}")
+            elif word == "hint":
+                await self.hint(turn)
+            elif word == "list":
+                self.show_plays(turn.plays, everything=True)
+            elif word == "board":
+                if self.display.state is not None:
+                    self.display.draw(self.display.state, turn.dice)
+            elif word == "help":
+                self.console.say(HELP)
+            elif word == "resign":
+                value = text.split()[1] if len(text.split()) > 1 else "1"
+                if value not in ("1", "2", "3"):
+                    self.console.say("resign 1, 2 or 3")
+                    continue
+                raise Resign(int(value))
+            elif word in ("quit", "exit"):
+                raise Quit()
+            else:
+                try:
+                    played = await self.daemon.apply_move(turn.position, text)
+                except IllegalMoveError as exc:
+                    rule = f" (rule {exc.rule})" if exc.rule else ""
+                    self.console.say(f"Illegal move: {exc.message}{rule}")
+                    continue
+                except EngineError as exc:
+                    self.console.say(f"Cannot play that: {exc.message}")
+                    continue
+                return next((p for p in turn.plays if p["position"] == played["position"]),
+                            played)
+
+    async def double(self, position: PositionMap) -> bool:
+        while True:
+            answer = (await self.console.ask("Roll or double? [r/d]: ")).lower()
+            if answer in ("r", "roll", ""):
+                return False
+            if answer in ("d", "double"):
+                return True
+
+    async def take(self, position: PositionMap) -> bool:
+        value = int(position.get("cube", {}).get("value", 1)) * 2
+        while True:
+            answer = (await self.console.ask(f"Doubled to {value}: take or drop? [t/d]: ")
+                      ).lower()
+            if answer in ("t", "take"):
+                return True
+            if answer in ("d", "drop"):
+                return False
+
+
+def default_record_path() -> Path:
+    return Path(f"jacquet-match-{dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.txt")
+
+
+async def run(args: argparse.Namespace, out: TextIO) -> int:
+    console = Console(out, colour_enabled(out) and not args.no_color)
+    if args.connect:
+        daemon = await JacquetClient.open(args.connect)
+    else:
+        daemon = await JacquetClient.spawn(args.daemon.split() if args.daemon else list(DAEMON))
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    async with daemon:
+        levels = daemon.server.get("levels") or ["random"]
+        for level in (args.level, args.level2):
+            if level and level not in levels:
+                console.say(f"jacquet-play: no bot level {level!r}; the daemon has: "
+                            f"{', '.join(levels)}")
+                return 2
+        level = args.level or levels[-1]
+        if args.watch:
+            level2 = args.level2 or level
+            names = (f"{level}", f"{level2}" if level2 != level else f"{level2}-2")
+            display = Display(console, 0, names, show_every_move=True)
+            players: tuple[Player, Player] = (
+                BotPlayer(daemon, level, plies=args.plies, movetime_ms=args.movetime,
+                          name=names[0]),
+                BotPlayer(daemon, level2, plies=args.plies, movetime_ms=args.movetime,
+                          name=names[1]))
+        else:
+            names = ("you", f"bot ({level})")
+            display = Display(console, 0, names, show_every_move=False)
+            players = (HumanPlayer(console, daemon, display),
+                       BotPlayer(daemon, level, plies=args.plies, movetime_ms=args.movetime,
+                                 name=names[1]))
+        kind = f"match to {args.length}" if args.length else "one money game"
+        console.say(f"{args.variant}, {kind}, cube {'on' if args.cube else 'off'}; dice seed "
+                    f"{seed}. Type `help` at your turn.")
+        referee = Referee(daemon, observer=display, luck=False)
+        try:
+            outcome = await play_match(referee, players, SeededDice(seed), variant=args.variant,
+                                       length=args.length, cube=args.cube, seed=seed,
+                                       headers={"Event": "jacquet-play"})
+        except Quit:
+            console.say("\nLeft the match; nothing saved.")
+            return 1
+        record_path = Path(args.save) if args.save else default_record_path()
+        outcome.record.headers["Ended"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        record_path.write_text(format_record(outcome.record), encoding="utf-8")
+        winner = players[outcome.winner].name if outcome.winner is not None else "nobody"
+        a, b = outcome.score
+        console.say(f"\nMatch over: {winner} {_verb(winner, 'win')} {a}-{b}. Record saved to "
+                    f"{record_path}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="jacquet-play", description=__doc__.split("\n")[0],
+                                     epilog="Moves: a number from the list, or notation.")
+    parser.add_argument("--connect", help="a running daemon: tcp://HOST:PORT (ZeroMQ), "
+                        "socket://HOST:PORT (TCP stream); default: spawn `jacquetd stdio`")
+    parser.add_argument("--daemon", help="the command to spawn instead of `jacquetd stdio`")
+    parser.add_argument("--variant", default="jacquet",
+                        choices=("jacquet", "jacquet-be", "backgammon"))
+    parser.add_argument("--length", type=int, default=0,
+                        help="match length in points (0: one money game)")
+    parser.add_argument("--cube", action="store_true", help="play with the doubling cube")
+    parser.add_argument("--level", help="the bot's level (default: the daemon's strongest)")
+    parser.add_argument("--level2", help="with --watch: the second bot's level")
+    parser.add_argument("--plies", type=int, help="the bots' search depth")
+    parser.add_argument("--movetime", type=int, help="the bots' time per move, ms")
+    parser.add_argument("--seed", type=int, help="dice seed (default: random, printed)")
+    parser.add_argument("--save", help="where to save the match record")
+    parser.add_argument("--watch", action="store_true", help="watch two bots play")
+    parser.add_argument("--no-color", action="store_true", help="no colours")
+    args = parser.parse_args(argv)
+    if args.length < 0:
+        parser.error("--length: 0 or more")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return asyncio.run(run(args, sys.stdout))
+    except KeyboardInterrupt:
+        print("\ninterrupted")
+        return 130
+    except EngineError as exc:
+        print(f"jacquet-play: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(BrokenPipeError):
+        sys.exit(main())
+

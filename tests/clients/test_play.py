@@ -1,0 +1,67 @@
+"""The terminal player in a real pseudo-terminal (pexpect), against `jacquetd stdio`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pexpect
+
+from protocol.records import parse_record
+
+REPO = Path(__file__).parents[2]
+PROMPT = r"Your move \((\d)-(\d)\), number or notation"
+
+
+def spawn(*args: str) -> pexpect.spawn:
+    child = pexpect.spawn(sys.executable, ["-m", "clients.play", *args], cwd=str(REPO),
+                          encoding="utf-8", timeout=60, dimensions=(60, 120))
+    return child
+
+
+def test_play_a_move_refuse_an_illegal_one_hint_and_resign(tmp_path: Path) -> None:
+    record = tmp_path / "match.txt"
+    child = spawn("--seed", "3", "--level", "random", "--save", str(record))
+    try:
+        child.expect("dice seed 3")
+        child.expect(PROMPT)
+        # the board is drawn with both sides and the dice
+        assert "pips" in child.before and "rolls" in child.before
+        child.sendline("24/1")
+        child.expect("Illegal move: (.*)\r\n")
+        assert "rule" in child.match.group(1)
+        child.expect(PROMPT)
+        child.sendline("hint")
+        child.expect("hint")
+        child.expect(PROMPT)
+        child.sendline("1")
+        child.expect(r"you play \d-\d: ")
+        child.expect(PROMPT)  # the bot has moved; our turn again
+        child.sendline("help")
+        child.expect("resign")
+        child.expect(PROMPT)
+        child.sendline("resign")
+        child.expect("wins 1 point: resignation")
+        child.expect("Record saved to")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    parsed = parse_record(record.read_text())
+    game = parsed.games[0]
+    assert game.result is not None and game.result.reason == "resign"
+    assert game.result.winner == 1 and parsed.players[0] == "you"
+    assert [a.kind for a in game.actions[-2:]] == ["resign", "accept"]
+    assert any(a.kind == "move" and a.side == 0 for a in game.actions)
+
+
+def test_watch_two_bots(tmp_path: Path) -> None:
+    record = tmp_path / "watch.txt"
+    child = spawn("--watch", "--seed", "5", "--level", "random", "--save", str(record))
+    try:
+        child.expect("Match over", timeout=120)
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    assert parse_record(record.read_text()).games[0].result is not None
