@@ -8,6 +8,7 @@ switches for the league's fault tests:
     --crash-after N   exit (status 3) on the N-th best_move
     --hang-after N    stop answering from the N-th best_move on
     --illegal-after N answer a move that is not legal from the N-th best_move on
+    --luck            offer a `luck` command (a made-up figure: (d1 + d2 - 7) / 10)
 
 Run: python tests/clients/first_engine.py [options]
 """
@@ -20,6 +21,8 @@ import random
 import sys
 import time
 from typing import Any
+
+import msgpack
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -34,7 +37,7 @@ from jacquetd.rules import (
 )
 from protocol.codec import StreamDecoder, decode_request, encode_reply
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import Reply
+from protocol.messages import Reply, Request
 from protocol.positions import start_variant
 
 COMMANDS = ["hello", "ping", "quit", "position", "legal_moves", "apply_move", "best_move"]
@@ -63,8 +66,13 @@ class Engine:
     def handle(self, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
         if cmd == "hello":
             return {"protocol": "1.0", "engine": "first-engine", "version": "1",
-                    "variants": list(VARIANTS), "commands": COMMANDS, "planned": [],
+                    "variants": list(VARIANTS),
+                    "commands": COMMANDS + (["luck"] if self.opts.luck else []), "planned": [],
                     "encodings": ["msgpack"], "levels": ["first"], "limits": {}}
+        if cmd == "luck" and self.opts.luck:
+            resolve(args["position"])
+            dice = args["dice"]
+            return {"luck": (dice[0] + dice[1] - 7) / 10}
         if cmd in ("ping", "quit"):
             return {}
         if cmd == "position":
@@ -100,6 +108,7 @@ def main() -> None:
     parser.add_argument("--crash-after", type=int, default=0)
     parser.add_argument("--hang-after", type=int, default=0)
     parser.add_argument("--illegal-after", type=int, default=0)
+    parser.add_argument("--luck", action="store_true")
     engine = Engine(parser.parse_args())
     decoder = StreamDecoder()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
@@ -112,7 +121,12 @@ def main() -> None:
                 continue
             rid: Any = None
             try:
-                req = decode_request(frame)
+                raw = msgpack.unpackb(frame) if frame[:1] >= b"\x80" else {}
+                if raw.get("cmd") == "luck":  # not in the codec's command table (yet)
+                    rid = raw.get("id")
+                    req = Request(rid, "luck", raw)
+                else:
+                    req = decode_request(frame)
                 rid = req.id
                 reply = Reply.success(rid, engine.handle(req.cmd, req.args))
             except ProtocolError as exc:

@@ -38,8 +38,16 @@ def toml_list(words: list[str]) -> str:
     return "[" + ", ".join(json.dumps(w) for w in words) + "]"
 
 
+def toml_value(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    return json.dumps(v)
+
+
 def write_league(path: Path, engines: list[dict[str, Any]], **settings: Any) -> Path:
-    lines = [f"{k} = {json.dumps(v)}" for k, v in {"name": "t", "variant": "jacquet",
+    lines = [f"{k} = {toml_value(v)}" for k, v in {"name": "t", "variant": "jacquet",
                                                    "games": 2, "time_ms": 20, "seed": 11,
                                                    **settings}.items()]
     lines += ["[daemon]", f"command = {toml_list(DAEMON)}"]
@@ -162,3 +170,44 @@ def test_gnubg_plays_backgammon_through_its_external_interface(
     st = result.standings
     assert result.finished and st.games == 2 and not st.faults
     assert st.line("gnubg").games == 2
+
+
+def stand_in_league(path: Path, engines: list[dict[str, Any]], *daemon_flags: str,
+                    **settings: Any) -> Path:
+    """A league whose rules server is the test engine (quick, and able to offer `luck`)."""
+    write_league(path, engines, **settings)
+    stand_in = toml_list([sys.executable, str(ENGINE), *daemon_flags])
+    text = path.read_text().replace(f"command = {toml_list(DAEMON)}", f"command = {stand_in}")
+    path.write_text(text)
+    return path
+
+
+def test_luck_adjusted_points_when_the_server_judges_luck(tmp_path: Path) -> None:
+    path = stand_in_league(tmp_path / "luck.toml", [
+        {"name": "first", "level": "first"},
+        {"name": "rand", "command": [sys.executable, str(ENGINE), "--random", "5"]},
+    ], "--luck", games=2)
+    result = run_league(path)
+    st = result.standings
+    assert result.finished and st.luck_available and not result.notes
+    for line in st.lines:
+        assert line.luck_adjusted_ppg is not None
+    games = [g for m in result.matches for g in m["games"]]
+    assert all(g["luck"] is not None for g in games)
+    # the luck of a dice pair cancels: the same stream is played from both seats
+    first = st.line("first")
+    assert first.luck_adjusted_ppg == pytest.approx(first.ppg - first.luck_sum / first.games)
+    assert "luck-adj" in path.with_suffix(".html").read_text()
+
+
+def test_sprt_stops_as_soon_as_decided(tmp_path: Path) -> None:
+    path = stand_in_league(tmp_path / "sprt.toml", [
+        {"name": "steady", "level": "first"},
+        {"name": "crashy", "command": [sys.executable, str(ENGINE), "--crash-after", "1"]},
+    ], sprt={"engines": ["steady", "crashy"], "elo0": 0, "elo1": 200, "max_games": 60})
+    result = run_league(path, move_timeout=5.0)
+    s = result.standings.sprt
+    assert result.stopped_by_sprt and result.finished
+    assert s is not None and s["decision"] == "H1" and s["losses"] == 0
+    assert s["wins"] == result.standings.games < 60
+    assert s["llr"] >= s["upper"]
