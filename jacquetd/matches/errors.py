@@ -20,7 +20,9 @@ MATCH_ERROR_CODES: dict[str, str] = {
     "bad_state": "Nobody may do this now: rolling twice, doubling with the cube off, in the "
     "Crawford game or without owning the cube, taking without a double, acting while a "
     "resignation awaits its answer. `rule` cites RULES.md when a rule forbids it.",
-    "illegal_move": "The move is not legal with these dice; `rule` is the RULES.md id broken.",
+    "illegal_move": "The move cannot be played: not move notation, or against a rule (`rule` "
+    "is the RULES.md id), or it matches several plays (`rule` G8, `candidates`). `field` is "
+    "`move`.",
     "match_over": "The match is finished or closed; only `match_state`, `match_watch`, "
     "`match_export` and `match_close` still work.",
     "limit": "A server limit is reached: too many open matches (`limit` names it).",

@@ -334,7 +334,7 @@ class MatchService:
         if live.status != "adjourned":
             return
         self._check_open_limit()
-        now = self.clock()
+        now = float(self.clock())
         before = (live.status, live.last_event, live.updated_at)
         live.status, live.updated_at = "playing", now
         events = self._number(live, [{"type": "resumed", "game": len(live.hm.rules.games)}])
@@ -417,7 +417,7 @@ class MatchService:
         except Exception:
             self._drop(live.row.id)  # the state may be half changed: rebuild from the log
             raise
-        now = self.clock()
+        now = float(self.clock())
         live.updated_at = now
         if hm.over:
             live.status = "over"
@@ -536,7 +536,7 @@ class MatchService:
             hm = HostedMatch(config, seed if dice == "seeded" else None)
             created = {"type": "created", "game": 0, **config.to_dict()}
             events = [created, *hm.begin()]
-            now = self.clock()
+            now = float(self.clock())
             row = StoredMatch(match_id, config.to_dict(), seed if dice == "seeded" else None,
                               tokens, "playing", now, now, None, (0, 0), None, 1, 0, 0)
             live = _Live(row, config, hm, "playing", 0, now)
@@ -546,7 +546,7 @@ class MatchService:
             reply = {"match_id": match_id, "tokens": tokens["seats"],
                      "owner_token": tokens["owner"],
                      **{k: v for k, v in self._brief(live, None, numbered).items()
-                        if k != "match_id"}}
+                        if k not in ("match_id", "may")}}
             row = StoredMatch(match_id, row.config, row.seed, tokens, live.status, now, now,
                               None, hm.score(), None, 1, 0, live.last_event)
             live.row = row
@@ -727,7 +727,7 @@ class MatchService:
             if abandoned and role != "owner":
                 raise MatchError("forbidden", "only the owner token closes an unfinished match",
                                  field="token")
-            now = self.clock()
+            now = float(self.clock())
             before = (live.status, live.last_event, live.updated_at)
             live.status, live.updated_at = "closed", now
             event: dict[str, Any] = {"type": "closed", "game": len(live.hm.rules.games),
@@ -886,7 +886,7 @@ class MatchService:
     def adjourn_idle(self, now: float | None = None) -> list[str]:
         """Adjourn the matches in play without an action for `limits.idle_timeout_s`;
         returns their ids. They stay stored; a seat's next request resumes them."""
-        now = self.clock() if now is None else now
+        now = float(self.clock()) if now is None else now
         done = []
         with self._lock:
             for match_id in self.store.idle("playing", now - self.limits.idle_timeout_s):

@@ -339,12 +339,12 @@ class HostedMatch:
             else:
                 raise bad_argument("kind", f"unknown action {kind!r}")
         except MoveSyntaxError as exc:
-            raise MatchError("bad_argument", f"move: {exc.message}", field="move") from None
+            raise MatchError("illegal_move", exc.message, field="move") from None
         except AmbiguousMoveError as exc:
-            raise MatchError("illegal_move", exc.message, rule=exc.rule,
+            raise MatchError("illegal_move", exc.message, rule=exc.rule, field="move",
                              candidates=exc.candidates) from None
         except IllegalMoveError as exc:
-            raise MatchError("illegal_move", exc.message, rule=exc.rule) from None
+            raise MatchError("illegal_move", exc.message, rule=exc.rule, field="move") from None
         except GameStateError as exc:  # check() should have caught it: the rules disagree
             raise MatchError("bad_state", exc.message, rule=exc.rule) from None
         self.acts.append(logged)

@@ -203,7 +203,8 @@ class MatchStore:
     def _write_events(db: sqlite3.Connection, match_id: str,
                       events: Sequence[dict[str, Any]]) -> None:
         db.executemany("INSERT INTO events (match_id, n, body) VALUES (?, ?, ?)",
-                       [(match_id, e["n"], _dumps(e)) for e in events])
+                       [(match_id, e["n"], json.dumps(e, separators=(",", ":")))
+                        for e in events])
 
     @staticmethod
     def _write_request(db: sqlite3.Connection, match_id: str | None,
@@ -212,7 +213,9 @@ class MatchStore:
             return
         db.execute("INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?)",
                    (request.client, request_key(request.request_id), match_id,
-                    request.fingerprint, _dumps(request.reply), at))
+                    request.fingerprint,
+                    json.dumps(request.reply, separators=(",", ":")),  # keep the key order
+                    at))
 
     @staticmethod
     def _write_summary(db: sqlite3.Connection, match_id: str, summary: dict[str, Any]) -> None:

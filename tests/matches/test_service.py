@@ -141,7 +141,8 @@ def test_an_illegal_move_is_refused_with_its_rule(svc: MatchService) -> None:
         assert code_of(exc) == "illegal_move" and exc.value.rule == "J6"
     with pytest.raises(MatchError) as exc:
         svc.match_move({**me, "move": "this is not a move"})
-    assert code_of(exc) == "bad_argument" and exc.value.field == "move"
+    assert code_of(exc) == "illegal_move" and exc.value.field == "move"
+    assert exc.value.rule is None  # not move notation: no rule is broken
     assert svc.match_state({"match_id": mid})["actions"] == 1
     svc.match_move({**me, "move": state["legal_moves"][0]})
 
