@@ -855,8 +855,7 @@ class MatchService:
                 live.declined = job.seq
                 if live.config.dice == "supplied":
                     return True
-            kind = {"roll": "roll", "double": "double", "take": "take", "drop": "drop",
-                    "accept": "accept", "reject": "reject"}[answer]
+            kind = "roll" if answer in (None, "roll") else str(answer)
             self._commit(live, Act(kind, job.side), "bot", None, "", job.side)
             return True
 

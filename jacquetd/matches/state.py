@@ -297,12 +297,12 @@ class HostedMatch:
                 events.append(self._event("roll", side=side, dice=list(dice)))
             elif kind == "move":
                 assert side is not None and act.move is not None
-                dice = g.rolled
+                move_dice = g.rolled
                 play = g.play(act.move)
                 logged = replace(act, move=play.move)
                 rec.actions.append(records.Action(side, "move", move=play.move))
                 events.append(self._event("move", side=side, move=play.move,
-                                          dice=list(dice or ())))
+                                          dice=list(move_dice or ())))
             elif kind == "double":
                 assert side is not None
                 g.double()
