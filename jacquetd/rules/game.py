@@ -39,7 +39,7 @@ class Game:
 
     Phases: `opening` (nobody has rolled), `roll` (the side on turn may double
     or roll), `double` (a double awaits take or drop), `move` (dice rolled),
-    `over`.
+    `resign` (a resignation awaits acceptance or rejection), `over`.
     """
 
     variant: str = "jacquet"
@@ -74,6 +74,8 @@ class Game:
     def phase(self) -> str:
         if self.result is not None:
             return "over"
+        if self.pending_resign is not None:
+            return "resign"
         if self.opening_roll is None:
             return "opening"
         if self.pending_double:
@@ -182,11 +184,19 @@ class Game:
         self._finish(self.turn, 1, "drop", "drop")
 
     def resign(self, side: int, result: int) -> None:
-        """`side` offers to resign a game worth `result` (1, 2 or 3) times the cube."""
-        if self.phase == "over":
-            raise GameStateError("the game is over")
-        if result not in (1, 2, 3):
-            raise GameStateError("a resignation is worth 1, 2 or 3")
+        """`side` offers to resign a game worth `result` times the cube.
+
+        Either side may offer while the game is under way (phases roll and
+        move); `result` is 1, 2 or 3 (2 at most in jacquet-be, B8).
+        """
+        if self.phase not in ("roll", "move"):
+            raise GameStateError(f"cannot resign now (phase {self.phase})")
+        if side not in (0, 1):
+            raise GameStateError("side must be 0 or 1")
+        most = 2 if find_variant(self.variant).name == "jacquet-be" else 3
+        if not 1 <= result <= most:
+            raise GameStateError(f"a resignation in {self.variant} is worth 1 to {most}",
+                                 "B8" if most == 2 else "J12")
         self.pending_resign = (side, result)
         self.history.append(f"{side} resign {result}")
 

@@ -87,3 +87,17 @@ def test_same_seed_same_match() -> None:
 
     assert run(11) == run(11)
     assert run(11) != run(12)
+
+
+def test_resignation_blocks_play_until_answered_and_respects_the_variant() -> None:
+    g = Game("jacquet-be", dice=DiceSource(seed=3))
+    g.start()
+    with pytest.raises(GameStateError) as err:
+        g.resign(0, 3)
+    assert err.value.rule == "B8"
+    g.resign(g.turn, 2)
+    assert g.phase == "resign"
+    with pytest.raises(GameStateError):
+        g.play(g.position().to_id())
+    g.answer_resign(False)
+    assert g.phase == "move"
