@@ -1,0 +1,30 @@
+"""Bots and analysis: a ladder of players and the judgement behind the engine.
+
+Levels (weakest first): `random`, `heuristic`, `neural` (the learned
+evaluator at 0 plies), `neural-1` and `neural-2` (expectimax over the 21
+rolls with move filtering). `get_bot(level, variant)` builds a player;
+`jacquetd.bots.analysis` has `evaluate`, `analyze`, `cube_decision` and
+`rollout`; `jacquetd.bots.engine.engine_for(level)` adapts a level to the
+daemon's engine interface.
+"""
+
+from .analysis import Evaluation, RankedPlay, RolloutProgress
+from .cube import CubeDecision
+from .engine import engine_for
+from .players import BOT_LEVELS, DEFAULT_LEVEL, Bot, get_bot
+
+LEVELS = BOT_LEVELS
+"""Alias read by the daemon (`jacquetd.daemon.engine_api`)."""
+
+__all__ = [
+    "BOT_LEVELS",
+    "DEFAULT_LEVEL",
+    "LEVELS",
+    "Bot",
+    "CubeDecision",
+    "Evaluation",
+    "RankedPlay",
+    "RolloutProgress",
+    "engine_for",
+    "get_bot",
+]

@@ -1,0 +1,122 @@
+"""Cube decisions from outcome probabilities (C1-C5).
+
+Money play uses Janowski's interpolation between the cubeless ("dead cube")
+equity and the fully live cube equity, weighted by a cube efficiency x:
+0.68 with contact (GNU Backgammon's value) and, in a race, a value rising
+with the length of the race (short races leave less room to use the cube).
+Match play uses the same interpolation on match-winning chances, the live
+part coming from the project's own match model (`met.py`).
+
+Equities are normalised to the current cube (money: points per unit of the
+cube in play; match: match-winning chances). `double_take` is the doubler's
+equity after a double and a take, `double_drop` after a pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from itertools import pairwise
+
+from . import met
+from .net import LOSE_BG, LOSE_G, WIN, WIN_BG, WIN_G
+
+CONTACT_EFFICIENCY = 0.68
+
+
+def race_efficiency(pips: float) -> float:
+    """Cube efficiency of a race with `pips` (the average of both sides' pip counts)."""
+    return min(0.68, max(0.5, 0.5 + 0.0025 * pips))
+
+
+@dataclass(frozen=True, slots=True)
+class CubeDecision:
+    action: str
+    """'double', 'no_double' or 'too_good' (for the side on roll)."""
+    take: str
+    """'take' or 'drop' (the opponent's right answer to a double)."""
+    no_double: float
+    double_take: float
+    double_drop: float
+    cube_efficiency: float
+    mode: str
+    """'money' (equities in points per cube unit) or 'match' (match-winning chances)."""
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def _averages(p: list[float] | tuple[float, ...]) -> tuple[float, float]:
+    w = p[WIN]
+    avg_w = 1.0 + (p[WIN_G] + p[WIN_BG]) / w if w > 1e-7 else 1.0
+    avg_l = 1.0 + (p[LOSE_G] + p[LOSE_BG]) / (1.0 - w) if w < 1.0 - 1e-7 else 1.0
+    return avg_w, avg_l
+
+
+def live_money(p: float, avg_w: float, avg_l: float, owner: str) -> float:
+    """Janowski's live-cube equity; `owner` is 'centre', 'me' or 'opponent'."""
+    take_pt = (avg_l - 0.5) / (avg_w + avg_l + 0.5)
+    cash_pt = (avg_l + 1.0) / (avg_w + avg_l + 0.5)
+    pts: list[tuple[float, float]] = [(0.0, -avg_l)]
+    if owner in ("centre", "opponent"):
+        pts.append((take_pt, -1.0))
+    if owner in ("centre", "me"):
+        pts.append((cash_pt, 1.0))
+    pts.append((1.0, avg_w))
+    for (x0, y0), (x1, y1) in pairwise(pts):
+        if p <= x1:
+            return y0 + (y1 - y0) * (p - x0) / (x1 - x0) if x1 > x0 else y1
+    return avg_w
+
+
+def money_equity(probs: list[float] | tuple[float, ...], owner: str, x: float) -> float:
+    avg_w, avg_l = _averages(probs)
+    dead = probs[WIN] * avg_w - (1.0 - probs[WIN]) * avg_l
+    return x * live_money(probs[WIN], avg_w, avg_l, owner) + (1.0 - x) * dead
+
+
+def _decide(nd: float, dt: float, dp: float, x: float, mode: str) -> CubeDecision:
+    take = "take" if dt <= dp else "drop"
+    best_double = min(dt, dp)
+    if nd >= best_double:
+        action = "too_good" if take == "drop" and nd > dp else "no_double"
+    else:
+        action = "double"
+    return CubeDecision(action, take, nd, dt, dp, x, mode)
+
+
+def money_decision(probs: list[float] | tuple[float, ...], owner: str, x: float
+                   ) -> CubeDecision:
+    """Money play: `owner` of the cube is 'centre' or 'me' (the side on roll may double)."""
+    nd = money_equity(probs, owner, x)
+    dt = 2.0 * money_equity(probs, "opponent", x)
+    return _decide(nd, dt, 1.0, x, "money")
+
+
+def match_decision(probs: list[float] | tuple[float, ...], need_me: int, need_opp: int,
+                   cube: int, owner: str, crawford: bool, x: float,
+                   gammon_rate: float) -> CubeDecision:
+    """Match play: chances to win the match after no double / double-take / double-pass."""
+    m = met.model(gammon_rate)
+    own = {"centre": met.CENTRE, "me": met.MINE, "opponent": met.THEIRS}[owner]
+    post = not crawford and (need_me == 1 or need_opp == 1)
+    w = probs[WIN]
+    gw = probs[WIN_G] / w if w > 1e-7 else 0.0
+    bw = probs[WIN_BG] / w if w > 1e-7 else 0.0
+    gl = probs[LOSE_G] / (1 - w) if w < 1 - 1e-7 else 0.0
+    bl = probs[LOSE_BG] / (1 - w) if w < 1 - 1e-7 else 0.0
+
+    def dead(c: int) -> float:
+        return (w * m.win_value(need_me, need_opp, c, post or crawford, gw, bw)
+                + (1 - w) * m.lose_value(need_me, need_opp, c, post or crawford, gl, bl))
+
+    def live(c: int, who: int) -> float:
+        return m.segment(need_me, need_opp, c, who, crawford, post).at(w)
+
+    nd = x * live(cube, own) + (1 - x) * dead(cube)
+    dt = x * live(2 * cube, met.THEIRS) + (1 - x) * dead(2 * cube)
+    dp = m.mwc(need_me - cube, need_opp, post or crawford)
+    decision = _decide(nd, dt, dp, x, "match")
+    if crawford or cube >= need_me:
+        # no double possible (Crawford game, C5) or useless (the cube already wins the match)
+        decision = CubeDecision("no_double", decision.take, nd, dt, dp, x, "match")
+    return decision

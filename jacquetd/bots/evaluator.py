@@ -1,0 +1,157 @@
+"""Evaluators: from a batch of positions to outcome probabilities.
+
+An evaluator answers, for positions with the side `me` on roll and no dice
+rolled yet, the five cumulative probabilities (win, win gammon, win
+backgammon, lose gammon, lose backgammon) seen by that side. The neural
+evaluator runs the variant's network, makes its outputs consistent
+(P(win gammon) <= P(win), ...), zeroes what the rules make impossible
+(no marcia per punto for a side that has held a prime, J12; no third level
+in `jacquet-be`, B8) and replaces the network by the exact bear-off databases
+in races where both sides have every checker in their finishing table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from jacquetd.rules import RawPlay, Variant, find_variant
+
+from . import bearoff, features
+from .net import LOSE_BG, LOSE_G, WIN, WIN_BG, WIN_G, Net, flip
+
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+
+
+class Evaluator(Protocol):
+    variant: Variant
+
+    def probs(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
+              opp_flag: np.ndarray) -> np.ndarray:
+        """(N, 5) probabilities for the side on roll (`me`), before its roll."""
+        ...
+
+
+def result_probs(variant: Variant, winner: Sequence[int], loser: Sequence[int],
+                 winner_flag: bool) -> np.ndarray:
+    """The 5-vector of a finished game from the winner's view (J12, B8, C4)."""
+    out = np.zeros(5)
+    out[WIN] = 1.0
+    if loser[0] == 0:
+        out[WIN_G] = 1.0
+        if variant.tracks_primes:
+            out[WIN_BG] = 0.0 if winner_flag else 1.0
+        elif variant.name == "backgammon":
+            # C4: a loser's checker on the bar or in the winner's finishing table
+            # (the winner's points 1-6 are the loser's 19-24)
+            out[WIN_BG] = 1.0 if (loser[25] or any(loser[19:25])) else 0.0
+    return out
+
+
+def score_of(variant: Variant, winner: Sequence[int], loser: Sequence[int],
+             winner_flag: bool) -> int:
+    """Points won (cube 1): 1, 2 or 3."""
+    p = result_probs(variant, winner, loser, winner_flag)
+    return int(1 + p[WIN_G] + p[WIN_BG])
+
+
+def tidy(variant: Variant, p: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndarray
+         ) -> np.ndarray:
+    """Make raw network outputs consistent and zero what the rules exclude."""
+    p = p.astype(np.float64, copy=True)
+    np.minimum(p[:, WIN_G], p[:, WIN], out=p[:, WIN_G])
+    np.minimum(p[:, WIN_BG], p[:, WIN_G], out=p[:, WIN_BG])
+    np.minimum(p[:, LOSE_G], 1.0 - p[:, WIN], out=p[:, LOSE_G])
+    np.minimum(p[:, LOSE_BG], p[:, LOSE_G], out=p[:, LOSE_BG])
+    if variant.tracks_primes:
+        p[me_flag, WIN_BG] = 0.0
+        p[opp_flag, LOSE_BG] = 0.0
+    elif variant.name != "backgammon":
+        p[:, WIN_BG] = 0.0
+        p[:, LOSE_BG] = 0.0
+    return p
+
+
+def all_home(side: np.ndarray) -> np.ndarray:
+    return ~side[:, 7:26].any(axis=1)
+
+
+class NeuralEvaluator:
+    """The learned evaluator of one variant (plus the bear-off databases)."""
+
+    def __init__(self, variant: Variant, net: Net, *, use_bearoff: bool = True) -> None:
+        self.variant = variant
+        self.net = net
+        self.use_bearoff = use_bearoff
+        self._db: bearoff.OneSided | None = None
+
+    @property
+    def db(self) -> bearoff.OneSided:
+        if self._db is None:
+            self._db = bearoff.database(self.variant.bear_off)
+        return self._db
+
+    def probs(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
+              opp_flag: np.ndarray) -> np.ndarray:
+        x = features.encode(self.variant, me, opp, me_flag, opp_flag)
+        p = tidy(self.variant, self.net.forward(x), me_flag, opp_flag)
+        if self.use_bearoff:
+            race = all_home(me) & all_home(opp)
+            if race.any():
+                idx = np.nonzero(race)[0]
+                exact = bearoff.race_probabilities(
+                    self.db, me[idx, 1:7], opp[idx, 1:7], me[idx, 0], opp[idx, 0])
+                if self.variant.tracks_primes:
+                    exact[:, WIN_BG] = exact[:, WIN_G] * ~me_flag[idx]
+                    exact[:, LOSE_BG] = exact[:, LOSE_G] * ~opp_flag[idx]
+                p[idx] = exact
+        return p
+
+
+def plays_probs(ev: Evaluator, raws: Sequence[RawPlay], mover_flag: bool, opp_flag: bool
+                ) -> np.ndarray:
+    """(N, 5) probabilities, for the side that moves, of each play's resulting position.
+
+    The resulting positions are stacked from the opponent's view (it is on
+    roll next) and evaluated in one batch, then flipped; a play that bears
+    off the last checker gets the exact result.
+    """
+    v = ev.variant
+    n = len(raws)
+    out = np.zeros((n, 5))
+    live = [i for i, r in enumerate(raws) if r.me[0] < 15]
+    if len(live) < n:
+        for i, r in enumerate(raws):
+            if r.me[0] == 15:
+                flag = mover_flag or (v.tracks_primes and bool(features.has_prime(
+                    features.as_batch([r.me]))[0]))
+                out[i] = result_probs(v, r.me, r.opp, flag)
+    if live:
+        nxt_me = features.as_batch([raws[i].opp for i in live])
+        nxt_opp = features.as_batch([raws[i].me for i in live])
+        m_flag = np.full(len(live), mover_flag)
+        if v.tracks_primes and not mover_flag:
+            m_flag = features.has_prime(nxt_opp)
+        p = ev.probs(nxt_me, nxt_opp, np.full(len(live), opp_flag), m_flag)
+        out[live] = flip(p)
+    return out
+
+
+@lru_cache(maxsize=8)
+def load_net(variant_name: str) -> Net:
+    """The shipped network of a variant (weights/<variant>.npz)."""
+    v = find_variant(variant_name)
+    path = WEIGHTS_DIR / f"{v.name}.npz"
+    if not path.exists():
+        raise FileNotFoundError(f"no trained weights for {v.name} ({path.name})")
+    return Net.load(path)
+
+
+@lru_cache(maxsize=8)
+def neural_evaluator(variant_name: str) -> NeuralEvaluator:
+    v = find_variant(variant_name)
+    return NeuralEvaluator(v, load_net(v.name))

@@ -1,0 +1,164 @@
+"""Input encoding of positions for the learned evaluator, and the contact test.
+
+Every function here works on a batch: `me` and `opp` are integer arrays of
+shape (N, 26), each side in its own numbering (index 0 borne off, 1-24 the
+points, 25 the bar), `me` being the side on roll. The encoding is
+TD-Gammon's truncated unary code per point for both sides, the bar and the
+borne-off trays, plus a few hand-made features that the variants' own rules
+make important: pip counts, the courier phase (J6/B4), closed points in the
+starting table (J7), the 'has held a prime' flags (J12), the longest run of
+made points, exposed blots and the contact flag.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jacquetd.rules import Variant
+from jacquetd.rules.variants import opponent_point_map
+
+FEATURE_VERSION = 1
+
+_PER_SIDE_UNARY = 24 * 4 + 2  # four units per point, bar, off
+_PER_SIDE_EXTRA = 11
+N_INPUTS = 2 * (_PER_SIDE_UNARY + _PER_SIDE_EXTRA) + 3
+
+_PIPS = np.arange(26, dtype=np.float32)
+_PIPS[0] = 0.0
+
+
+def as_batch(sides: list[tuple[int, ...]] | np.ndarray) -> np.ndarray:
+    """A (N, 26) int16 array from a list of 26-count tuples."""
+    return np.asarray(sides, dtype=np.int16).reshape(-1, 26)
+
+
+def contact(variant: Variant, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
+    """Boolean (N,): whether any checker of one side still has to pass one of the other.
+
+    G4 (opposite directions): contact while the two rearmost checkers (the bar
+    counting 25) have not passed each other, i.e. while their points add up
+    to more than 25.
+
+    G3 (same direction): a side's points 13-24 and bar lie on the stretch that
+    both sides travel (its points 13-24 are the opponent's 1-12 and its bar
+    enters there); its points 1-12 are the opponent's 13-24, which the
+    opponent has already left once it has no checker there. Following every
+    pair of checkers round the circuit shows that contact is over exactly when
+    both sides have all their remaining checkers on their own points 1-12.
+    """
+    me_on = me[:, 1:26] > 0
+    opp_on = opp[:, 1:26] > 0
+    if variant.same_direction:
+        me_back = me_on[:, 12:25].any(axis=1)  # points 13-24 and the bar
+        opp_back = opp_on[:, 12:25].any(axis=1)
+        return me_back | opp_back
+    idx = np.arange(1, 26)
+    me_rear = np.where(me_on, idx, 0).max(axis=1)
+    opp_rear = np.where(opp_on, idx, 0).max(axis=1)
+    return (me_rear + opp_rear > 25) & (me_rear > 0) & (opp_rear > 0)
+
+
+def has_prime(side: np.ndarray) -> np.ndarray:
+    """J12 batch test: six consecutive made points along the G5 circuit."""
+    made = side[:, 1:25] >= 2
+    ext = np.concatenate([made, made[:, :5]], axis=1)  # point 1 is followed by 24
+    run = ext[:, 0:24].copy()
+    for k in range(1, 6):
+        run &= ext[:, k:k + 24]
+    return run.any(axis=1)
+
+
+def _longest_run(made: np.ndarray, cap: int = 7) -> np.ndarray:
+    """Length of the longest run of made points (G5 circuit), capped at `cap`."""
+    ext = np.concatenate([made, made[:, :cap - 1]], axis=1)
+    run = ext
+    best = run.any(axis=1).astype(np.int16)
+    for k in range(1, cap):
+        run = run[:, :-1] & ext[:, k:]
+        best += run.any(axis=1)
+    return best
+
+
+def _exposure(variant: Variant, me: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(direct, indirect) counts of `me`'s blots that an opposing checker 1-6 / 7-11 pips
+    behind could hit (hitting variants only), weighted by the pips a hit would cost."""
+    n = me.shape[0]
+    if not variant.hitting:
+        z = np.zeros(n, dtype=np.float32)
+        return z, z
+    table = np.array(opponent_point_map(variant)[1:25])  # my point q -> opponent's number
+    blots = np.zeros((n, 26), dtype=np.float32)
+    # the blot on my point q sits on the opponent's point table[q-1]; a hit costs 25-q pips
+    cost = (25 - np.arange(1, 25)) / 24.0 + 0.1
+    blots[:, table] = (me[:, 1:25] == 1) * cost
+    occ = np.zeros((n, 26 + 12), dtype=np.float32)
+    occ[:, :26] = opp > 0
+    occ[:, 0] = 0.0
+    near = np.zeros((n, 26), dtype=np.float32)
+    far = np.zeros((n, 26), dtype=np.float32)
+    for d in range(1, 12):
+        shifted = occ[:, d:d + 26]
+        if d <= 6:
+            near = np.maximum(near, shifted)
+        else:
+            far = np.maximum(far, shifted)
+    direct = (blots * near).sum(axis=1)
+    indirect = (blots * far * (1.0 - near)).sum(axis=1)
+    return direct, indirect
+
+
+def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.ndarray,
+                   out: np.ndarray, col: int) -> int:
+    pts = me[:, 1:25].astype(np.float32)
+    n = me.shape[0]
+    unary = out[:, col:col + 96].reshape(n, 24, 4)
+    unary[:, :, 0] = pts >= 1
+    unary[:, :, 1] = pts >= 2
+    unary[:, :, 2] = pts >= 3
+    unary[:, :, 3] = np.maximum(pts - 3.0, 0.0) * 0.5
+    col += 96
+    out[:, col] = me[:, 25] * 0.5
+    out[:, col + 1] = me[:, 0] / 15.0
+    col += 2
+    pips = me.astype(np.float32) @ _PIPS
+    made = me[:, 1:25] >= 2
+    direct, indirect = _exposure(variant, me, opp)
+    courier = (me[:, 24] >= 14) & (me[:, 0] == 0) & ~me[:, 1:7].any(axis=1)
+    home_made = made[:, 0:6].sum(axis=1)
+    extras = (
+        pips / 100.0,
+        courier if variant.courier else np.zeros(n),
+        made[:, 18:24].sum(axis=1) / 2.0 if variant.start_limit else np.zeros(n),
+        flag if variant.tracks_primes else np.zeros(n),
+        has_prime(me) if variant.tracks_primes else np.zeros(n),
+        _longest_run(made) / 6.0,
+        home_made / 6.0,
+        direct,
+        indirect,
+        (me[:, 1:25] == 1).sum(axis=1) / 5.0,
+        (me[:, 0] == 0),
+    )
+    for k, value in enumerate(extras):
+        out[:, col + k] = value
+    return col + _PER_SIDE_EXTRA
+
+
+def encode(variant: Variant, me: np.ndarray, opp: np.ndarray,
+           me_flag: np.ndarray | None = None, opp_flag: np.ndarray | None = None
+           ) -> np.ndarray:
+    """The (N, N_INPUTS) float32 input matrix of a batch of positions, `me` on roll."""
+    n = me.shape[0]
+    if me_flag is None:
+        me_flag = np.zeros(n, dtype=bool)
+    if opp_flag is None:
+        opp_flag = np.zeros(n, dtype=bool)
+    out = np.zeros((n, N_INPUTS), dtype=np.float32)
+    col = _side_features(variant, me, opp, me_flag, out, 0)
+    col = _side_features(variant, opp, me, opp_flag, out, col)
+    c = contact(variant, me, opp)
+    pip_me = me.astype(np.float32) @ _PIPS
+    pip_opp = opp.astype(np.float32) @ _PIPS
+    out[:, col] = c
+    out[:, col + 1] = np.clip((pip_opp - pip_me) / 40.0, -2.0, 2.0)
+    out[:, col + 2] = 1.0  # bias-like constant for the race/contact split
+    return out

@@ -1,0 +1,173 @@
+"""Expectimax search over the 21 rolls with move filtering, as GNU Backgammon does it.
+
+Plies count as in GNU Backgammon: choosing a play at *n* plies evaluates the
+position each candidate play leaves at *n* plies, where the evaluation of a
+position (side on roll, before its roll) at
+
+- 0 plies is the evaluator's output;
+- n >= 1 plies is the average over the 21 distinct rolls (weighted 1/36 or
+  2/36) of the position that the side's best play at 0 plies leaves, itself
+  evaluated at n - 1 plies (and flipped back to our view).
+
+The candidates of the root move are filtered as GNU Backgammon's default
+filter does: at most 8 plays, and only those within 0.16 equity of the best at
+0 plies, go on to 1 ply; at 2 plies the best 4 of those within 0.10 go on.
+Whole batches of positions are evaluated in one matrix product. The search
+polls `should_stop` between candidates and returns the deepest complete
+ranking it has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from jacquetd.rules import RawPlay, generate_raw
+
+from . import features
+from .evaluator import Evaluator, plays_probs, result_probs
+from .net import equity, flip
+
+ROLLS: tuple[tuple[int, int, float], ...] = tuple(
+    (a, b, (1.0 if a == b else 2.0) / 36.0) for a in range(1, 7) for b in range(a, 7))
+
+FILTERS: dict[int, tuple[int, float]] = {1: (8, 0.16), 2: (4, 0.10), 3: (2, 0.06)}
+"""depth -> (most candidates, equity window) kept from the ranking one ply shallower."""
+
+StopFn = Callable[[], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A position before the roll: `me` on roll; flags are J12's 'has held a prime'."""
+
+    me: tuple[int, ...]
+    opp: tuple[int, ...]
+    me_flag: bool = False
+    opp_flag: bool = False
+
+
+def after(state: State, raw: RawPlay, tracks_primes: bool) -> State:
+    """The state after `raw` (played by `state.me`), the opponent on roll."""
+    flag = state.me_flag
+    if tracks_primes and not flag:
+        flag = bool(features.has_prime(features.as_batch([raw.me]))[0])
+    return State(raw.opp, raw.me, state.opp_flag, flag)
+
+
+class Stopped(Exception):
+    """Raised inside a search level when `should_stop` turned true."""
+
+
+def _never() -> bool:
+    return False
+
+
+class Searcher:
+    """n-ply evaluation and play ranking with one evaluator."""
+
+    def __init__(self, ev: Evaluator) -> None:
+        self.ev = ev
+        self.variant = ev.variant
+
+    # -- position values -------------------------------------------------------------
+
+    def evaluate_states(self, states: Sequence[State], plies: int,
+                        should_stop: StopFn = _never) -> np.ndarray:
+        """(N, 5) probabilities of positions before the roll, at `plies` plies."""
+        if plies <= 0:
+            me = features.as_batch([s.me for s in states])
+            opp = features.as_batch([s.opp for s in states])
+            return self.ev.probs(me, opp, np.array([s.me_flag for s in states]),
+                                 np.array([s.opp_flag for s in states]))
+        out = np.zeros((len(states), 5))
+        # for every state and roll: the best reply at 0 plies
+        nxt: list[State] = []
+        weights: list[tuple[int, float, np.ndarray | None]] = []
+        for i, s in enumerate(states):
+            if should_stop():
+                raise Stopped
+            raws: list[RawPlay] = []
+            bounds = [0]
+            for a, b, _w in ROLLS:
+                raws.extend(generate_raw(self.variant, s.me, s.opp, (a, b)))
+                bounds.append(len(raws))
+            p = plays_probs(self.ev, raws, s.me_flag, s.opp_flag)
+            eq = equity(p)
+            for r, (_a, _b, w) in enumerate(ROLLS):
+                lo, hi = bounds[r], bounds[r + 1]
+                k = lo + int(np.argmax(eq[lo:hi]))
+                if plies == 1 or raws[k].me[0] == 15:
+                    out[i] += w * p[k]
+                else:
+                    weights.append((i, w, None))
+                    nxt.append(after(s, raws[k], self.variant.tracks_primes))
+        if nxt:
+            deeper = self.evaluate_states(nxt, plies - 1, should_stop)
+            for (i, w, _), row in zip(weights, deeper, strict=True):
+                out[i] += w * flip(row)
+        return out
+
+    def evaluate_plays(self, state: State, raws: Sequence[RawPlay], plies: int,
+                       should_stop: StopFn = _never) -> np.ndarray:
+        """(N, 5) probabilities, for the mover, of the positions the plays leave."""
+        if plies <= 0:
+            return plays_probs(self.ev, raws, state.me_flag, state.opp_flag)
+        out = np.zeros((len(raws), 5))
+        for i, raw in enumerate(raws):
+            if raw.me[0] == 15:
+                flag = state.me_flag
+                out[i] = result_probs(self.variant, raw.me, raw.opp, flag)
+                continue
+            if should_stop():
+                raise Stopped
+            nxt = after(state, raw, self.variant.tracks_primes)
+            out[i] = flip(self.evaluate_states([nxt], plies, should_stop)[0])
+        return out
+
+    # -- ranking ---------------------------------------------------------------------
+
+    def rank(self, state: State, raws: Sequence[RawPlay], plies: int,
+             should_stop: StopFn = _never, max_plays: int | None = None
+             ) -> Iterator[list[tuple[int, np.ndarray, int]]]:
+        """Rankings of the plays, deepening ply by ply: lists of (index, probs, plies).
+
+        The first ranking (0 plies) covers every play; each deeper one puts the
+        candidates that passed the filter, ranked at that depth, above the
+        others (kept with their shallower figures). Stops early, without a
+        partial ranking, when `should_stop` turns true.
+        """
+        p0 = plays_probs(self.ev, raws, state.me_flag, state.opp_flag)
+        order = sorted(range(len(raws)), key=lambda i: (-equity(p0[i]), i))
+        ranking = [(i, p0[i], 0) for i in order]
+        yield ranking
+        if len(raws) == 1:
+            return
+        for depth in range(1, plies + 1):
+            limit, window = FILTERS.get(depth, (2, 0.04))
+            if max_plays is not None:
+                limit = max(limit, max_plays) if depth == 1 else limit
+            best = float(equity(ranking[0][1]))
+            cands = [r for r in ranking[:limit] if best - float(equity(r[1])) <= window]
+            try:
+                probs = self.evaluate_plays(state, [raws[i] for i, _, _ in cands], depth,
+                                            should_stop)
+            except Stopped:
+                return
+            top = sorted(((i, probs[k], depth) for k, (i, _, _) in enumerate(cands)),
+                         key=lambda r: (-float(equity(r[1])), r[0]))
+            chosen = {i for i, _, _ in top}
+            ranking = top + [r for r in ranking if r[0] not in chosen]
+            yield ranking
+
+    def best(self, state: State, raws: Sequence[RawPlay], plies: int,
+             should_stop: StopFn = _never) -> int:
+        """Index of the best play at `plies` (or the deepest level finished)."""
+        if len(raws) == 1:
+            return 0
+        last: list[tuple[int, np.ndarray, int]] = []
+        for ranking in self.rank(state, raws, plies, should_stop):
+            last = ranking
+        return last[0][0]

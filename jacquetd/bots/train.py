@@ -1,0 +1,296 @@
+"""TD(lambda) self-play training of a variant's network: ``jacquetd train``.
+
+Usage::
+
+    jacquetd train --variant jacquet --games 40000 --seed 1 --out train-jacquet
+
+Each game is played by the network against itself at 0-ply (greedy on
+equity; the dice explore). After the game, every position of it is moved
+towards its lambda-return (the forward view of TD(lambda), computed offline
+from the values the network gave during the game), in one batched gradient
+step. A race where both sides have every checker home is scored exactly by
+the bear-off databases and ends the game's learning there.
+
+Every ``--checkpoint-every`` games the state (weights, game count, random
+generator state, curve) is saved in the output folder; ``--resume``
+continues from it and gives the same result as an uninterrupted run. Every
+``--eval-every`` games the network plays ``--eval-games`` games against the
+fixed ``heuristic`` bot with the same dice each time; the points per game
+form the learning curve, written as ``curve.json`` and ``curve.svg``.
+At the end ``<variant>.npz`` and ``<variant>.json`` (the command, the seed
+and the figures that made it) are written to the output folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from jacquetd.rules import Variant, find_variant, generate_raw
+from jacquetd.rules.geometry import has_prime
+
+from . import features
+from .choosers import heuristic_chooser, neural_chooser
+from .evaluator import NeuralEvaluator, all_home, result_probs, tidy
+from .net import Net, equity, flip
+from .selfplay import opening_roll, play_game, roll, start_side
+
+
+def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Play one game; return (inputs, values, final target) of its positions.
+
+    Row t of the inputs is position t from the view of the side on roll;
+    values[t] is the network's (tidied) estimate; the final target is the
+    exact outcome, or the exact race value, seen by the side on roll in the
+    last recorded position's successor, expressed for the last position.
+    """
+    v = ev.variant
+    net = ev.net
+    me, opp = start_side(v), start_side(v)
+    flags = [False, False]  # side on roll, opponent
+    b_me, b_opp = features.as_batch([me]), features.as_batch([opp])
+    f0 = np.zeros(1, dtype=bool)
+    xs = [features.encode(v, b_me, b_opp, f0, f0)[0]]
+    vals = [tidy(v, net.forward(xs[0][None, :]), f0, f0)[0]]
+    dice = opening_roll(v, rng)
+    while True:
+        raws = generate_raw(v, me, opp, dice)
+        win = [i for i, r in enumerate(raws) if r.me[0] == 15]
+        if win:
+            rp = raws[win[0]]
+            mover_flag = flags[0] or (v.tracks_primes and has_prime(rp.me))
+            final = result_probs(v, rp.me, rp.opp, mover_flag)  # the mover's view
+            return np.array(xs), np.array(vals), final
+        nxt_me = features.as_batch([r.opp for r in raws])
+        nxt_opp = features.as_batch([r.me for r in raws])
+        opp_flag = np.full(len(raws), flags[1])
+        if v.tracks_primes and not flags[0]:
+            mover_flags = features.has_prime(nxt_opp)
+        else:
+            mover_flags = np.full(len(raws), flags[0])
+        x = features.encode(v, nxt_me, nxt_opp, opp_flag, mover_flags)
+        p = tidy(v, net.forward(x), opp_flag, mover_flags)
+        k = int(np.argmin(equity(p)))  # the opponent's equity: lowest is best for us
+        rp = raws[k]
+        me, opp = rp.opp, rp.me
+        flags = [flags[1], bool(mover_flags[k])]
+        if all_home(nxt_me[k:k + 1])[0] and all_home(nxt_opp[k:k + 1])[0]:
+            exact = ev.probs(nxt_me[k:k + 1], nxt_opp[k:k + 1], opp_flag[k:k + 1],
+                             mover_flags[k:k + 1])[0]
+            # the race value is known: it is the target of the previous position
+            return np.array(xs), np.array(vals), flip(exact)
+        xs.append(x[k])
+        vals.append(p[k])
+        dice = roll(rng)
+
+
+def lambda_returns(vals: np.ndarray, final: np.ndarray, lam: float) -> np.ndarray:
+    """Targets G_t = flip((1 - lam) V_{t+1} + lam G_{t+1}); the last is `final`."""
+    n = len(vals)
+    g = np.empty_like(vals)
+    g[n - 1] = final
+    for t in range(n - 2, -1, -1):
+        g[t] = flip((1.0 - lam) * vals[t + 1] + lam * g[t + 1])
+    return g
+
+
+def evaluate_against_heuristic(v: Variant, net: Net, games: int, seed: int) -> float:
+    """Points per game of the network (0-ply) against `heuristic`, same dice every time."""
+    ev = NeuralEvaluator(v, net)
+    choosers = (neural_chooser(ev), heuristic_chooser(v))
+    rng = np.random.default_rng(seed)
+    total = 0
+    for g in range(games):
+        winner, points = play_game(v, choosers, rng, first=g % 2)
+        total += points if winner == 0 else -points
+    return total / games
+
+
+def write_svg(path: Path, curve: list[dict[str, float]], title: str) -> None:
+    """The learning curve (points per game against heuristic over games), hand-written SVG."""
+    w, h, left, bottom, top, right = 640, 360, 60, 40, 30, 20
+    xs = [c["games"] for c in curve] or [0]
+    ys = [c["ppg"] for c in curve] or [0.0]
+    x_max = max(max(xs), 1)
+    y_lo = min(min(ys), 0.0) - 0.1
+    y_hi = max(max(ys), 0.0) + 0.1
+
+    def px(x: float) -> float:
+        return left + (w - left - right) * x / x_max
+
+    def py(y: float) -> float:
+        return top + (h - top - bottom) * (y_hi - y) / (y_hi - y_lo)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+             f'font-family="sans-serif" font-size="11">',
+             f'<rect width="{w}" height="{h}" fill="white"/>',
+             f'<text x="{w / 2}" y="18" text-anchor="middle" font-size="13">{title}</text>',
+             f'<line x1="{left}" y1="{py(0):.1f}" x2="{w - right}" y2="{py(0):.1f}" '
+             'stroke="#999" stroke-dasharray="4 3"/>',
+             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{h - bottom}" stroke="black"/>',
+             f'<line x1="{left}" y1="{h - bottom}" x2="{w - right}" y2="{h - bottom}" '
+             'stroke="black"/>']
+    for k in range(5):
+        yv = y_lo + (y_hi - y_lo) * k / 4
+        parts.append(f'<text x="{left - 6}" y="{py(yv) + 4:.1f}" text-anchor="end">'
+                     f'{yv:+.2f}</text>')
+        xv = x_max * k / 4
+        parts.append(f'<text x="{px(xv):.1f}" y="{h - bottom + 16}" text-anchor="middle">'
+                     f'{int(xv)}</text>')
+    parts.append(f'<text x="{w / 2}" y="{h - 6}" text-anchor="middle">self-play games</text>')
+    parts.append(f'<text x="14" y="{h / 2}" text-anchor="middle" '
+                 f'transform="rotate(-90 14 {h / 2})">points per game vs heuristic</text>')
+    if curve:
+        pts = " ".join(f"{px(c['games']):.1f},{py(c['ppg']):.1f}" for c in curve)
+        parts.append(f'<polyline points="{pts}" fill="none" stroke="#1f5fbf" stroke-width="2"/>')
+        for c in curve:
+            parts.append(f'<circle cx="{px(c["games"]):.1f}" cy="{py(c["ppg"]):.1f}" r="3" '
+                         'fill="#1f5fbf"/>')
+    parts.append("</svg>")
+    path.write_text("\n".join(parts) + "\n")
+
+
+def _progress(done: int, total: int, started: float, first: int, last: str) -> None:
+    width = 30
+    filled = int(width * done / max(total, 1))
+    rate = (done - first) / max(time.monotonic() - started, 1e-9)
+    eta = (total - done) / rate if rate > 0 else 0.0
+    sys.stderr.write(f"\r[{'#' * filled}{'-' * (width - filled)}] {done}/{total} games "
+                     f"{rate:5.1f} g/s eta {int(eta) // 60}m{int(eta) % 60:02d}s {last}   ")
+    sys.stderr.flush()
+
+
+def _state_meta(args: argparse.Namespace, games_done: int, rng: np.random.Generator,
+                curve: list[dict[str, float]], command: str) -> dict[str, Any]:
+    return {
+        "variant": args.variant, "seed": args.seed, "games": args.games,
+        "games_done": games_done, "hidden": args.hidden, "lr": args.lr, "lam": args.lam,
+        "feature_version": features.FEATURE_VERSION, "n_inputs": features.N_INPUTS,
+        "rng_state": rng.bit_generator.state, "curve": curve, "command": command,
+    }
+
+
+def reproduce_command(argv: list[str], games: int) -> str:
+    """The command that makes the same weights in one run: --games fixed, no resume/time cap."""
+    out: list[str] = []
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a in ("--resume", "--quiet"):
+            continue
+        if a in ("--max-minutes", "--games", "--out"):
+            skip = True
+            continue
+        if a.startswith(("--max-minutes=", "--games=", "--out=")):
+            continue
+        out.append(a)
+    out += ["--games", str(games)]
+    return "jacquetd train " + " ".join(shlex.quote(a) for a in out)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="jacquetd train",
+                                 description="Train a variant's network by TD(lambda) self-play.")
+    ap.add_argument("--variant", required=True, help="jacquet, jacquet-be or backgammon")
+    ap.add_argument("--games", type=int, required=True, help="self-play games in all")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--hidden", type=int, default=80, help="hidden units")
+    ap.add_argument("--lr", type=float, default=1.0,
+                    help="learning rate at the start; after g games it is lr*20000/(20000+g)")
+    ap.add_argument("--lam", type=float, default=0.7, help="TD lambda")
+    ap.add_argument("--out", default=None, help="output folder (default train-<variant>)")
+    ap.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    ap.add_argument("--checkpoint-every", type=int, default=1000)
+    ap.add_argument("--eval-every", type=int, default=2500)
+    ap.add_argument("--eval-games", type=int, default=200)
+    ap.add_argument("--max-minutes", type=float, default=None,
+                    help="stop at the first checkpoint after this long; the result is the "
+                         "same as a run with --games set to the games played")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        v = find_variant(args.variant)
+    except ValueError as exc:
+        print(f"jacquetd train: {exc}", file=sys.stderr)
+        return 2
+    args.variant = v.name
+    out = Path(args.out or f"train-{v.name}")
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt = out / "checkpoint.npz"
+    command_args = list(argv if argv is not None else sys.argv[1:])
+
+    rng = np.random.default_rng(args.seed)
+    curve: list[dict[str, float]] = []
+    done = 0
+    if args.resume and ckpt.exists():
+        net = Net.load(ckpt)
+        done = int(net.meta["games_done"])
+        rng.bit_generator.state = net.meta["rng_state"]
+        curve = list(net.meta.get("curve", []))
+        print(f"resuming at game {done}", file=sys.stderr)
+    else:
+        net = Net(features.N_INPUTS, args.hidden, seed=args.seed)
+    ev = NeuralEvaluator(v, net)
+    ev.db  # build or load the bear-off database before timing anything  # noqa: B018
+
+    started = time.monotonic()
+    first = done
+    last = f"ppg {curve[-1]['ppg']:+.3f}" if curve else ""
+    if not curve and done == 0:
+        ppg = evaluate_against_heuristic(v, net, args.eval_games, args.seed + 1_000_003)
+        curve.append({"games": 0, "ppg": ppg})
+    while done < args.games:
+        xs, vals, final = self_play_game(ev, rng)
+        targets = lambda_returns(vals, final, args.lam)
+        lr = args.lr * 20000.0 / (20000.0 + done)
+        net.train_step(xs.astype(np.float32), targets.astype(np.float32), lr / np.sqrt(len(xs)))
+        done += 1
+        if (args.max_minutes is not None and done % args.checkpoint_every == 0
+                and time.monotonic() - started > 60.0 * args.max_minutes):
+            args.games = done
+        if done % args.eval_every == 0 or done == args.games:
+            ppg = evaluate_against_heuristic(v, net, args.eval_games, args.seed + 1_000_003)
+            curve.append({"games": done, "ppg": ppg})
+            last = f"ppg {ppg:+.3f}"
+            write_svg(out / "curve.svg", curve,
+                      f"{v.name}: 0-ply network vs heuristic ({args.eval_games} games a point)")
+            (out / "curve.json").write_text(json.dumps(curve, indent=1) + "\n")
+        if done % args.checkpoint_every == 0 or done == args.games:
+            net.meta = _state_meta(args, done, rng, curve, reproduce_command(command_args, done))
+            net.save(ckpt)
+        if not args.quiet and (done % 10 == 0 or done == args.games):
+            _progress(done, args.games, started, first, last)
+    if not args.quiet:
+        sys.stderr.write("\n")
+    elapsed = time.monotonic() - started
+    command = reproduce_command(command_args, done)
+    net.meta = _state_meta(args, done, rng, curve, command)
+    net.meta.pop("rng_state")
+    net.save(out / f"{v.name}.npz")
+    sidecar = {k: net.meta[k] for k in ("variant", "seed", "games", "hidden", "lr", "lam",
+                                        "feature_version", "n_inputs", "command", "curve")}
+    sidecar["seconds_this_run"] = round(elapsed, 1)
+    (out / f"{v.name}.json").write_text(json.dumps(sidecar, indent=1) + "\n")
+    write_svg(out / "curve.svg", curve,
+              f"{v.name}: 0-ply network vs heuristic ({args.eval_games} games a point)")
+    (out / "curve.json").write_text(json.dumps(curve, indent=1) + "\n")
+    print(f"wrote {out / (v.name + '.npz')} after {done} games", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
