@@ -54,6 +54,9 @@ log = logging.getLogger(__name__)
 #: Seconds a call may take when the caller gives no timeout. A search's own
 #: budget (`movetime_ms`) is added to it.
 DEFAULT_TIMEOUT = 30.0
+#: With an explicit timeout the server is told too; the client waits this much longer
+#: for the server's own `timeout` reply before it gives up on its side.
+SERVER_TIMEOUT_SLACK_S = 0.25
 CLIENT_NAME = "jacquet-clients/0.1"
 PROTOCOL_VERSIONS = ("1.0",)
 
@@ -92,8 +95,16 @@ class _Call:
     def __init__(self, cmd: str, streaming: bool) -> None:
         self.cmd = cmd
         self.final: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        # The caller may have stopped waiting (its timeout, a cancel): mark the error as
+        # seen, so that asyncio does not log it as never retrieved. Awaiting still raises.
+        self.final.add_done_callback(_mark_retrieved)
         self.partials: asyncio.Queue[dict[str, Any]] | None = (
             asyncio.Queue() if streaming else None)
+
+
+def _mark_retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 class Analysis:
@@ -308,7 +319,6 @@ class JacquetClient:
         for call in self._calls.values():
             if not call.final.done():
                 call.final.set_exception(EngineTerminatedError(reason.message))
-                call.final.exception()  # mark retrieved: the caller may be gone
         self._calls.clear()
 
     async def _send(self, cmd: str, args: Mapping[str, Any], streaming: bool
@@ -346,9 +356,15 @@ class JacquetClient:
         """Send any command with its arguments (None values are left out) and return the
         result map of its final reply. `timeout` (seconds; default `self.timeout`)
         plus `budget_ms` bounds the wait: when it passes, the client cancels the
-        request and raises EngineTimeoutError. Partial results are ignored here."""
-        rid, call = await self._send(cmd, args, False)
+        request and raises EngineTimeoutError. An explicit `timeout` is also sent as
+        the request's `timeout_ms`, so the server stops the work at the same moment
+        (its `timeout` error reply raises EngineTimeoutError too). Partial results
+        are ignored here."""
         limit = self._timeout(timeout, budget_ms)
+        if timeout is not None and limit is not None and "timeout_ms" not in args:
+            args["timeout_ms"] = max(1, int(limit * 1000))
+            limit += SERVER_TIMEOUT_SLACK_S
+        rid, call = await self._send(cmd, args, False)
         try:
             return await asyncio.wait_for(asyncio.shield(call.final), limit)
         except TimeoutError:

@@ -358,6 +358,12 @@ class Referee:
                 answer = await player.choose(turn)
         except TimeoutError:
             raise EngineFault("hang", f"no move within {self.move_timeout} s") from None
+        # Plays are compared by the position they produce (SPEC.md 5.2): an engine's
+        # play record by its position_id; a move text is matched to the canonical
+        # spellings, else validated by the rules server (`apply_move`).
+        by_id = {play["position_id"]: play for play in turn.plays}
+        if isinstance(answer, dict) and answer.get("position_id") in by_id:
+            return by_id[answer["position_id"]]
         text = answer if isinstance(answer, str) else answer.get("move")
         if not isinstance(text, str):
             raise EngineFault("illegal", f"answered {answer!r}, not a move")
@@ -368,9 +374,8 @@ class Referee:
             applied = await self.rules.apply_move(turn.position, text)
         except EngineError as exc:
             raise EngineFault("illegal", f"{text!r}: {exc}") from None
-        for play in turn.plays:
-            if play["position"] == applied["position"]:
-                return play
+        if applied.get("position_id") in by_id:
+            return by_id[applied["position_id"]]
         raise EngineFault("illegal", f"{text!r} is not among the legal plays")
 
     def _may_double(self, state: GameState) -> bool:

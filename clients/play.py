@@ -260,8 +260,8 @@ class HumanPlayer(Player):
                 except EngineError as exc:
                     self.console.say(f"Cannot play that: {exc.message}")
                     continue
-                return next((p for p in turn.plays if p["position"] == played["position"]),
-                            played)
+                return next((p for p in turn.plays
+                             if p["position_id"] == played["position_id"]), played)
 
     async def double(self, position: PositionMap) -> bool:
         while True:

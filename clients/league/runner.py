@@ -46,6 +46,8 @@ from .standings import Standings, compute
 log = logging.getLogger(__name__)
 
 DAEMON_TIMEOUT_S = 30.0
+WARM_UP_TIMEOUT_S = 120.0
+WARM_UP_CALLS = 2
 
 
 @dataclass
@@ -70,6 +72,7 @@ class LeagueResult:
     stopped_by_sprt: bool = False
     elapsed_s: float = 0.0
     faults: int = 0
+    warm_up_s: float = 0.0
     report: Path | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -129,6 +132,10 @@ class League:
         notes = []
         if not daemon.supports("luck"):
             notes.append("luck-adjusted results unavailable: the daemon has no `luck` command")
+        warm_started = time.monotonic()
+        if pending:
+            await self._warm_up(daemon)
+        warm_up_s = time.monotonic() - warm_started
         queue: asyncio.Queue[Job] = asyncio.Queue()
         for job in pending:
             queue.put_nowait(job)
@@ -152,10 +159,29 @@ class League:
         standings = self._standings(journal)
         finished = self.stopped_by_sprt or journal.done_jobs() >= {j.id for j in jobs}
         result = LeagueResult(standings, journal.matches(), finished, self.stopped_by_sprt,
-                              time.monotonic() - started, self.fault_count, notes=notes)
+                              time.monotonic() - started, self.fault_count, notes=notes,
+                              warm_up_s=warm_up_s)
         journal.close()
         self.write_outputs(result)
         return result
+
+    async def _warm_up(self, daemon: JacquetClient) -> None:
+        """One untimed `best_move` per daemon level and worker before the clock starts: a
+        bot's first search in a worker process loads its tables, which may take longer
+        than a move is allowed."""
+        specs = [e for e in self.config.engines if e.kind == "level"]
+        # the opening, and a race in both home boards (bear-off tables)
+        home = [0, 3, 3, 3, 3, 3] + [0] * 20
+        positions: list[Any] = [f"start:{self.config.variant}",
+                                {"variant": self.config.variant, "on_roll": home,
+                                 "opponent": home, "dice": [], "primed": [False, False]}]
+        calls = [daemon.best_move(position, dice=(2, 1), level=e.level, plies=e.plies,
+                                  timeout=WARM_UP_TIMEOUT_S)
+                 for e in specs for position in positions
+                 for _ in range(max(WARM_UP_CALLS, self.concurrency))]
+        for outcome in await asyncio.gather(*calls, return_exceptions=True):
+            if isinstance(outcome, EngineError):
+                log.warning("warm-up: %s", outcome)
 
     def write_outputs(self, result: LeagueResult) -> None:
         """The HTML report and one record file per match."""
