@@ -361,22 +361,26 @@ class Referee:
         # Plays are compared by the position they produce (SPEC.md 5.2): an engine's
         # play record by its position_id; a move text is matched to the canonical
         # spellings, else validated by the rules server (`apply_move`).
+        # A play record's move text must be a spelling of the play its position_id names.
         by_id = {play["position_id"]: play for play in turn.plays}
-        if isinstance(answer, dict) and answer.get("position_id") in by_id:
-            return by_id[answer["position_id"]]
+        claimed = answer.get("position_id") if isinstance(answer, dict) else None
         text = answer if isinstance(answer, str) else answer.get("move")
         if not isinstance(text, str):
+            if claimed in by_id:
+                return by_id[claimed]
             raise EngineFault("illegal", f"answered {answer!r}, not a move")
-        for play in turn.plays:
-            if play["move"] == text:
-                return play
-        try:
-            applied = await self.rules.apply_move(turn.position, text)
-        except EngineError as exc:
-            raise EngineFault("illegal", f"{text!r}: {exc}") from None
-        if applied.get("position_id") in by_id:
-            return by_id[applied["position_id"]]
-        raise EngineFault("illegal", f"{text!r} is not among the legal plays")
+        play = next((p for p in turn.plays if p["move"] == text), None)
+        if play is None:
+            try:
+                applied = await self.rules.apply_move(turn.position, text)
+            except EngineError as exc:
+                raise EngineFault("illegal", f"{text!r}: {exc}") from None
+            play = by_id.get(applied.get("position_id", ""))
+        if play is None:
+            raise EngineFault("illegal", f"{text!r} is not among the legal plays")
+        if claimed is not None and claimed != play["position_id"]:
+            raise EngineFault("illegal", f"{text!r} does not lead to the position it claims")
+        return play
 
     def _may_double(self, state: GameState) -> bool:
         cube = state.position.get("cube")
