@@ -1,0 +1,7 @@
+"""`python -m protocol.conformance`: play the conformance vectors against an endpoint."""
+
+import sys
+
+from .runner import main
+
+sys.exit(main())

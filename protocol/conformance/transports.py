@@ -1,0 +1,164 @@
+"""Connections the runner plays vectors over: ZeroMQ DEALER, plain TCP, a subprocess.
+
+Each yields frames: for the protocol endpoints a whole reply (a msgpack map or a
+text block/partial line, cut by `ReplyStreamDecoder` on byte streams); for the
+gnubg endpoint one line. zmq is imported only when a ZeroMQ endpoint is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shlex
+import socket
+import subprocess
+import time
+import uuid
+from typing import Any, Protocol
+
+from ..errors import ProtocolError
+from ..framing import ReplyStreamDecoder
+from ..gnubg_wire import GnubgLineDecoder
+
+
+class Closed(Exception):
+    """The peer closed the connection."""
+
+
+class Connection(Protocol):
+    """What the runner needs of a connection."""
+
+    transport: str
+
+    def send(self, data: bytes) -> None: ...
+
+    def receive(self, timeout: float) -> bytes | None:
+        """The next frame, None on timeout; raises Closed once the peer has closed."""
+
+    def close(self) -> None: ...
+
+
+class ZmqConnection:
+    """A DEALER socket: one frame per message, no empty delimiter."""
+
+    transport = "zmq"
+
+    def __init__(self, url: str) -> None:
+        import zmq  # the runner is a tool: zmq only when asked for
+
+        self._zmq = zmq
+        self._sock: Any = zmq.Context.instance().socket(zmq.DEALER)
+        self._sock.setsockopt(zmq.LINGER, 0)
+        self._sock.setsockopt(zmq.IDENTITY, f"conformance-{uuid.uuid4().hex[:12]}".encode())
+        self._sock.connect(url)
+
+    def send(self, data: bytes) -> None:
+        self._sock.send(data)
+
+    def receive(self, timeout: float) -> bytes | None:
+        if self._sock.poll(int(timeout * 1000), self._zmq.POLLIN):
+            frame: bytes = self._sock.recv()
+            return frame
+        return None
+
+    def close(self) -> None:
+        self._sock.close(linger=0)
+
+
+class _FdStream:
+    """Frames cut from a readable file descriptor by a decoder."""
+
+    transport = "tcp"
+
+    def __init__(self, read_fd: int, gnubg: bool) -> None:
+        self._fd = read_fd
+        self._decoder: ReplyStreamDecoder | GnubgLineDecoder = (
+            GnubgLineDecoder(1 << 24) if gnubg else ReplyStreamDecoder())
+        self._frames: list[bytes] = []
+        self._eof = False
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(read_fd, selectors.EVENT_READ)
+
+    def _take(self, items: list[bytes | ProtocolError]) -> None:
+        for item in items:
+            if isinstance(item, ProtocolError):
+                raise item
+            self._frames.append(item)
+
+    def receive(self, timeout: float) -> bytes | None:
+        deadline = time.monotonic() + timeout
+        while not self._frames:
+            if self._eof:
+                raise Closed()
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._selector.select(left):
+                return None
+            data = self._read()
+            if not data:
+                self._eof = True
+                self._take(self._decoder.finish())
+            else:
+                self._take(self._decoder.feed(data))
+        return self._frames.pop(0)
+
+    def _read(self) -> bytes:
+        try:
+            return os.read(self._fd, 65536)
+        except ConnectionError:
+            return b""
+
+    def close(self) -> None:
+        self._selector.close()
+
+
+class TcpConnection(_FdStream):
+    """A plain TCP connection (the text/msgpack stream endpoint, or the gnubg one)."""
+
+    def __init__(self, address: str, gnubg: bool = False) -> None:
+        host, _, port = address.rpartition(":")
+        self._sock = socket.create_connection((host or "127.0.0.1", int(port)), timeout=10)
+        self._sock.settimeout(None)
+        super().__init__(self._sock.fileno(), gnubg)
+
+    def send(self, data: bytes) -> None:
+        self._sock.sendall(data)
+
+    def close(self) -> None:
+        super().close()
+        self._sock.close()
+
+
+class SpawnConnection(_FdStream):
+    """A subprocess speaking the protocol on its standard input and output."""
+
+    transport = "stdio"
+
+    def __init__(self, command: str) -> None:
+        self._proc: subprocess.Popen[bytes] = subprocess.Popen(
+            shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL)
+        if self._proc.stdout is None:  # pragma: no cover - stdout=PIPE was given
+            raise RuntimeError("no pipe to the subprocess")
+        super().__init__(self._proc.stdout.fileno(), gnubg=False)
+
+    def send(self, data: bytes) -> None:
+        stdin: Any = self._proc.stdin
+        try:
+            stdin.write(data)
+            stdin.flush()
+        except BrokenPipeError:
+            raise Closed() from None
+
+    def close(self) -> None:
+        super().close()
+        if self._proc.stdin is not None and not self._proc.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):
+                self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()  # only the process this runner started
+            self._proc.wait()
+        if self._proc.stdout is not None:
+            self._proc.stdout.close()
