@@ -8,6 +8,12 @@ rolls with move filtering). `get_bot(level, variant)` builds a player;
 daemon's engine interface.
 """
 
+import os
+
+# The evaluator multiplies small matrices: BLAS threads only cost time on a busy
+# machine. This takes effect when the bots are imported before numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from .analysis import Evaluation, RankedPlay, RolloutProgress
 from .cube import CubeDecision
 from .engine import engine_for

@@ -3,7 +3,7 @@
 Money play uses Janowski's interpolation between the cubeless ("dead cube")
 equity and the fully live cube equity, weighted by a cube efficiency x:
 0.68 with contact (GNU Backgammon's value) and, in a race, a value rising
-with the length of the race (short races leave less room to use the cube).
+with the length of the race from 0 (last roll) to 0.68 (50 pips and more).
 Match play uses the same interpolation on match-winning chances, the live
 part coming from the project's own match model (`met.py`).
 
@@ -24,8 +24,12 @@ CONTACT_EFFICIENCY = 0.68
 
 
 def race_efficiency(pips: float) -> float:
-    """Cube efficiency of a race with `pips` (the average of both sides' pip counts)."""
-    return min(0.68, max(0.5, 0.5 + 0.0025 * pips))
+    """Cube efficiency of a race with `pips` (the average of both sides' pip counts).
+
+    A long race uses the cube as well as a contact game (0.68); the last
+    rolls of a race leave no later chance to use it (0 at no pips left).
+    """
+    return CONTACT_EFFICIENCY * min(1.0, max(0.0, pips / 50.0))
 
 
 @dataclass(frozen=True, slots=True)
