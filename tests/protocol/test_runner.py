@@ -89,7 +89,6 @@ def test_runner_over_tcp(vector_dir: Path) -> None:
 
 
 def test_runner_over_zmq(vector_dir: Path) -> None:
-    pytest.importorskip("zmq")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,8 +13,6 @@ from protocol import COMMANDS, Request
 from protocol.docgen import reply_schema, request_schema
 
 from .strategies import error_maps, ids_any, requests, results
-
-jsonschema = pytest.importorskip("jsonschema")
 
 REQUEST = jsonschema.Draft202012Validator(request_schema())
 REPLY_DEFS = reply_schema()["$defs"]

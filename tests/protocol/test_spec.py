@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+import jsonschema
 import msgpack
 import pytest
 
@@ -27,8 +28,6 @@ from protocol.errors import ErrorCode
 from protocol.positions import format_board, parse_board
 
 from .spec_examples import SPEC, examples
-
-jsonschema = pytest.importorskip("jsonschema")
 
 EXAMPLES = examples()
 NAMES = sorted({name for name, _ in EXAMPLES})

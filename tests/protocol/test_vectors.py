@@ -10,6 +10,7 @@ from typing import Any
 import msgpack
 import pytest
 
+import jacquetd.rules as rules
 from protocol import COMMANDS, ErrorCode, ProtocolError, Reply, decode_request, encode_reply
 from protocol.conformance.matchers import match
 from protocol.conformance.vectors import (
@@ -22,8 +23,6 @@ from protocol.conformance.vectors import (
 )
 from protocol.gnubg_wire import format_move
 from protocol.positions import start_variant
-
-rules = pytest.importorskip("jacquetd.rules")
 
 VECTORS = load_vectors()
 PROTOCOL_VECTORS = [v for v in VECTORS if v.endpoint == "protocol"]
