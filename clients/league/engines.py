@@ -167,16 +167,21 @@ def fibs_board(position: PositionMap, *, was_doubled: bool = False) -> str:
     crawford = bool(match and match.get("crawford"))
     value = int(cube["value"]) if cube else 1
     owner = cube["owner"] if cube else "none"
-    # Without a cube gnubg still wants a "may double" flag set: with both clear it
-    # answers a move request with `beaver`.
-    may = ((int(owner != "opponent" and not crawford), int(owner != "on_roll" and not crawford))
-           if cube else (1, 1))
+    may = (int(cube is not None and owner != "opponent" and not crawford),
+           int(cube is not None and owner != "on_roll" and not crawford))
+    if may == (0, 0):
+        # gnubg reads "neither side may double" as a double to answer: it replies `take`
+        # or `beaver` to a move request. The Crawford game is told by field 52 instead.
+        may = (1, 1)
     if match:
         length, score = int(match["length"]), match["score"]
         post = int(length - 1 in score and not crawford)
     else:
         length, score, post = MONEY, [0, 0], 0
-    values = ["You", "Opponent", length, score[0], score[1], *slots, 1, *dice, 0, 0, value,
+    # gnubg reads the two scores swapped when the turn field equals the colour field (as
+    # here): checked with `evaluation fibsboard`, whose match winning chance at 2-0 in a
+    # match to 5 is 0.67 for the leader only when its score is written second.
+    values = ["You", "Opponent", length, score[1], score[0], *slots, 1, *dice, 0, 0, value,
               *may, int(was_doubled), 1, -1, 0, 25, me[0], them[0], me[25], them[25],
               0, 0, post, int(not crawford)]
     return "board:" + ":".join(str(v) for v in values)

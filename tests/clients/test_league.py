@@ -211,3 +211,30 @@ def test_sprt_stops_as_soon_as_decided(tmp_path: Path) -> None:
     assert s is not None and s["decision"] == "H1" and s["losses"] == 0
     assert s["wins"] == result.standings.games < 60
     assert s["llr"] >= s["upper"]
+
+
+@pytest.mark.skipif(not Path(find_gnubg(None)).exists(), reason="gnubg is not installed")
+def test_gnubg_reads_our_match_score_the_right_way_round() -> None:
+    from clients.league.config import EngineSpec
+    from clients.league.engines import GnubgPlayer, fibs_board
+
+    opening = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]
+
+    async def go() -> list[float]:
+        gnubg = GnubgPlayer(EngineSpec("gnubg", gnubg=find_gnubg(None), plies=0))
+        await gnubg.start()
+        try:
+            out = []
+            for score in ([2, 0], [0, 2]):
+                pos = {"variant": "backgammon", "on_roll": opening, "opponent": opening,
+                       "dice": [], "primed": [False, False],
+                       "cube": {"value": 1, "owner": "centre", "pending": False},
+                       "match": {"length": 5, "score": score, "crawford": False}}
+                line = await gnubg._ask(f"evaluation fibsboard {fibs_board(pos)} plies 0")
+                out.append(float(line.split()[-1]))  # match winning chance of the side on roll
+            return out
+        finally:
+            await gnubg.close()
+
+    leading, trailing = asyncio.run(go())
+    assert leading > 0.6 > 0.4 > trailing

@@ -202,3 +202,31 @@ def test_luck_unavailable_is_reported_not_faked() -> None:
     assert "unavailable" in format_table(st)
     page = render(parse_league({"engines": ENGINES[:2]}), st, [], finished=False)
     assert "n/a" in page and "unavailable" in page
+
+
+OPENING = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]
+
+
+def test_fibs_board_for_gnubg() -> None:
+    from clients.league.engines import fibs_board, gnubg_move
+
+    pos = {"variant": "backgammon", "on_roll": OPENING, "opponent": OPENING, "dice": [3, 1],
+           "primed": [False, False]}
+    fields = fibs_board(pos).split(":")  # "board", names, then GNUBG.md's fields 3-52
+    # GNUBG.md's worked example of the opening position, slots 0..25
+    assert ":".join(fields[6:32]) == "0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"
+    assert fields[3] == "9999" and fields[32:37] == ["1", "3", "1", "0", "0"]
+    assert fields[38:40] == ["1", "1"]  # no cube: still "may double", or gnubg answers `beaver`
+    assert len(fields) == 53
+    cubed = dict(pos, dice=[], cube={"value": 2, "owner": "opponent", "pending": False},
+                 match={"length": 5, "score": [3, 1], "crawford": False})
+    f = fibs_board(cubed).split(":")
+    assert f[3:6] == ["5", "1", "3"]  # the scores, the opponent's first (gnubg's reading)
+    assert f[33:35] == ["0", "0"] and f[37:41] == ["2", "0", "1", "0"]
+    crawford = dict(cubed, cube={"value": 1, "owner": "centre", "pending": False},
+                    match={"length": 5, "score": [4, 1], "crawford": True})
+    f = fibs_board(crawford).split(":")
+    assert f[38:40] == ["1", "1"] and f[51:53] == ["0", "0"]  # not post-Crawford; Crawford
+    assert gnubg_move("25/22* 6/0 ") == "bar/22* 6/off"
+    assert gnubg_move("24/18 24/18 13/7 13/7") == "24/18 24/18 13/7 13/7"
+    assert gnubg_move("") == ""
