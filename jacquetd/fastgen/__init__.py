@@ -95,25 +95,24 @@ class _Local(threading.local):
 _local = _Local()
 
 
-def _run(state: np.ndarray, d1: int, d2: int, flags: int
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _run(kernel: Any, me: bytes, opp: bytes, d1: int, d2: int, flags: int
+         ) -> tuple[np.ndarray, np.ndarray]:
     loc = _local
     w8 = loc.w8
     if w8 is None:
         loc.w8, loc.w64 = w8, _ = _kernel.new_workspace(loc.entries)
-    status, positions, steps, extra = _kernel.generate_kernel(state, d1, d2, flags, w8, loc.w64)
-    while status:  # more plays than the workspace holds: grow it and start again
+    first, second = kernel(me, opp, d1, d2, flags, w8, loc.w64)
+    while not len(first):  # more plays than the workspace holds: grow it and start again
         loc.entries *= 2
         loc.w8, loc.w64 = _kernel.new_workspace(loc.entries)
-        status, positions, steps, extra = _kernel.generate_kernel(
-            state, d1, d2, flags, loc.w8, loc.w64)
-    return positions, steps, extra
+        first, second = kernel(me, opp, d1, d2, flags, loc.w8, loc.w64)
+    return first, second
 
 
-def _state(me: Sequence[int] | np.ndarray, opp: Sequence[int] | np.ndarray) -> np.ndarray:
-    if isinstance(me, tuple) and isinstance(opp, tuple):
-        return np.array(me + opp, dtype=np.int8)
-    return np.concatenate((np.asarray(me, dtype=np.int8), np.asarray(opp, dtype=np.int8)))
+def _side_bytes(side: Sequence[int] | np.ndarray) -> bytes:
+    if isinstance(side, np.ndarray):
+        return np.asarray(side, dtype=np.uint8).tobytes()
+    return bytes(side)
 
 
 def _pure_arrays(variant: Variant, me: Sequence[int], opp: Sequence[int],
@@ -138,9 +137,8 @@ def generate_arrays(variant_name: str, me: Sequence[int] | np.ndarray,
     """
     if _kernel is None:
         return _pure_arrays(find_variant(variant_name), me, opp, dice)
-    positions, steps, _ = _run(_state(me, opp), int(dice[0]), int(dice[1]),
-                               _flags_by_name(variant_name))
-    return positions, steps
+    return _run(_kernel.arrays_kernel, _side_bytes(me), _side_bytes(opp), int(dice[0]),
+                int(dice[1]), _flags_by_name(variant_name))
 
 
 # -- RawPlay objects ----------------------------------------------------------------------
@@ -148,11 +146,12 @@ def generate_arrays(variant_name: str, me: Sequence[int] | np.ndarray,
 _STEPS_CACHE: dict[int, tuple[Step, ...]] = {}
 _STEPS_CACHE_MAX = 1 << 18
 _new_raw = tuple.__new__
+_HIT_FLAG = _kernel.HIT_FLAG if _kernel is not None else 0
 
 
 def _decode_steps(key: int) -> tuple[Step, ...]:
     out = []
-    code = key
+    code = key & (_HIT_FLAG - 1)
     while code:
         c = code & 0x3FFF
         code >>= 15
@@ -170,7 +169,7 @@ def _decode_steps(key: int) -> tuple[Step, ...]:
 
 def code_key(steps: Sequence[Step]) -> int:
     """The kernel's step code of a sequence of steps (see `kernel.generate_kernel`)."""
-    code = 0
+    code = _HIT_FLAG if any(s.hit for s in steps) else 0
     for j, s in enumerate(steps):
         code |= ((1 << 14) | (((s.src * 32 + s.dst) * 8 + s.die) * 2 + int(s.hit))) << (15 * j)
     return code
@@ -189,18 +188,21 @@ def generate(pos: Position) -> list[RawPlay]:
     me = pos.me
     opp = pos.opp
     d1, d2 = pos.dice
-    positions, _, extra = _run(np.array(me + opp, dtype=np.int8), d1, d2,
-                               _flags_by_name(pos.variant))
-    rows = positions.tolist()
+    positions, codes = _run(_kernel.plays_kernel, bytes(me), bytes(opp), d1, d2,
+                            _flags_by_name(pos.variant))
+    buf = positions.tobytes()
     cache = _STEPS_CACHE
+    hit_flag = _HIT_FLAG
     out = []
     append = out.append
-    for row, (code, hitmask) in zip(rows, extra.tolist(), strict=True):
+    o = 0
+    for code in codes.tolist():
         steps = cache.get(code)
         if steps is None:
             steps = _decode_steps(code)
-        append(_new_raw(RawPlay, (steps, tuple(row[:26]),
-                                  opp if hitmask == 0 else tuple(row[26:]))))
+        append(_new_raw(RawPlay, (steps, tuple(buf[o:o + 26]),
+                                  opp if code < hit_flag else tuple(buf[o + 26:o + 52]))))
+        o += 52
     return out
 
 
@@ -218,7 +220,8 @@ def warm_up() -> float:
     for name in ("jacquet", "jacquet-be", "backgammon"):
         for dice in ((6, 5), (3, 3)):
             p = Position.initial(name).with_dice(dice)
-            got = generate(p)
-            if got != _pure_generate(p):
+            want = _pure_generate(p)
+            positions, steps = generate_arrays(name, p.me, p.opp, dice)
+            if generate(p) != want or positions.tolist() != [list(r.me + r.opp) for r in want]:
                 raise RuntimeError(f"fastgen differs from the pure generator on {p.to_id()}")
     return time.perf_counter() - t0

@@ -16,28 +16,31 @@ spellings (G8):
 
 State. The side to move is 26 counts in its own numbering (0 off, 1..24,
 25 bar). The opponent never moves during the turn, so its state is the set of
-its blots we have hit, a 24-bit mask over our points; its counts at our point
-q are `oppc[q]` unless bit q-1 of the mask is set. A position's key is two
-int64: the mover's counts at 1..15 as nibbles (`k1`), and its counts at
-16..25 as nibbles with the hit mask above them (`k2`); the borne-off count
-follows from the other 25. Keys go into an open-addressing table that is never
-cleared: each call takes a fresh stamp, and a slot with an older stamp is
-empty.
+its blots we have hit, a 24-bit mask over our points; its count at our point q
+is `oppc[q]` unless that point was hit. A position's key is two int64: `k1`
+holds the mover's counts at 1..15 as nibbles, `k2` its counts at 16..25 as
+nibbles (bits 0-39) and the hit mask (bit 40 + q - 1 for our point q); the
+borne-off count follows from the other 25. Keys go into an open-addressing
+table that is never cleared: each call takes a fresh stamp, and a slot with an
+older stamp is empty.
 
-Workspace. Everything the kernel reuses between calls lives in two arrays made
-once per thread by `new_workspace` (so the call allocates only its outputs):
+Workspace. What the kernel reuses between calls lives in two arrays made once
+per thread by `new_workspace`, so that a call allocates only its outputs:
 
-- `w8` (int8, rows x 44): rows `0..4` the state at each depth of the walk,
-  rows `SUCC0..` the successors found at each depth, row `PATH` the steps of
-  the current path, rows `ENT0..` the plays found (26 counts, depth, number of
-  steps, 4 steps of src/dst/hit/die);
-- `w64` (int64, 6 x width): rows 0-2 the hash table (stamp+tag, k1, k2), with
-  the stamp counter in row 0 column `cap`; rows 3-5 the hit mask, k1 and k2 of
-  each `w8` row.
+- `w8` (int8, rows x 48): rows 0-4 the state at each depth of the walk (26
+  counts, then src/dst/hit of the step that led there), rows `SUCC0`.. the
+  successors found at each depth (same layout), row `PATH` the steps of the
+  current path (src/dst/hit/die), row `OPPC` the opponent's counts at our
+  points, row `CNT` the walk's counters, rows `ENT0`.. the plays found (26
+  counts, depth, number of steps, 4 steps of src/dst/hit/die, kept flag);
+- `w64` (int64, rows x 2): rows 0..cap-1 the table (stamp + tag, then k1, k2
+  in `w64t`, a second array of the same height), rows `cap + r` the keys of
+  `w8` row r, and the last row the stamp counter.
 
-When a call needs more room than the workspace has (never seen in games, but
-not excluded), the kernel returns status 1 and the caller retries with a
-workspace twice the size.
+A call that needs more table room than a small start retries with a larger
+table (same work, new stamp); one that needs more than the whole workspace
+returns no rows (a real result has at least one: the pass) and the caller
+retries with a workspace twice the size. Neither happens in ordinary games.
 """
 
 from __future__ import annotations
@@ -55,14 +58,38 @@ F_REARMOST = 32  # J9 (else B7)
 F_MOST_OFF = 64  # J10
 F_SAME_DIRECTION = 128  # G3 (else G4)
 
-NSUCC = 16  # successors of one state: one per occupied point (at most 15) or one entry
-SUCC0 = 5
-PATH = SUCC0 + 4 * NSUCC
-ENT0 = PATH + 1
-W8_COLS = 44
-R_HIT = 3
-R_K1 = 4
-R_K2 = 5
+PATH = 5
+OPPC = PATH + 1
+CNT = OPPC + 1
+ENT0 = CNT + 1
+W8_COLS = 48
+E_DEPTH = 26
+E_NSTEPS = 27
+E_STEPS = 28
+E_KEEP = 44
+FRAME = 8  # columns of row CNT per depth
+FR_CURSOR = 0  # the next source to try
+FR_LO = 1  # the lowest source (24 when only the first courier may move)
+FR_HOME = 2  # all checkers in the finishing table or off
+FR_HIGHEST = 3  # the highest occupied point then
+FR_HAS = 4  # the step in the frame is found but not yet walked
+FR_SRC = 5
+FR_DST = 6
+FR_HIT = 7
+
+HIT_SHIFT = 40
+HIT_FLAG = 1 << 62
+"""Set in a play's step code when the play hits (its opponent changed)."""
+
+START_CAP_SINGLE = 1024  # two different dice: at most 2 x 15 x 15 plays
+START_CAP_DOUBLE = 2048  # doubles: 99% of game positions need fewer than 1024 inserts
+
+# A constant passed to a compiled function is typed as a literal, and numba
+# compiles a specialization of the callee per literal value; the rows 0 and 1
+# are therefore passed down as run-time values (`r0`, `r1`) and these two
+# arguments as typed scalars, so that each helper is compiled once.
+NO_POINT = np.int64(0)
+NOT_EMPTY = np.bool_(False)
 
 _UPPER_HALF = ((1 << 24) - 1) & ~((1 << 12) - 1)  # B5 (a): points 24-13
 _TRAY = ((1 << 6) - 1) | (((1 << 6) - 1) << 18)  # B5 (b): points 6-1 and 24-19
@@ -71,14 +98,15 @@ _MUL2 = -4658895280553007687  # 0xBF58476D1CE4E5B9 as a signed int64
 
 
 def new_workspace(entries: int = 4096) -> tuple[np.ndarray, np.ndarray]:
-    """Workspace for at most `entries` plays and `2 * entries` table slots."""
+    """Workspace for at most `entries` plays (and a table of 4 x `entries` slots)."""
+    entries = max(entries, 1024)
     cap = 1
     while cap < 4 * entries:
         cap *= 2
     w8 = np.zeros((ENT0 + entries, W8_COLS), dtype=np.int8)
-    w64 = np.zeros((6, max(cap + 1, ENT0 + entries)), dtype=np.int64)
-    w64[0, :cap] = -1
-    w64[0, cap] = 1  # the stamp counter; every slot starts older than stamp 1
+    w64 = np.zeros((cap + ENT0 + entries + 1, 3), dtype=np.int64)
+    w64[:cap, 0] = -1  # every slot older than the first stamp
+    w64[-1, 0] = 1  # the stamp counter
     return w8, w64
 
 
@@ -92,19 +120,19 @@ def _popcount(m: int) -> int:
 
 
 @njit(cache=True)
-def _run_mask(side: np.ndarray, q: int) -> int:
+def _run_mask(w8: np.ndarray, row: int, q: int) -> int:
     """geometry._run_through as a bit mask: the run of occupied points (G5) through q."""
     m = 1 << (q - 1)
     p = q
     for _ in range(23):
         p = p + 1 if p < 24 else 1
-        if side[p] == 0 or p == q:
+        if w8[row, p] == 0 or p == q:
             break
         m |= 1 << (p - 1)
     p = q
     for _ in range(23):
         p = p - 1 if p > 1 else 24
-        if side[p] == 0 or (m >> (p - 1)) & 1:
+        if w8[row, p] == 0 or (m >> (p - 1)) & 1:
             break
         m |= 1 << (p - 1)
     return m
@@ -121,404 +149,506 @@ def _forbidden(m: int) -> bool:
 
 
 @njit(cache=True)
-def _closure_breach(after: np.ndarray, src: int, dst: int, dst_was_empty: bool) -> bool:
-    """geometry.closure_breach: only the runs the step touched."""
+def _closure_breach(w8: np.ndarray, row: int, src: int, dst: int, dst_was_empty: bool) -> bool:
+    """geometry.closure_breach on the state of w8 row `row`: only the runs the step touched."""
     if dst > 0 and dst_was_empty:
-        if _forbidden(_run_mask(after, dst)):
+        if _forbidden(_run_mask(w8, row, dst)):
             return True
-    if src <= 24 and after[src] == 0:
+    if src <= 24 and w8[row, src] == 0:
         nb = src + 1 if src < 24 else 1
-        if after[nb] and _forbidden(_run_mask(after, nb)):
+        if w8[row, nb] and _forbidden(_run_mask(w8, row, nb)):
             return True
         nb = src - 1 if src > 1 else 24
-        if after[nb] and _forbidden(_run_mask(after, nb)):
+        if w8[row, nb] and _forbidden(_run_mask(w8, row, nb)):
             return True
     return False
 
 
-@njit(cache=True)
-def _nibble(idx: int) -> tuple[int, int]:
-    """The (k1, k2) increments of one checker more on index idx (1..25)."""
-    if idx <= 15:
-        return 1 << (4 * (idx - 1)), 0
-    return 0, 1 << (4 * (idx - 16))
-
-
-@njit(cache=True)
-def _closed_start(me: np.ndarray) -> int:
+@njit(cache=True, inline="always")
+def _closed_start(w8: np.ndarray, row: int) -> int:
+    """J7: how many of points 24-19 hold two or more checkers in the state of row `row`."""
     n = 0
     for q in range(19, 25):
-        if me[q] >= 2:
+        if w8[row, q] >= 2:
             n += 1
     return n
 
 
-@njit(cache=True)
-def _emit(w8: np.ndarray, w64: np.ndarray, me: np.ndarray, row: int, hit: int, k1: int,
-          k2: int, src: int, dst: int, hitflag: int, oq_point: int) -> None:
-    """Write the successor `me` with one checker moved src -> dst into w8 row `row`."""
-    out = w8[row]
-    for i in range(26):
-        out[i] = me[i]
-    out[src] -= 1
-    out[dst] += 1
-    a1, a2 = _nibble(src)
-    k1 -= a1
-    k2 -= a2
-    if dst > 0:
-        b1, b2 = _nibble(dst)
-        k1 += b1
-        k2 += b2
-    if hitflag:
-        hit |= 1 << (oq_point - 1)
-    out[26] = src
-    out[27] = dst
-    out[28] = hitflag
-    w64[R_HIT, row] = hit
-    w64[R_K1, row] = k1
-    w64[R_K2, row] = k2
+@njit(cache=True, inline="always")
+def _prepare(w8: np.ndarray, row: int, flags: int) -> None:
+    """Start the enumeration of the single steps of the state in w8 row `row` (frame `row`).
 
-
-@njit(cache=True)
-def _single_steps(w8: np.ndarray, w64: np.ndarray, srow: int, d: int, flags: int,
-                  oppc: np.ndarray, orow: int) -> int:
-    """movegen._single_steps: successors of the state in w8 row `srow` by die d.
-
-    They are written to rows orow, orow+1, ...; returns how many.
+    The sources are the bar alone when a checker is on it (J5); else the
+    points from 24 down to 1, or only the courier (J6/B4).
     """
-    me = w8[srow]
-    hit = w64[R_HIT, srow]
-    k1 = w64[R_K1, srow]
-    k2 = w64[R_K2, srow]
-    hitting = flags & F_HITTING != 0
-    n_out = 0
-    if me[25]:
-        # J5: entering comes before anything else
-        dst = 25 - d
-        n = 0 if (hit >> (dst - 1)) & 1 else oppc[dst]
-        if n and (n >= 2 or not hitting):
-            return 0
-        if flags & F_START_LIMIT and me[dst] == 1 and _closed_start(me) >= 2:
-            return 0  # J7
-        _emit(w8, w64, me, orow, hit, k1, k2, 25, dst, 1 if n else 0, dst)
-        return 1
-
-    # J6/B4: in the courier phase only the courier moves
-    lo_src = 1
-    hi_src = 24
-    if flags & F_COURIER and me[24] >= 14 and me[0] == 0 and not (
-            me[1] or me[2] or me[3] or me[4] or me[5] or me[6]):
-        if me[24] == 15:
-            lo_src = 24
+    fc = FRAME * row
+    w8[CNT, fc + FR_HAS] = 0
+    if w8[row, 25]:
+        w8[CNT, fc + FR_CURSOR] = 25
+        w8[CNT, fc + FR_LO] = 25
+        return
+    lo = 1
+    hi = 24
+    if flags & F_COURIER and w8[row, 24] >= 14 and w8[row, 0] == 0 and not (
+            w8[row, 1] or w8[row, 2] or w8[row, 3] or w8[row, 4] or w8[row, 5]
+            or w8[row, 6]):
+        if w8[row, 24] == 15:
+            lo = 24  # all on the talon: the first checker moved becomes the courier
         else:
-            hi_src = 23
-
-    all_home = True
+            hi = 23
+    all_home = 1
     for q in range(7, 26):
-        if me[q]:
-            all_home = False
+        if w8[row, q]:
+            all_home = 0
             break
     highest = 0
     if all_home:
         for q in range(6, 0, -1):
-            if me[q]:
+            if w8[row, q]:
                 highest = q
                 break
+    w8[CNT, fc + FR_CURSOR] = hi
+    w8[CNT, fc + FR_LO] = lo
+    w8[CNT, fc + FR_HOME] = all_home
+    w8[CNT, fc + FR_HIGHEST] = highest
+
+
+@njit(cache=True)
+def _advance(w8: np.ndarray, w64: np.ndarray, kbase: int, row: int, d: int,
+             flags: int) -> bool:
+    """The next legal single step by die d from the state in row `row` (movegen._single_steps).
+
+    Sources are tried in the pure generator's order; the step found is left
+    in the frame (src, dst, hit). False when there is none left.
+    """
+    fc = FRAME * row
+    hit = (w64[kbase + row, 2] >> HIT_SHIFT) & 0xFFFFFF
+    hitting = flags & F_HITTING != 0
+    cursor = np.int64(w8[CNT, fc + FR_CURSOR])
+    if w8[row, 25]:
+        # J5: entering comes before anything else
+        if cursor != 25:
+            return False
+        w8[CNT, fc + FR_CURSOR] = 0
+        dst = 25 - d
+        n = 0 if (hit >> (dst - 1)) & 1 else w8[OPPC, dst]
+        if n and (n >= 2 or not hitting):
+            return False
+        if flags & F_START_LIMIT and w8[row, dst] == 1 and _closed_start(w8, row) >= 2:
+            return False  # J7
+        w8[CNT, fc + FR_SRC] = 25
+        w8[CNT, fc + FR_DST] = dst
+        w8[CNT, fc + FR_HIT] = 1 if n else 0
+        return True
+    lo = np.int64(w8[CNT, fc + FR_LO])
+    all_home = w8[CNT, fc + FR_HOME] != 0
+    highest = np.int64(w8[CNT, fc + FR_HIGHEST])
     rearmost = flags & F_REARMOST != 0
     closures = flags & F_CLOSURES != 0
-
-    for src in range(hi_src, lo_src - 1, -1):
-        if me[src] == 0:
+    src = cursor
+    while src >= lo:
+        s = src
+        src -= 1
+        if w8[row, s] == 0:
             continue
-        dst = src - d
+        dst = s - d
         if dst <= 0:
             if not all_home:
                 continue
             # J9: only the rearmost checker, with a die at least its point;
             # B7: a larger die bears off from the highest point only
-            if (dst < 0 or rearmost) and src != highest:
+            if (dst < 0 or rearmost) and s != highest:
                 continue
-            row = orow + n_out
-            _emit(w8, w64, me, row, hit, k1, k2, src, 0, 0, 0)
-            if closures and w8[row, src] == 0 and _closure_breach(w8[row], src, 0, False):
-                continue
-            n_out += 1
-            continue
-        n = 0 if (hit >> (dst - 1)) & 1 else oppc[dst]
+            if closures and w8[row, s] == 1:
+                w8[row, s] = 0
+                breach = _closure_breach(w8, row, s, NO_POINT, NOT_EMPTY)
+                w8[row, s] = 1
+                if breach:
+                    continue  # B5
+            w8[CNT, fc + FR_CURSOR] = src
+            w8[CNT, fc + FR_SRC] = s
+            w8[CNT, fc + FR_DST] = 0
+            w8[CNT, fc + FR_HIT] = 0
+            return True
+        n = 0 if (hit >> (dst - 1)) & 1 else w8[OPPC, dst]
         if n and (n >= 2 or not hitting):
             continue  # J3 / B3
-        if flags & F_MID_LIMIT and dst == 13 and me[13] >= 2:
+        if flags & F_MID_LIMIT and dst == 13 and w8[row, 13] >= 2:
             continue  # J8
-        if flags & F_START_LIMIT and dst >= 19 and me[dst] == 1:
-            closed = _closed_start(me)
-            if src >= 19 and me[src] == 2:
+        if flags & F_START_LIMIT and dst >= 19 and w8[row, dst] == 1:
+            closed = _closed_start(w8, row)
+            if s >= 19 and w8[row, s] == 2:
                 closed -= 1
             if closed >= 2:
                 continue  # J7
-        row = orow + n_out
-        _emit(w8, w64, me, row, hit, k1, k2, src, dst, 1 if n else 0, dst)
-        if closures and (me[dst] == 0 or w8[row, src] == 0) and _closure_breach(
-                w8[row], src, dst, me[dst] == 0):
-            continue  # B5
-        n_out += 1
-    return n_out
+        if closures and (w8[row, dst] == 0 or w8[row, s] == 1):
+            was_empty = w8[row, dst] == 0
+            w8[row, s] -= 1
+            w8[row, dst] += 1
+            breach = _closure_breach(w8, row, s, dst, was_empty)
+            w8[row, s] += 1
+            w8[row, dst] -= 1
+            if breach:
+                continue  # B5
+        w8[CNT, fc + FR_CURSOR] = src
+        w8[CNT, fc + FR_SRC] = s
+        w8[CNT, fc + FR_DST] = dst
+        w8[CNT, fc + FR_HIT] = 1 if n else 0
+        return True
+    w8[CNT, fc + FR_CURSOR] = src
+    return False
 
 
-@njit(cache=True)
-def _insert(w64: np.ndarray, cap: int, base: int, tag: int, k1: int, k2: int) -> bool:
-    """Add (tag, k1, k2) to the table; False when it was there already."""
-    h = k1 * _MUL1 + k2 * _MUL2 + tag
-    h ^= h >> 31
+@njit(cache=True, inline="always")
+def _child_key(w64: np.ndarray, kbase: int, row: int, src: int, dst: int,
+               hitflag: int) -> tuple[int, int]:
+    """The key of the state of row `row` after the step src -> dst."""
+    k1 = w64[kbase + row, 1]
+    k2 = w64[kbase + row, 2]
+    if src <= 15:
+        k1 -= 1 << (4 * (src - 1))
+    else:
+        k2 -= 1 << (4 * (src - 16))
+    if dst > 0:
+        if dst <= 15:
+            k1 += 1 << (4 * (dst - 1))
+        else:
+            k2 += 1 << (4 * (dst - 16))
+    if hitflag:
+        k2 |= 1 << (HIT_SHIFT + dst - 1)
+    return k1, k2
+
+
+@njit(cache=True, inline="always")
+def _apply(w8: np.ndarray, w64: np.ndarray, kbase: int, row: int, crow: int, src: int,
+           dst: int, k1: int, k2: int) -> None:
+    """Row `crow` := the state of row `row` after the step src -> dst, with its key."""
+    for i in range(26):
+        w8[crow, i] = w8[row, i]
+    w8[crow, src] -= 1
+    w8[crow, dst] += 1
+    w64[kbase + crow, 1] = k1
+    w64[kbase + crow, 2] = k2
+
+
+@njit(cache=True, inline="always")
+def _insert(w64: np.ndarray, cap: int, want: int, k1: int, k2: int) -> bool:
+    """Add a key with stamp+tag `want` to the table; False when it was there already."""
+    h = k1 * _MUL1 + k2 * _MUL2 + want
+    h ^= h >> 29
     mask = cap - 1
     i = h & mask
-    want = base + tag
+    base = want & ~7
     while True:
-        s = w64[0, i]
+        s = w64[i, 0]
         if s < base:
-            w64[0, i] = want
-            w64[1, i] = k1
-            w64[2, i] = k2
+            w64[i, 0] = want
+            w64[i, 1] = k1
+            w64[i, 2] = k2
             return True
-        if s == want and w64[1, i] == k1 and w64[2, i] == k2:
+        if s == want and w64[i, 1] == k1 and w64[i, 2] == k2:
             return False
         i = (i + 1) & mask
 
 
-@njit(cache=True)
-def _record(w8: np.ndarray, w64: np.ndarray, row: int, e: int, depth: int, nsteps: int) -> None:
-    """Copy the state of w8 row `row` and the first `nsteps` steps of the path into entry e."""
-    out = w8[ENT0 + e]
-    src = w8[row]
+@njit(cache=True, inline="always")
+def _record(w8: np.ndarray, row: int, e: int, depth: int, nsteps: int, src: int,
+            dst: int) -> None:
+    """Entry e := the state of row `row` (after the step src -> dst when src > 0),
+    the first `nsteps` steps of the path, and the depth G7 compares."""
+    r = ENT0 + e
     for i in range(26):
-        out[i] = src[i]
-    out[26] = depth
-    out[27] = nsteps
-    path = w8[PATH]
+        w8[r, i] = w8[row, i]
+    if src:
+        w8[r, src] -= 1
+        w8[r, dst] += 1
+    w8[r, E_DEPTH] = depth
+    w8[r, E_NSTEPS] = nsteps
     for i in range(4 * nsteps):
-        out[28 + i] = path[i]
-    w64[R_HIT, ENT0 + e] = w64[R_HIT, row]
+        w8[r, E_STEPS + i] = w8[PATH, i]
+
+
+@njit(cache=True, inline="always")
+def _set_path(w8: np.ndarray, j: int, src: int, dst: int, hitflag: int, die: int) -> None:
+    w8[PATH, 4 * j] = src
+    w8[PATH, 4 * j + 1] = dst
+    w8[PATH, 4 * j + 2] = hitflag
+    w8[PATH, 4 * j + 3] = die
 
 
 @njit(cache=True)
-def _set_path(w8: np.ndarray, j: int, row: int, die: int) -> None:
-    path = w8[PATH]
-    path[4 * j] = w8[row, 26]
-    path[4 * j + 1] = w8[row, 27]
-    path[4 * j + 2] = w8[row, 28]
-    path[4 * j + 3] = die
+def _walk_doubles(w8: np.ndarray, w64: np.ndarray, cap: int, base: int, kbase: int,
+                  d: int, flags: int, limit: int, r0: int) -> int:
+    """generate_raw's depth-first walk of a double, iterative; returns the entries, -1 if full.
 
-
-@njit(cache=True)
-def generate_kernel(state: np.ndarray, d1: int, d2: int, flags: int, w8: np.ndarray,
-                    w64: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """Every distinct legal play of the side `state[:26]` against `state[26:]` with d1-d2.
-
-    Returns (status, positions n x 52, steps n x 4 x 3 (src, dst, hit; -1
-    padding), extra n x 2 int64 (step code, hit mask)); status 1 means the
-    workspace was too small (retry with a larger one) and the arrays are empty.
-    The step code packs each step as 15 bits, step j at bit 15*j:
-    bit 14 set, then ((src * 32 + dst) * 8 + die) * 2 + hit.
+    Row L holds the state at depth L; its frame enumerates its single steps
+    lazily (the state does not change while its children are walked, so the
+    order is the pure generator's). Tag L of the table is the set of states
+    met at depth L, tag 0 the resulting positions.
     """
     n_ent_cap = w8.shape[0] - ENT0
-    width = w64.shape[1]
-    cap = 1
-    while cap * 2 < width:
-        cap *= 2
-    stamp = w64[0, cap]
-    w64[0, cap] = stamp + 1
-    base = stamp * 8
-    limit = cap // 2
+    if w8[0, 0] == 15:
+        _record(w8, 0, 0, 4, 0, 0, 0)
+        return 1
+    _prepare(w8, r0, flags)
+    if not _advance(w8, w64, kbase, r0, d, flags):
+        _record(w8, 0, 0, 0, 0, 0, 0)
+        return 1
+    w8[CNT, FR_HAS] = 1
+    n_ent = 0
+    inserts = 0
+    level = 0
+    while level >= 0:
+        fc = FRAME * level
+        if w8[CNT, fc + FR_HAS]:
+            w8[CNT, fc + FR_HAS] = 0
+        elif not _advance(w8, w64, kbase, level, d, flags):
+            level -= 1
+            continue
+        src = np.int64(w8[CNT, fc + FR_SRC])
+        dst = np.int64(w8[CNT, fc + FR_DST])
+        hf = np.int64(w8[CNT, fc + FR_HIT])
+        k1, k2 = _child_key(w64, kbase, level, src, dst, hf)
+        inserts += 2
+        if inserts > limit or n_ent >= n_ent_cap:
+            return -1
+        child = level + 1
+        if not _insert(w64, cap, base + child, k1, k2):
+            continue
+        _set_path(w8, level, src, dst, hf, d)
+        if child == 4 or (dst == 0 and w8[level, 0] == 14):
+            if _insert(w64, cap, base, k1, k2):
+                _record(w8, level, n_ent, 4, child, src, dst)
+                n_ent += 1
+            continue
+        _apply(w8, w64, kbase, level, child, src, dst, k1, k2)
+        _prepare(w8, child, flags)
+        if not _advance(w8, w64, kbase, child, d, flags):
+            if _insert(w64, cap, base, k1, k2):
+                _record(w8, child, n_ent, child, child, 0, 0)
+                n_ent += 1
+            continue
+        w8[CNT, FRAME * child + FR_HAS] = 1
+        level = child
+    return n_ent
+
+
+@njit(cache=True)
+def _walk_two(w8: np.ndarray, w64: np.ndarray, cap: int, base: int, kbase: int,
+              d1: int, d2: int, flags: int, r0: int) -> int:
+    """generate_raw for two different dice: higher first, then lower first."""
+    hi = d1 if d1 > d2 else d2
+    lo = d2 if d1 > d2 else d1
+    r1 = r0 + 1
+    n_ent = 0
+    for order in range(2):
+        first = hi if order == 0 else lo
+        second = lo if order == 0 else hi
+        _prepare(w8, r0, flags)
+        while _advance(w8, w64, kbase, r0, first, flags):
+            src = np.int64(w8[CNT, FR_SRC])
+            dst = np.int64(w8[CNT, FR_DST])
+            hf = np.int64(w8[CNT, FR_HIT])
+            _set_path(w8, 0, src, dst, hf, first)
+            k1, k2 = _child_key(w64, kbase, 0, src, dst, hf)
+            if dst == 0 and w8[0, 0] == 14:
+                if _insert(w64, cap, base, k1, k2):
+                    _record(w8, 0, n_ent, 2, 1, src, dst)
+                    n_ent += 1
+                continue
+            _apply(w8, w64, kbase, 0, 1, src, dst, k1, k2)
+            _prepare(w8, r1, flags)
+            if not _advance(w8, w64, kbase, r1, second, flags):
+                if _insert(w64, cap, base, k1, k2):
+                    _record(w8, 1, n_ent, 1, 1, 0, 0)
+                    n_ent += 1
+                continue
+            while True:
+                s2 = np.int64(w8[CNT, FRAME + FR_SRC])
+                t2 = np.int64(w8[CNT, FRAME + FR_DST])
+                h2 = np.int64(w8[CNT, FRAME + FR_HIT])
+                c1, c2 = _child_key(w64, kbase, 1, s2, t2, h2)
+                if _insert(w64, cap, base, c1, c2):
+                    _set_path(w8, 1, s2, t2, h2, second)
+                    _record(w8, 1, n_ent, 2, 2, s2, t2)
+                    n_ent += 1
+                if not _advance(w8, w64, kbase, r1, second, flags):
+                    break
+    if n_ent == 0:
+        _record(w8, 0, 0, 0, 0, 0, 0)
+        n_ent = 1
+    return n_ent
+
+
+@njit(cache=True)
+def _walk(me: bytes, opp: bytes, d1: int, d2: int, flags: int, w8: np.ndarray,
+          w64: np.ndarray) -> int:
+    """Find the legal plays; returns how many entries were found, 0 if the workspace is full.
+
+    The plays to return are the entries with `E_KEEP` set, in order.
+    """
+    n_ent_cap = w8.shape[0] - ENT0
+    cap_max = w64.shape[0] - ENT0 - n_ent_cap - 1
+    kbase = cap_max
+    r0 = kbase - cap_max  # row 0, as a run-time value (see NO_POINT)
 
     # opponent counts at our points (G3/G4)
-    oppc = np.zeros(25, dtype=np.int8)
-    same = flags & F_SAME_DIRECTION != 0
-    for q in range(1, 25):
-        oq = (q + 12 if q <= 12 else q - 12) if same else 25 - q
-        oppc[q] = state[26 + oq]
+    if flags & F_SAME_DIRECTION:
+        for q in range(1, 13):
+            w8[OPPC, q] = opp[q + 12]
+            w8[OPPC, q + 12] = opp[q]
+    else:
+        for q in range(1, 25):
+            w8[OPPC, q] = opp[25 - q]
 
     # the start at depth 0
     k1 = 0
     k2 = 0
-    root = w8[0]
     for i in range(26):
-        root[i] = state[i]
-        if i >= 1:
-            a1, a2 = _nibble(i)
-            k1 += a1 * state[i]
-            k2 += a2 * state[i]
-    w64[R_HIT, 0] = 0
-    w64[R_K1, 0] = k1
-    w64[R_K2, 0] = k2
+        w8[0, i] = me[i]
+    for i in range(1, 16):
+        k1 += np.int64(me[i]) << (4 * (i - 1))
+    for i in range(16, 26):
+        k2 += np.int64(me[i]) << (4 * (i - 16))
+    w64[kbase, 1] = k1
+    w64[kbase, 2] = k2
 
-    n_ent = 0
-    inserts = 0
-    overflow = False
-    if d1 == d2:
-        d = d1
-        # iterative form of generate_raw's depth-first walk; the state at depth
-        # L+1 is the successor of depth L being expanded, copied to row L+1
-        counts = np.zeros(5, dtype=np.int64)
-        nexts = np.zeros(5, dtype=np.int64)
-        level = 0
-        # visit the root
-        if state[0] == 15:
-            if _insert(w64, cap, base, 0, k1, k2):
-                _record(w8, w64, 0, n_ent, 4, 0)
-                n_ent += 1
-            level = -1
+    cap = START_CAP_DOUBLE if d1 == d2 else START_CAP_SINGLE
+    if cap > cap_max:
+        cap = cap_max
+    while True:
+        stamp = w64[-1, 0]
+        w64[-1, 0] = stamp + 1
+        base = stamp * 8
+        if d1 == d2:
+            n_ent = _walk_doubles(w8, w64, cap, base, kbase, d1, flags, cap // 2, r0)
         else:
-            counts[0] = _single_steps(w8, w64, 0, d, flags, oppc, SUCC0)
-            nexts[0] = 0
-            if counts[0] == 0:
-                _insert(w64, cap, base, 0, k1, k2)
-                _record(w8, w64, 0, n_ent, 0, 0)
-                n_ent += 1
-                level = -1
-        while level >= 0:
-            if nexts[level] >= counts[level]:
-                level -= 1
-                continue
-            i = nexts[level]
-            nexts[level] = i + 1
-            srow = SUCC0 + level * NSUCC + i
-            ck1 = w64[R_K1, srow]
-            ck2 = w64[R_K2, srow] | (w64[R_HIT, srow] << 40)
-            inserts += 1
-            if inserts > limit or n_ent >= n_ent_cap:
-                overflow = True
-                break
-            if not _insert(w64, cap, base, level + 1, ck1, ck2):
-                continue
-            _set_path(w8, level, srow, d)
-            child = level + 1
-            crow = w8[child]
-            for j in range(29):
-                crow[j] = w8[srow, j]
-            w64[R_HIT, child] = w64[R_HIT, srow]
-            w64[R_K1, child] = w64[R_K1, srow]
-            w64[R_K2, child] = w64[R_K2, srow]
-            if child == 4 or crow[0] == 15:
-                inserts += 1
-                if _insert(w64, cap, base, 0, ck1, ck2):
-                    _record(w8, w64, child, n_ent, 4, child)
-                    n_ent += 1
-                continue
-            nc = _single_steps(w8, w64, child, d, flags, oppc, SUCC0 + child * NSUCC)
-            if nc == 0:
-                inserts += 1
-                if _insert(w64, cap, base, 0, ck1, ck2):
-                    _record(w8, w64, child, n_ent, child, child)
-                    n_ent += 1
-                continue
-            counts[child] = nc
-            nexts[child] = 0
-            level = child
-    else:
-        hi = d1 if d1 > d2 else d2
-        lo = d2 if d1 > d2 else d1
-        for order in range(2):
-            first = hi if order == 0 else lo
-            second = lo if order == 0 else hi
-            n1 = _single_steps(w8, w64, 0, first, flags, oppc, SUCC0)
-            for i in range(n1):
-                r1 = SUCC0 + i
-                _set_path(w8, 0, r1, first)
-                if w8[r1, 0] == 15:
-                    if _insert(w64, cap, base, 0, w64[R_K1, r1],
-                               w64[R_K2, r1] | (w64[R_HIT, r1] << 40)):
-                        _record(w8, w64, r1, n_ent, 2, 1)
-                        n_ent += 1
-                    continue
-                n2 = _single_steps(w8, w64, r1, second, flags, oppc, SUCC0 + NSUCC)
-                if n2 == 0:
-                    if _insert(w64, cap, base, 0, w64[R_K1, r1],
-                               w64[R_K2, r1] | (w64[R_HIT, r1] << 40)):
-                        _record(w8, w64, r1, n_ent, 1, 1)
-                        n_ent += 1
-                    continue
-                for j in range(n2):
-                    r2 = SUCC0 + NSUCC + j
-                    if _insert(w64, cap, base, 0, w64[R_K1, r2],
-                               w64[R_K2, r2] | (w64[R_HIT, r2] << 40)):
-                        _set_path(w8, 1, r2, second)
-                        _record(w8, w64, r2, n_ent, 2, 2)
-                        n_ent += 1
-        if n_ent == 0:
-            _record(w8, w64, 0, 0, 0, 0)
-            n_ent = 1
-
-    if overflow:
-        return (1, np.empty((0, 52), dtype=np.int8), np.empty((0, 4, 3), dtype=np.int8),
-                np.empty((0, 2), dtype=np.int64))
+            n_ent = _walk_two(w8, w64, cap, base, kbase, d1, d2, flags, r0)
+        if n_ent >= 0:
+            break
+        if cap >= cap_max:
+            return 0
+        cap = min(cap * 4, cap_max)
 
     # G7: as many dice as possible (a game won mid-turn counts as all), else the higher die
     most = 0
     for e in range(n_ent):
-        dep = w8[ENT0 + e, 26]
+        dep = np.int64(w8[ENT0 + e, E_DEPTH])
         if dep > most:
             most = dep
-    keep = np.zeros(n_ent, dtype=np.bool_)
     for e in range(n_ent):
-        keep[e] = w8[ENT0 + e, 26] == most
+        w8[ENT0 + e, E_KEEP] = 1 if w8[ENT0 + e, E_DEPTH] == most else 0
     if most == 1 and d1 != d2:
         hidie = d1 if d1 > d2 else d2
         any_high = False
         for e in range(n_ent):
-            if keep[e] and w8[ENT0 + e, 31] == hidie:
+            if w8[ENT0 + e, E_KEEP] and w8[ENT0 + e, E_STEPS + 3] == hidie:
                 any_high = True
                 break
         if any_high:
             for e in range(n_ent):
-                if keep[e] and w8[ENT0 + e, 31] != hidie:
-                    keep[e] = False
-    n = 0
-    for e in range(n_ent):
-        if keep[e]:
-            n += 1
-    if flags & F_MOST_OFF and n > 1:
+                if w8[ENT0 + e, E_STEPS + 3] != hidie:
+                    w8[ENT0 + e, E_KEEP] = 0
+    if flags & F_MOST_OFF:
+        n = 0
         off = 0
         for e in range(n_ent):
-            if keep[e] and w8[ENT0 + e, 0] > off:
-                off = w8[ENT0 + e, 0]
-        for e in range(n_ent):
-            if keep[e] and w8[ENT0 + e, 0] != off:
-                keep[e] = False
-                n -= 1
+            if w8[ENT0 + e, E_KEEP]:
+                n += 1
+                if w8[ENT0 + e, 0] > off:
+                    off = np.int64(w8[ENT0 + e, 0])
+        if n > 1:  # J10
+            for e in range(n_ent):
+                if w8[ENT0 + e, 0] != off:
+                    w8[ENT0 + e, E_KEEP] = 0
+    return n_ent
 
+
+@njit(cache=True, inline="always")
+def _count_kept(w8: np.ndarray, n_ent: int) -> int:
+    n = 0
+    for e in range(n_ent):
+        if w8[ENT0 + e, E_KEEP]:
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _write_position(w8: np.ndarray, e: int, opp: bytes, flags: int, out: np.ndarray,
+                    k: int) -> int:
+    """Row k of `out` := the mover's counts of entry e and the opponent's after its hits.
+
+    Returns the number of hits.
+    """
+    r = ENT0 + e
+    for i in range(26):
+        out[k, i] = w8[r, i]
+        out[k, 26 + i] = opp[i]
+    nhit = 0
+    for j in range(w8[r, E_NSTEPS]):
+        if w8[r, E_STEPS + 4 * j + 2]:
+            q = np.int64(w8[r, E_STEPS + 4 * j + 1])
+            if flags & F_SAME_DIRECTION:
+                oq = q + 12 if q <= 12 else q - 12
+            else:
+                oq = 25 - q
+            out[k, 26 + oq] = 0
+            nhit += 1
+    out[k, 51] += nhit
+    return nhit
+
+
+@njit(cache=True)
+def arrays_kernel(me: bytes, opp: bytes, d1: int, d2: int, flags: int, w8: np.ndarray,
+                  w64: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every distinct legal play (G8): positions n x 52, steps n x 4 x 3 (src, dst, hit).
+
+    No rows when the workspace is too small (retry with a larger one).
+    """
+    n_ent = _walk(me, opp, d1, d2, flags, w8, w64)
+    n = _count_kept(w8, n_ent)
     positions = np.empty((n, 52), dtype=np.int8)
     steps = np.full((n, 4, 3), -1, dtype=np.int8)
-    extra = np.empty((n, 2), dtype=np.int64)
     k = 0
     for e in range(n_ent):
-        if not keep[e]:
+        r = ENT0 + e
+        if not w8[r, E_KEEP]:
             continue
-        ent = w8[ENT0 + e]
-        hit = w64[R_HIT, ENT0 + e]
-        for i in range(26):
-            positions[k, i] = ent[i]
-            positions[k, 26 + i] = state[26 + i]
-        nhit = 0
-        q = 1
-        m = hit
-        while m:
-            if m & 1:
-                oq = (q + 12 if q <= 12 else q - 12) if same else 25 - q
-                positions[k, 26 + oq] = 0
-                nhit += 1
-            m >>= 1
-            q += 1
-        positions[k, 51] += nhit
-        code = 0
-        for j in range(ent[27]):
-            src = ent[28 + 4 * j]
-            dst = ent[29 + 4 * j]
-            hf = ent[30 + 4 * j]
-            die = ent[31 + 4 * j]
-            steps[k, j, 0] = src
-            steps[k, j, 1] = dst
-            steps[k, j, 2] = hf
-            code |= ((1 << 14) | (((src * 32 + dst) * 8 + die) * 2 + hf)) << (15 * j)
-        extra[k, 0] = code
-        extra[k, 1] = hit
+        _write_position(w8, e, opp, flags, positions, k)
+        for j in range(w8[r, E_NSTEPS]):
+            steps[k, j, 0] = w8[r, E_STEPS + 4 * j]
+            steps[k, j, 1] = w8[r, E_STEPS + 4 * j + 1]
+            steps[k, j, 2] = w8[r, E_STEPS + 4 * j + 2]
         k += 1
-    return 0, positions, steps, extra
+    return positions, steps
+
+
+@njit(cache=True)
+def plays_kernel(me: bytes, opp: bytes, d1: int, d2: int, flags: int, w8: np.ndarray,
+                 w64: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every distinct legal play (G8): positions n x 52 and a step code per play.
+
+    The step code packs step j in bits 15j..15j+14: bit 14 set, then
+    ((src * 32 + dst) * 8 + die) * 2 + hit; `HIT_FLAG` is set when the play
+    hits. No rows when the workspace is too small (retry with a larger one).
+    """
+    n_ent = _walk(me, opp, d1, d2, flags, w8, w64)
+    n = _count_kept(w8, n_ent)
+    positions = np.empty((n, 52), dtype=np.int8)
+    codes = np.empty(n, dtype=np.int64)
+    k = 0
+    for e in range(n_ent):
+        r = ENT0 + e
+        if not w8[r, E_KEEP]:
+            continue
+        nhit = _write_position(w8, e, opp, flags, positions, k)
+        code = HIT_FLAG if nhit else 0
+        for j in range(w8[r, E_NSTEPS]):
+            src = np.int64(w8[r, E_STEPS + 4 * j])
+            dst = np.int64(w8[r, E_STEPS + 4 * j + 1])
+            hf = np.int64(w8[r, E_STEPS + 4 * j + 2])
+            die = np.int64(w8[r, E_STEPS + 4 * j + 3])
+            code |= ((1 << 14) | (((src * 32 + dst) * 8 + die) * 2 + hf)) << (15 * j)
+        codes[k] = code
+        k += 1
+    return positions, codes
