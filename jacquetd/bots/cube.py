@@ -81,10 +81,13 @@ def money_equity(probs: list[float] | tuple[float, ...], owner: str, x: float) -
 def _decide(nd: float, dt: float, dp: float, x: float, mode: str) -> CubeDecision:
     take = "take" if dt <= dp else "drop"
     best_double = min(dt, dp)
-    if nd >= best_double:
-        action = "too_good" if take == "drop" and nd > dp else "no_double"
+    eps = 1e-9
+    if take == "drop" and nd > dp + eps:
+        action = "too_good"  # playing on for the gammon beats cashing
+    elif best_double >= nd - eps:
+        action = "double"  # a tie with a pass doubles: cash the game
     else:
-        action = "double"
+        action = "no_double"
     return CubeDecision(action, take, nd, dt, dp, x, mode)
 
 

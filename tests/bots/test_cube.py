@@ -1,0 +1,85 @@
+"""Cube decisions in textbook races, and the match equity table."""
+
+from __future__ import annotations
+
+import pytest
+
+from jacquetd.bots import analysis, cube, met
+from jacquetd.rules import Cube, CubeOwner, MatchState, Position
+
+
+def race(me_points, opp_points, **kw):
+    me = [0] * 26
+    opp = [0] * 26
+    for p, n in me_points.items():
+        me[p] += n
+    for p, n in opp_points.items():
+        opp[p] += n
+    me[0] = 15 - sum(me)
+    opp[0] = 15 - sum(opp)
+    return Position.validated("backgammon", me, opp, cube=kw.get("cube", Cube()),
+                              match=kw.get("match"))
+
+
+def test_money_long_race_textbook_numbers():
+    # no gammons in a long race: double from about 69%, take up to about 78%
+    x = cube.race_efficiency(100)
+    assert x == pytest.approx(0.68)
+    for p, action, take in ((0.60, "no_double", "take"), (0.74, "double", "take"),
+                            (0.90, "double", "drop")):
+        d = cube.money_decision((p, 0.0, 0.0, 0.0, 0.0), "centre", x)
+        assert (d.action, d.take) == (action, take), p
+
+
+def test_too_good_with_gammons():
+    d = cube.money_decision((0.92, 0.6, 0.0, 0.0, 0.0), "centre", 0.68)
+    assert d.action == "too_good" and d.take == "drop"
+
+
+def test_last_roll_positions_are_exact():
+    # on roll with two checkers on the 6-point, the opponent off next roll:
+    # wins only with 3-3 or more (4/36): no double
+    pos = race({6: 2}, {1: 1})
+    d = analysis.cube_decision(pos)
+    assert d.action == "no_double"
+    # two checkers on the 1-point each: the side on roll wins for sure: double, drop
+    pos = race({1: 2}, {1: 2})
+    d = analysis.cube_decision(pos)
+    assert (d.action, d.take) == ("double", "drop")
+
+
+def test_bearoff_race_double_take_and_pass():
+    # a 9-10% lead in a race of a few rolls both ways
+    pos = race({6: 3, 5: 3, 4: 3, 3: 3}, {6: 4, 5: 3, 4: 3, 3: 2})
+    d = analysis.cube_decision(pos)
+    assert d.take in ("take", "drop") and d.mode == "money"
+    far = race({1: 4, 2: 2}, {6: 10, 5: 5})
+    d = analysis.cube_decision(far)
+    assert d.take == "drop" and d.action in ("double", "too_good")
+
+
+def test_opponent_owns_cube_no_double():
+    pos = race({1: 2}, {1: 2}, cube=Cube(2, CubeOwner.OPPONENT))
+    assert analysis.cube_decision(pos).action == "no_double"
+
+
+def test_match_table_properties():
+    m = met.MatchModel(0.25)
+    t = m.table(7)
+    for a in range(7):
+        assert t[a, a] == pytest.approx(0.5, abs=1e-9)
+        for b in range(7):
+            assert t[a, b] + t[b, a] == pytest.approx(1.0, abs=1e-9)
+            if b + 1 < 7:
+                assert t[a, b + 1] >= t[a, b] - 1e-12  # further from winning is worse
+    assert 0.66 < m.mwc(1, 2) < 0.71  # Crawford 1-away 2-away, as in published tables
+    # gammonless and cubeless in the Crawford game then post-Crawford
+    assert met.MatchModel(0.0).mwc(1, 2) == pytest.approx(0.75)
+
+
+def test_match_decision_uses_match_chances():
+    pos = race({1: 2}, {1: 2}, match=MatchState(5, (1, 2)))
+    d = analysis.cube_decision(pos)
+    assert d.mode == "match" and d.take == "drop"
+    assert d.double_drop == pytest.approx(met.model(analysis.gammon_rate("backgammon"))
+                                          .mwc(3, 3), abs=1e-9)
