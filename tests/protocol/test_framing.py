@@ -43,7 +43,7 @@ def test_request_stream_splits_mixed_encodings(reqs: list, cuts: list[int]) -> N
     assert out == [f.removesuffix(b"\n") if not f[0] & 0x80 else f for f in frames]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(msgs=st.lists(st.tuples(st.sampled_from(["msgpack", "text"]), ids_text, generic_results,
                                st.booleans()), max_size=6),
        cuts=st.lists(st.integers(1, 40), max_size=30))

@@ -62,7 +62,7 @@ msgpack_values = st.recursive(
     max_leaves=30)
 
 
-@FUZZ
+@settings(FUZZ, max_examples=100)
 @given(st.dictionaries(st.sampled_from(["id", "cmd", "position", "dice", "move", "target",
                                         "plies", "versions", "timeout_ms", "x"]),
                        msgpack_values | st.sampled_from(["ping", "legal_moves", "apply_move",

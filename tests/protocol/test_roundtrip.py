@@ -29,7 +29,7 @@ COMMAND_LIST = list(COMMANDS.values())
 
 @pytest.mark.parametrize("cmd", COMMAND_LIST, ids=lambda c: c.name)
 @pytest.mark.parametrize("encoding", ENCODINGS)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(data=st.data())
 def test_request_round_trip(cmd: Any, encoding: str, data: st.DataObject) -> None:
     req: Request = data.draw(requests(encoding, cmd))
@@ -38,7 +38,7 @@ def test_request_round_trip(cmd: Any, encoding: str, data: st.DataObject) -> Non
 
 @pytest.mark.parametrize("cmd", COMMAND_LIST, ids=lambda c: c.name)
 @pytest.mark.parametrize("encoding", ENCODINGS)
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(data=st.data())
 def test_result_round_trip(cmd: Any, encoding: str, data: st.DataObject) -> None:
     rid = data.draw(ids_text if encoding == "text" else ids_any)
@@ -48,7 +48,7 @@ def test_result_round_trip(cmd: Any, encoding: str, data: st.DataObject) -> None
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(data=st.data())
 def test_error_round_trip(encoding: str, data: st.DataObject) -> None:
     rid = data.draw(ids_text if encoding == "text" else ids_any)
@@ -58,7 +58,7 @@ def test_error_round_trip(encoding: str, data: st.DataObject) -> None:
     assert err.to_dict() == reply.error
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(rid=ids_text, result=generic_results)
 def test_any_result_map_survives_text(rid: int | None, result: dict[str, Any]) -> None:
     """The text form is lossless for any map with identifier keys, not only documented

@@ -23,7 +23,7 @@ def _request_map(req: Request) -> dict[str, Any]:
     return ({} if req.id is None else {"id": req.id}) | {"cmd": req.cmd} | req.args
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(requests("msgpack"))
 def test_every_valid_request_fits_the_schema(req: Request) -> None:
     REQUEST.validate(_request_map(req))
