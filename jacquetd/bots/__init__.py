@@ -22,6 +22,15 @@ from .players import BOT_LEVELS, DEFAULT_LEVEL, Bot, get_bot
 LEVELS = BOT_LEVELS
 """Alias read by the daemon (`jacquetd.daemon.engine_api`)."""
 
+
+def warm_up(variants: tuple[str, ...] = ("jacquet", "jacquet-be", "backgammon")) -> None:
+    """Load the networks and the bear-off databases now (building the databases once,
+    about half a minute each, on a machine that has no cached copy yet)."""
+    from .evaluator import neural_evaluator
+
+    for name in variants:
+        neural_evaluator(name).db  # noqa: B018
+
 __all__ = [
     "BOT_LEVELS",
     "DEFAULT_LEVEL",
@@ -33,4 +42,5 @@ __all__ = [
     "RolloutProgress",
     "engine_for",
     "get_bot",
+    "warm_up",
 ]

@@ -112,12 +112,12 @@ def analyze(pos: Position, *, plies: int = 1, max_plays: int | None = None,
     the move filter did not take deeper follow with their shallower figures
     (`RankedPlay.plies` says which). The last ranking yielded is final; its
     first play is the one `best_move` at the same depth picks. `max_plays`
-    trims each list (and widens the 1-ply filter to that many).
+    trims each list (the move filter is the same as `best_move`'s).
     """
     plays = legal_plays(pos)
     s = _searcher(pos.variant)
     stop = should_stop or (lambda: False)
-    for ranking in s.rank(state_of(pos), [p.raw for p in plays], plies, stop, max_plays):
+    for ranking in s.rank(state_of(pos), [p.raw for p in plays], plies, stop):
         out = [RankedPlay(plays[i], Evaluation.from_probs(p), float(equity(p)), d)
                for i, p, d in ranking]
         yield out[:max_plays] if max_plays else out

@@ -130,7 +130,7 @@ class Searcher:
     # -- ranking ---------------------------------------------------------------------
 
     def rank(self, state: State, raws: Sequence[RawPlay], plies: int,
-             should_stop: StopFn = _never, max_plays: int | None = None
+             should_stop: StopFn = _never
              ) -> Iterator[list[tuple[int, np.ndarray, int]]]:
         """Rankings of the plays, deepening ply by ply: lists of (index, probs, plies).
 
@@ -147,8 +147,6 @@ class Searcher:
             return
         for depth in range(1, plies + 1):
             limit, window = FILTERS.get(depth, (2, 0.04))
-            if max_plays is not None:
-                limit = max(limit, max_plays) if depth == 1 else limit
             best = float(equity(ranking[0][1]))
             cands = [r for r in ranking[:limit] if best - float(equity(r[1])) <= window]
             try:
