@@ -82,7 +82,7 @@ class Console:
     async def ask(self, prompt: str) -> str:
         self.out.write(prompt)
         self.out.flush()
-        line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        line: str = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
         if not line:
             raise Quit()
         return line.strip()

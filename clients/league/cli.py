@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from ..client import JacquetClient
+from ..errors import EngineError
 from .config import LeagueConfigError, load_league, parse_league
 from .journal import JournalError
 from .runner import League, LeagueOptions, LeagueResult
@@ -120,6 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     except (LeagueConfigError, JournalError, OSError) as exc:
         print(f"jacquet-league: {exc}", file=sys.stderr)
         return 2
+    except EngineError as exc:  # the daemon itself failed; the journal keeps what was played
+        print(f"jacquet-league: the daemon failed: {exc}; run again with --resume",
+              file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
         print("\njacquet-league: interrupted; run again with --resume to continue",
               file=sys.stderr)

@@ -105,7 +105,7 @@ def wins_matrix(names: Sequence[str], results: Sequence[tuple[str, str]]) -> np.
 
 
 def expected_score(elo: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return float(1.0 / (1.0 + 10.0 ** (-elo / 400.0)))
 
 
 @dataclass(frozen=True)

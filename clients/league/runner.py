@@ -143,8 +143,8 @@ class League:
         workers = [asyncio.ensure_future(self._worker(i, queue, daemon, journal, progress))
                    for i in range(self.concurrency)]
         try:
-            stopper = asyncio.ensure_future(self._stop.wait())
-            everyone = asyncio.gather(*workers)
+            stopper: asyncio.Future[Any] = asyncio.ensure_future(self._stop.wait())
+            everyone: asyncio.Future[Any] = asyncio.gather(*workers)
             await asyncio.wait([stopper, everyone], return_when=asyncio.FIRST_COMPLETED)
             stopper.cancel()
             if everyone.done():

@@ -238,3 +238,15 @@ def test_gnubg_reads_our_match_score_the_right_way_round() -> None:
 
     leading, trailing = asyncio.run(go())
     assert leading > 0.6 > 0.4 > trailing
+
+
+def test_demo_finishes_within_a_minute(tmp_path: Path) -> None:
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "clients.league.cli", "demo", "-q", "--out",
+                           str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert time.monotonic() - started < 60
+    assert "12 matches, 12 games" in done.stdout
+    page = (tmp_path / "demo.report.html").read_text()
+    for line in done.stdout.splitlines()[2:5]:
+        assert line.split()[0] in page  # every engine of the standings is in the report
