@@ -12,7 +12,7 @@ raises the `EngineError` subclass for its code (errors.py).
     async with await JacquetClient.connect("tcp://127.0.0.1:5555") as engine:
         plays = await engine.legal_moves("start:jacquet", dice=(6, 5))
         best = await engine.best_move("start:jacquet", dice=(6, 5), level="heuristic")
-        async with engine.analyze(position, dice=(6, 5), plies=2) as analysis:
+        async with await engine.analyze(position, dice=(6, 5), plies=2) as analysis:
             async for ranking in analysis:
                 print(ranking.plies, ranking.plays[0]["move"])
 """
@@ -429,9 +429,9 @@ class JacquetClient:
         return await self.request("apply_move", position=_pos(position), move=move,
                                   dice=_dice(dice), timeout=timeout)
 
-    async def best_move(self, position: Position, dice: Dice | None = None, *,
-                        level: str | None = None, plies: int | None = None,
-                        movetime_ms: int | None = None, seed: int | None = None,
+    async def best_move(self, position: Position, level: str | None = None,
+                        plies: int | None = None, movetime_ms: int | None = None, *,
+                        dice: Dice | None = None, seed: int | None = None,
                         timeout: float | None = None) -> dict[str, Any]:
         """The bot's choice: `{"play": {...}, "level", "elapsed_ms"}`. `movetime_ms` is the
         search budget (the protocol's `time_ms`); it is added to the timeout."""
@@ -439,8 +439,8 @@ class JacquetClient:
                                   level=level, plies=plies, time_ms=movetime_ms, seed=seed,
                                   timeout=timeout, budget_ms=movetime_ms)
 
-    async def analyze(self, position: Position, dice: Dice | None = None, *,
-                      plies: int | None = None, movetime_ms: int | None = None,
+    async def analyze(self, position: Position, plies: int | None = None,
+                      movetime_ms: int | None = None, *, dice: Dice | None = None,
                       max_plays: int | None = None, partials: bool = True,
                       timeout: float | None = None) -> Analysis:
         """Start an analysis; iterate the returned `Analysis` for its rankings."""

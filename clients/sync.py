@@ -105,23 +105,23 @@ class SimpleClient:
                    timeout: float | None = None) -> dict[str, Any]:
         return self._run(self.client.apply_move(position, move, dice, timeout=timeout), timeout)
 
-    def best_move(self, position: Position, dice: Dice | None = None, *,
-                  level: str | None = None, plies: int | None = None,
-                  movetime_ms: int | None = None, seed: int | None = None,
+    def best_move(self, position: Position, level: str | None = None,
+                  plies: int | None = None, movetime_ms: int | None = None, *,
+                  dice: Dice | None = None, seed: int | None = None,
                   timeout: float | None = None) -> dict[str, Any]:
-        return self._run(self.client.best_move(position, dice, level=level, plies=plies,
-                                               movetime_ms=movetime_ms, seed=seed,
-                                               timeout=timeout), timeout, movetime_ms)
+        return self._run(self.client.best_move(position, level, plies, movetime_ms, dice=dice,
+                                               seed=seed, timeout=timeout),
+                         timeout, movetime_ms)
 
-    def analyze(self, position: Position, dice: Dice | None = None, *,
-                plies: int | None = None, movetime_ms: int | None = None,
+    def analyze(self, position: Position, plies: int | None = None,
+                movetime_ms: int | None = None, *, dice: Dice | None = None,
                 max_plays: int | None = None, partials: bool = True,
                 timeout: float | None = None) -> Iterator[Ranking]:
         """Each partial ranking, then the final one. Leaving the loop early (break, an
         exception) cancels the analysis."""
         analysis: Analysis = self._run(self.client.analyze(
-            position, dice, plies=plies, movetime_ms=movetime_ms, max_plays=max_plays,
-            partials=partials, timeout=timeout), timeout)
+            position, plies, movetime_ms, dice=dice, max_plays=max_plays, partials=partials,
+            timeout=timeout), timeout)
         iterator = analysis.__aiter__()
         try:
             while True:
