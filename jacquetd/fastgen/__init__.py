@@ -221,7 +221,7 @@ def warm_up() -> float:
         for dice in ((6, 5), (3, 3)):
             p = Position.initial(name).with_dice(dice)
             want = _pure_generate(p)
-            positions, steps = generate_arrays(name, p.me, p.opp, dice)
+            positions, _ = generate_arrays(name, p.me, p.opp, dice)
             if generate(p) != want or positions.tolist() != [list(r.me + r.opp) for r in want]:
                 raise RuntimeError(f"fastgen differs from the pure generator on {p.to_id()}")
     return time.perf_counter() - t0

@@ -99,7 +99,7 @@ _MUL2 = -4658895280553007687  # 0xBF58476D1CE4E5B9 as a signed int64
 
 def new_workspace(entries: int = 4096) -> tuple[np.ndarray, np.ndarray]:
     """Workspace for at most `entries` plays (and a table of 4 x `entries` slots)."""
-    entries = max(entries, 1024)
+    entries = max(entries, 16)
     cap = 1
     while cap < 4 * entries:
         cap *= 2
@@ -151,9 +151,8 @@ def _forbidden(m: int) -> bool:
 @njit(cache=True)
 def _closure_breach(w8: np.ndarray, row: int, src: int, dst: int, dst_was_empty: bool) -> bool:
     """geometry.closure_breach on the state of w8 row `row`: only the runs the step touched."""
-    if dst > 0 and dst_was_empty:
-        if _forbidden(_run_mask(w8, row, dst)):
-            return True
+    if dst > 0 and dst_was_empty and _forbidden(_run_mask(w8, row, dst)):
+        return True
     if src <= 24 and w8[row, src] == 0:
         nb = src + 1 if src < 24 else 1
         if w8[row, nb] and _forbidden(_run_mask(w8, row, nb)):
@@ -435,8 +434,13 @@ def _walk_doubles(w8: np.ndarray, w64: np.ndarray, cap: int, base: int, kbase: i
 
 @njit(cache=True)
 def _walk_two(w8: np.ndarray, w64: np.ndarray, cap: int, base: int, kbase: int,
-              d1: int, d2: int, flags: int, r0: int) -> int:
-    """generate_raw for two different dice: higher first, then lower first."""
+              d1: int, d2: int, flags: int, limit: int, r0: int) -> int:
+    """generate_raw for two different dice: higher first, then lower first.
+
+    Returns the entries, -1 if the table or the entries are full.
+    """
+    n_ent_cap = w8.shape[0] - ENT0
+    inserts = 0
     hi = d1 if d1 > d2 else d2
     lo = d2 if d1 > d2 else d1
     r1 = r0 + 1
@@ -451,6 +455,9 @@ def _walk_two(w8: np.ndarray, w64: np.ndarray, cap: int, base: int, kbase: int,
             hf = np.int64(w8[CNT, FR_HIT])
             _set_path(w8, 0, src, dst, hf, first)
             k1, k2 = _child_key(w64, kbase, 0, src, dst, hf)
+            inserts += 1
+            if inserts > limit or n_ent >= n_ent_cap:
+                return -1
             if dst == 0 and w8[0, 0] == 14:
                 if _insert(w64, cap, base, k1, k2):
                     _record(w8, 0, n_ent, 2, 1, src, dst)
@@ -468,6 +475,9 @@ def _walk_two(w8: np.ndarray, w64: np.ndarray, cap: int, base: int, kbase: int,
                 t2 = np.int64(w8[CNT, FRAME + FR_DST])
                 h2 = np.int64(w8[CNT, FRAME + FR_HIT])
                 c1, c2 = _child_key(w64, kbase, 1, s2, t2, h2)
+                inserts += 1
+                if inserts > limit or n_ent >= n_ent_cap:
+                    return -1
                 if _insert(w64, cap, base, c1, c2):
                     _set_path(w8, 1, s2, t2, h2, second)
                     _record(w8, 1, n_ent, 2, 2, s2, t2)
@@ -523,7 +533,7 @@ def _walk(me: bytes, opp: bytes, d1: int, d2: int, flags: int, w8: np.ndarray,
         if d1 == d2:
             n_ent = _walk_doubles(w8, w64, cap, base, kbase, d1, flags, cap // 2, r0)
         else:
-            n_ent = _walk_two(w8, w64, cap, base, kbase, d1, d2, flags, r0)
+            n_ent = _walk_two(w8, w64, cap, base, kbase, d1, d2, flags, cap // 2, r0)
         if n_ent >= 0:
             break
         if cap >= cap_max:
@@ -588,10 +598,7 @@ def _write_position(w8: np.ndarray, e: int, opp: bytes, flags: int, out: np.ndar
     for j in range(w8[r, E_NSTEPS]):
         if w8[r, E_STEPS + 4 * j + 2]:
             q = np.int64(w8[r, E_STEPS + 4 * j + 1])
-            if flags & F_SAME_DIRECTION:
-                oq = q + 12 if q <= 12 else q - 12
-            else:
-                oq = 25 - q
+            oq = (q + 12 if q <= 12 else q - 12) if flags & F_SAME_DIRECTION else 25 - q
             out[k, 26 + oq] = 0
             nhit += 1
     out[k, 51] += nhit
