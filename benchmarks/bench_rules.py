@@ -9,14 +9,19 @@ For each variant it times, on the fixed seeded suite of `benchmarks/positions.py
 
 - `generate(pos)`: the raw generator bots call in their inner loop;
 - `legal_plays(pos)` with every play's canonical text (`.move`) and resulting
-  position (`.after`) built: what answering the protocol costs.
+  position (`.after`) built: what answering the protocol costs;
+- the compiled generator `jacquetd.fastgen` (numba), when available:
+  `fastgen.generate(pos)` (the same `RawPlay` list as `generate`) and
+  `fastgen.generate_arrays(...)` (positions and steps as int8 arrays, what a
+  neural net takes). Its results are first checked against `generate` on the
+  whole suite; its compilation (or the load of numba's cache) is timed apart.
 
 On the same `backgammon` positions it times GNU Backgammon in-process (the
 PyPI package `gnubg`, when importable): `findbestmoves` at 0 ply, cubeless
 (it generates every legal move, then evaluates each with the net), and its
 bare C generator `GenerateMoves` reached through ctypes (no evaluation). The
-ratios are ours / theirs in calls per second; the goals are 2x
-`findbestmoves` and, as a stretch, 0.25x the bare C generator. gnubg caches
+ratios are ours / theirs in calls per second, for each of our generators; the
+goals are 2x `findbestmoves` and, as a stretch, 0.25x the bare C generator. gnubg caches
 evaluations by position, so `findbestmoves` is timed once with its cache cold
 and then, for the repeated rounds, with the cache sized to 0.
 
@@ -53,6 +58,7 @@ from benchmarks.positions import (
     gnubg_evalcontext,
     suite,
 )
+from jacquetd import fastgen
 from jacquetd.rules import Position, generate, legal_plays
 
 GOAL_FINDBESTMOVES = 2.0
@@ -86,6 +92,35 @@ def run_generate(positions: Sequence[Position]) -> Callable[[], None]:
         for p in positions:
             generate(p)
     return run
+
+
+def run_fast_generate(positions: Sequence[Position]) -> Callable[[], None]:
+    fast = fastgen.generate
+
+    def run() -> None:
+        for p in positions:
+            fast(p)
+    return run
+
+
+def run_fast_arrays(positions: Sequence[Position]) -> Callable[[], None]:
+    arrays = fastgen.generate_arrays
+
+    def run() -> None:
+        for p in positions:
+            arrays(p.variant, p.me, p.opp, p.dice)
+    return run
+
+
+def fast_mismatches(positions: Sequence[Position]) -> int:
+    """Positions where fastgen's plays differ from generate()'s (order and spellings included)."""
+    bad = 0
+    for p in positions:
+        want = generate(p)
+        arrays, _ = fastgen.generate_arrays(p.variant, p.me, p.opp, p.dice)
+        if fastgen.generate(p) != want or arrays.tolist() != [list(r.me + r.opp) for r in want]:
+            bad += 1
+    return bad
 
 
 def run_legal_plays(positions: Sequence[Position]) -> Callable[[], None]:
@@ -145,6 +180,10 @@ def compare_with_gnubg(positions: Sequence[Position], rounds: int) -> None:
     labels = ["ours: generate()", "gnubg.findbestmoves, cache off"]
     goals = [0.0, GOAL_FINDBESTMOVES]
     fns: list[Callable[[], Any]] = [ours, run_fbm]
+    fast_labels = []
+    if fastgen.available():
+        fast_labels = ["ours: fastgen.generate()", "ours: fastgen.generate_arrays()"]
+        fns += [run_fast_generate(positions), run_fast_arrays(positions)]
     notes = []
     # gnubg caches evaluations by position, so a second pass over the same suite
     # mostly reads that cache: one cold pass with the cache as shipped first,
@@ -163,10 +202,14 @@ def compare_with_gnubg(positions: Sequence[Position], rounds: int) -> None:
             for cb, d1, d2 in cboards:
                 count(cb, d1, d2)
 
+        fns.append(run_c)
+    all_rates = [Rate(n, t) for t in interleaved(fns, rounds)]
+    rates = all_rates[:2]
+    fast_rates = all_rates[2:2 + len(fast_labels)]
+    if len(all_rates) > 2 + len(fast_labels):
         labels.append("gnubg GenerateMoves (bare C, ctypes)")
         goals.append(GOAL_BARE_C)
-        fns.append(run_c)
-    rates = [Rate(n, t) for t in interleaved(fns, rounds)]
+        rates.append(all_rates[-1])
     labels.insert(2, "gnubg.findbestmoves, cold cache, 1 pass")
     goals.insert(2, GOAL_FINDBESTMOVES)
     rates.insert(2, cold)
@@ -182,10 +225,30 @@ def compare_with_gnubg(positions: Sequence[Position], rounds: int) -> None:
         ratio = rates[0].best / rate.best
         verdict = "met" if ratio >= goal else "not met"
         print(f"{label:<40} | {rate} | {ratio:>10.2f}x | >= {goal}x {verdict}")
+    for label, rate in zip(fast_labels, fast_rates, strict=True):
+        print(f"{label:<40} | {rate} | {'':>11} |")
     print("findbestmoves: 0 ply, cubeless, deterministic, no noise; it generates every legal "
           "move,\nthen scores each with the net (bear-off databases in races).")
     for note in notes:
         print(f"note: {note}")
+    # every generator of ours against each of theirs (best calls/s)
+    short = {"gnubg.findbestmoves, cache off": "findbestmoves, cache off",
+             "gnubg GenerateMoves (bare C, ctypes)": "bare C GenerateMoves"}
+    theirs = [(short[lbl], r, g) for lbl, r, g in zip(labels, rates, goals, strict=True)
+              if lbl in short]
+    print()
+    head = f"{'ours / theirs (best calls/s)':<40}" + "".join(
+        f" | {lbl:>24}" for lbl, _, _ in theirs)
+    print(head)
+    print("-" * len(head))
+    ours_all = [("generate() (pure Python)", rates[0])] + [
+        (lbl.removeprefix("ours: "), r) for lbl, r in zip(fast_labels, fast_rates, strict=True)]
+    for label, rate in ours_all:
+        cells = []
+        for _, their, goal in theirs:
+            ratio = rate.best / their.best
+            cells.append(f"{ratio:>7.2f}x ({'met' if ratio >= goal else 'not met':>7} {goal}x)")
+        print(f"{label:<40}" + "".join(f" | {c:>24}" for c in cells))
 
 
 def benchmark(count: int, rounds: int) -> None:
@@ -194,23 +257,56 @@ def benchmark(count: int, rounds: int) -> None:
     print(f"Python {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
     suites = {v: suite(v, count) for v in VARIANT_NAMES}
+    fast = fastgen.available()
+    if fast:
+        warm = fastgen.warm_up()
+        print(f"jacquetd.fastgen (numba {fastgen_numba_version()}): warm-up {warm:.2f} s "
+              "(compilation, or loading numba's cache when the kernel was compiled before)")
+    else:
+        print(f"jacquetd.fastgen unavailable: {fastgen.unavailable_reason()}")
     print()
     header = (f"{'variant':<11} {'plays/pos':>9} | {'generate() calls/s':>23} | "
               f"{'legal_plays()+move+after /s':>27}")
     print(header)
     print(f"{'':<11} {'':>9} | {'best':>11} {'median':>11} | {'best':>13} {'median':>13}")
     print("-" * len(header))
+    fast_rows = []
     for v, positions in suites.items():
         plays = sum(len(generate(p)) for p in positions) / len(positions)
-        gen, full = (Rate(len(positions), t) for t in interleaved(
-            [run_generate(positions), run_legal_plays(positions)], rounds))
+        fns = [run_generate(positions), run_legal_plays(positions)]
+        if fast:
+            fns += [run_fast_generate(positions), run_fast_arrays(positions)]
+        gen, full, *fast_rates = (Rate(len(positions), t) for t in interleaved(fns, rounds))
         print(f"{v:<11} {plays:>9.1f} | {gen} | {full.best:>13,.0f} {full.median:>13,.0f}")
+        if fast:
+            fast_rows.append((v, fast_mismatches(positions), gen, *fast_rates))
+    if fast_rows:
+        print()
+        header = (f"{'variant':<11} {'differ':>6} | {'fastgen.generate() /s':>23} {'x pure':>6} | "
+                  f"{'fastgen.generate_arrays() /s':>29} {'x pure':>6}")
+        print(header)
+        print(f"{'':<11} {'':>6} | {'best':>11} {'median':>11} {'':>6} | "
+              f"{'best':>14} {'median':>14} {'':>6}")
+        print("-" * len(header))
+        for v, bad, gen, fgen, farr in fast_rows:
+            print(f"{v:<11} {bad:>6} | {fgen} {fgen.best / gen.best:>5.1f}x | "
+                  f"{farr.best:>14,.0f} {farr.median:>14,.0f} {farr.best / gen.best:>5.1f}x")
+        print("differ: positions of the suite where fastgen's plays are not exactly generate()'s "
+              "(order and spellings included)")
     bg = suites["backgammon"]
     print()
     print("backgammon suite: " + ", ".join(f"{k} {v}" for k, v in describe(bg).items()))
     print()
     compare_with_gnubg(bg, rounds)
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
+
+
+def fastgen_numba_version() -> str:
+    try:
+        import numba
+    except ImportError:
+        return "?"
+    return str(numba.__version__)
 
 
 def profile(count: int, top: int) -> None:
