@@ -193,6 +193,7 @@ def generate(pos: Position) -> list[RawPlay]:
     buf = positions.tobytes()
     cache = _STEPS_CACHE
     hit_flag = _HIT_FLAG
+    new = _new_raw
     out = []
     append = out.append
     o = 0
@@ -200,8 +201,9 @@ def generate(pos: Position) -> list[RawPlay]:
         steps = cache.get(code)
         if steps is None:
             steps = _decode_steps(code)
-        append(_new_raw(RawPlay, (steps, tuple(buf[o:o + 26]),
-                                  opp if code < hit_flag else tuple(buf[o + 26:o + 52]))))
+        # an opponent the play did not hit is pos.opp itself
+        append(new(RawPlay, (steps, tuple(buf[o:o + 26]),
+                             opp if code < hit_flag else tuple(buf[o + 26:o + 52]))))
         o += 52
     return out
 

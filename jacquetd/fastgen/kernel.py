@@ -90,10 +90,11 @@ HIT_FLAG = 1 << 62
 START_CAP_SINGLE = 1024  # two different dice: at most 2 x 15 x 15 plays
 START_CAP_DOUBLE = 2048  # doubles: 99% of game positions put fewer than 1024 keys
 
-# A constant passed to a compiled function is typed as a literal, and numba
-# compiles a specialization of the callee per literal value; the rows 0 and 1
-# are therefore passed down as run-time values (`r0`, `r1`) and these two
-# arguments as typed scalars, so that each helper is compiled once.
+# A constant passed to a compiled function (or a variable that starts as one)
+# is typed as a literal, and numba compiles a specialization of the callee per
+# literal value; rows 0 and 1 are therefore passed down as run-time values
+# (`r0`, `r1`) and these two arguments as typed scalars, so that each helper
+# is compiled once.
 NO_POINT = np.int64(0)
 NOT_EMPTY = np.bool_(False)
 
@@ -402,7 +403,7 @@ def _walk_doubles(w8: np.ndarray, w64: np.ndarray, cap: int, base: int, kbase: i
     w8[CNT, FR_HAS] = 1
     n_ent = 0
     inserts = 0
-    level = 0
+    level = r0
     while level >= 0:
         fc = FRAME * level
         if w8[CNT, fc + FR_HAS]:
