@@ -133,12 +133,19 @@ def generate_arrays(variant_name: str, me: Sequence[int] | np.ndarray,
 
     `me` and `opp` are 26 counts each (own numbering: 0 off, 1..24, 25 bar),
     the side to move first; `dice` two values 1..6. The rows come in the pure
-    generator's order. The input is trusted (validate with `Position` first).
+    generator's order. The position itself is trusted (validate it with
+    `Position` first: a position no game can reach gives meaningless plays);
+    only the shapes and the dice are checked (ValueError), so that no input
+    makes the kernel read outside its arrays.
     """
     if _kernel is None:
         return _pure_arrays(find_variant(variant_name), me, opp, dice)
-    return _run(_kernel.arrays_kernel, _side_bytes(me), _side_bytes(opp), int(dice[0]),
-                int(dice[1]), _flags_by_name(variant_name))
+    mb = _side_bytes(me)
+    ob = _side_bytes(opp)
+    d1, d2 = dice
+    if len(mb) != 26 or len(ob) != 26 or not (0 < d1 < 7 and 0 < d2 < 7):
+        raise ValueError("generate_arrays needs 26 counts per side and two dice 1-6")
+    return _run(_kernel.arrays_kernel, mb, ob, int(d1), int(d2), _flags_by_name(variant_name))
 
 
 # -- RawPlay objects ----------------------------------------------------------------------

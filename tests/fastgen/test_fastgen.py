@@ -177,6 +177,17 @@ def test_numpy_inputs() -> None:
 
 
 @needs_numba
+def test_bad_shapes_and_dice_are_refused() -> None:
+    p = Position.initial("backgammon")
+    for me, opp, dice in ((p.me[:25], p.opp, (3, 1)), (p.me, (*p.opp, 0), (3, 1)),
+                          (p.me, p.opp, (0, 1)), (p.me, p.opp, (3, 7))):
+        with pytest.raises(ValueError):
+            fastgen.generate_arrays("backgammon", me, opp, dice)
+    with pytest.raises(ValueError):
+        fastgen.generate_arrays("chess", p.me, p.opp, (3, 1))
+
+
+@needs_numba
 def test_errors_are_the_pure_generators() -> None:
     from jacquetd.rules import GameStateError
 
