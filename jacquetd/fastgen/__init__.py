@@ -36,7 +36,7 @@ from jacquetd.rules import generate as _pure_generate
 from jacquetd.rules import generate_raw as _pure_generate_raw
 from jacquetd.rules.variants import Variant
 
-__all__ = ["available", "flags_of", "generate", "generate_arrays", "warm_up"]
+__all__ = ["available", "flags_of", "generate", "generate_arrays", "unavailable_reason", "warm_up"]
 
 _kernel: Any = None
 _IMPORT_ERROR: str | None = None
