@@ -42,7 +42,10 @@ RULES = [
      ("jacquetd.rules",)),
     ("protocol", ("jacquetd", "clients"), ()),
     ("clients", ("jacquetd",), ()),
-    ("jacquetd/bots", ("jacquetd.daemon", "clients", "zmq"), ()),
+    ("jacquetd/bots", ("jacquetd.daemon", "jacquetd.matches", "clients", "zmq"), ()),
+    ("jacquetd/fastgen", ("jacquetd", "protocol", "clients", "zmq"),
+     ("jacquetd.rules", "jacquetd.fastgen")),
+    ("jacquetd/matches", ("jacquetd.daemon", "clients", "zmq"), ()),
 ]
 
 
