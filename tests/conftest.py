@@ -9,10 +9,12 @@ the daemon afterwards.
 from __future__ import annotations
 
 import os
+import queue
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -89,11 +91,24 @@ def launch(args: list[str], log_path: Path, command: str = "serve") -> DaemonPro
     proc = subprocess.Popen(full, cwd=REPO, env=daemon_env(), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=log_file)
     log_file.close()
+    lines: queue.Queue[bytes] = queue.Queue()
+
+    def read_banner() -> None:
+        assert proc.stdout is not None
+        for raw in iter(proc.stdout.readline, b""):
+            lines.put(raw)
+            if BANNER_RE.match(raw.decode(errors="replace").strip()):
+                return
+        lines.put(b"")
+
+    threading.Thread(target=read_banner, daemon=True).start()
     deadline = time.monotonic() + START_TIMEOUT_S
-    assert proc.stdout is not None
     line = b""
     while time.monotonic() < deadline:
-        line = proc.stdout.readline()
+        try:
+            line = lines.get(timeout=max(0.01, deadline - time.monotonic()))
+        except queue.Empty:
+            break
         if not line:
             break
         m = BANNER_RE.match(line.decode().strip())

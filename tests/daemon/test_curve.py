@@ -45,12 +45,11 @@ def test_curve_authorised_and_refused(start_jacquetd: Callable[..., DaemonProces
     plain = ZmqClient(daemon.zmq)
     try:
         assert good.call("ping").ok
-        bad.send("ping")
-        plain.send("ping")
-        with pytest.raises(TimeoutError):
-            bad.recv(timeout=1.5)
-        with pytest.raises(TimeoutError):
-            plain.recv(timeout=0.5)
+        for refused in (bad, plain):
+            # Refused at the handshake: the send finds no peer, or the reply never comes.
+            with pytest.raises((TimeoutError, zmq.Again)):
+                refused.send("ping")
+                refused.recv(timeout=1.5)
         assert good.call("legal_moves", position="start", dice=[6, 5]).ok
     finally:
         for client in (good, bad, plain):

@@ -23,6 +23,7 @@ class ZmqClient:
         self.ctx = ctx or zmq.Context.instance()
         self.sock = self.ctx.socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.SNDTIMEO, 5000)  # no peer (refused handshake): never hang
         if identity is not None:
             self.sock.setsockopt(zmq.IDENTITY, identity)
         if curve is not None:
