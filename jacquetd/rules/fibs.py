@@ -14,9 +14,15 @@ Only the `backgammon` variant has a FIBS form. Field numbers follow the
 
 With direction -1 slot i is your point i and the opponent's point 25 - i;
 with direction +1 the other way round. Your bar is slot 25 (direction -1) or
-0 (direction +1). Scores: GNU Backgammon, as a match manager, sends its own
-player's view; the `swap_scores` switch exists because gnubg reads fields 4
-and 5 swapped when the turn equals the colour (GNUBG.md).
+0 (direction +1).
+
+Who acts, read as GNU Backgammon reads it: the turn field names the side to
+act now. With `was doubled` set, that side answers a double, so the doubler
+(the other side) is the side on roll of the `Position`. The dice are the
+acting side's pair, or the other pair when the acting side's reads 0 0.
+Scores are (yours, the opponent's); gnubg itself reads fields 4 and 5
+swapped when the turn equals the colour, so a tool that must agree with
+gnubg's own reading should check it with a won position first.
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ class FibsBoard:
 
     def to_position(self) -> Position:
         """The position from the view of the side on roll (the doubler if was_doubled)."""
-        on_roll_is_you = self.your_turn and not self.was_doubled
+        on_roll_is_you = self.your_turn != self.was_doubled
         me, opp = (self.you, self.them) if on_roll_is_you else (self.them, self.you)
         score = self.score if on_roll_is_you else (self.score[1], self.score[0])
         you_may, them_may = self.may_double
@@ -69,8 +75,8 @@ class FibsBoard:
             at_point = self.match_length - 1 in score
             crawford = at_point and not self.crawford_done and not (you_may or them_may)
             match = MatchState(self.match_length, score, crawford)
-        return Position.validated("backgammon", me, opp, self.dice if on_roll_is_you else (),
-                                  (False, False), cube, match)
+        dice = () if self.was_doubled else self.dice
+        return Position.validated("backgammon", me, opp, dice, (False, False), cube, match)
 
 
 def parse_fibs_board(text: str) -> FibsBoard:
@@ -117,7 +123,12 @@ def parse_fibs_board(text: str) -> FibsBoard:
             raise PositionError(f"{on_board} checkers of one side on the board", "J1")
         side[0] = 15 - on_board
     your_turn = turn == colour
-    d = (num(33), num(34)) if your_turn else (num(35), num(36))
+    yours, theirs = (num(33), num(34)), (num(35), num(36))
+    d = yours if your_turn else theirs
+    if d == (0, 0):
+        d = theirs if your_turn else yours  # gnubg falls back to the other pair
+    if any(not 0 <= x <= 6 for x in (*yours, *theirs)):
+        raise PositionError("FIBS dice must be 0-6", "G6")
     dice: tuple[int, ...] = () if d == (0, 0) else d
     return FibsBoard(
         you=tuple(you), them=tuple(them), match_length=num(3), score=(num(4), num(5)),
@@ -159,7 +170,11 @@ def format_fibs_board(board: FibsBoard) -> str:
 
 def board_from_position(pos: Position, names: tuple[str, str] = ("You", "Opponent"),
                         colour: int = 1, direction: int = -1) -> FibsBoard:
-    """The FIBS board of a backgammon position, 'you' being the side on roll."""
+    """The FIBS board of a backgammon position, 'you' being the side to act.
+
+    That is the side on roll, or its opponent when a double is pending (the
+    side that must take or drop), as GNU Backgammon expects.
+    """
     if pos.variant != "backgammon":
         raise PositionError(f"only backgammon positions have a FIBS form, not {pos.variant}")
     cube = pos.cube or Cube()
@@ -172,7 +187,12 @@ def board_from_position(pos: Position, names: tuple[str, str] = ("You", "Opponen
         length, score = pos.match.length, pos.match.score
     else:
         post, length, score = False, MONEY, (0, 0)
+    if cube.pending:
+        return FibsBoard(you=pos.opp, them=pos.me, match_length=length,
+                         score=(score[1], score[0]), your_turn=True, dice=(), cube=cube.value,
+                         may_double=(may[1], may[0]), was_doubled=True, colour=colour,
+                         direction=direction, crawford_done=post, names=names)
     return FibsBoard(you=pos.me, them=pos.opp, match_length=length, score=score,
                      your_turn=True, dice=pos.dice, cube=cube.value, may_double=may,
-                     was_doubled=cube.pending, colour=colour, direction=direction,
+                     was_doubled=False, colour=colour, direction=direction,
                      crawford_done=post, names=names)

@@ -157,3 +157,21 @@ def test_generator_equals_the_naive_reference(variant: str, seed: int) -> None:
     for p in random_positions(variant, seed, 12):
         fast = {(r.me, r.opp) for r in generate(p)}
         assert fast == reference_results(p), (p.to_id(), p.dice)
+
+
+def test_fibs_board_with_a_pending_double_puts_the_taker_to_act() -> None:
+    from jacquetd.rules import Cube, CubeOwner
+
+    p = Position.initial("backgammon")
+    doubled = Position.validated("backgammon", p.me, p.opp, (), (False, False),
+                                 Cube(1, CubeOwner.CENTRE, True))
+    board = board_from_position(doubled)
+    assert board.was_doubled and board.your_turn
+    assert parse_fibs_board(format_fibs_board(board)).to_position() == doubled
+
+
+def test_fibs_dice_of_the_other_pair_when_the_actors_read_0_0() -> None:
+    text = ("board:You:Opponent:9999:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:"
+            "2:0:-1:0:0:3:1:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0")
+    board = parse_fibs_board(text)
+    assert not board.your_turn and board.dice == (3, 1)
