@@ -48,14 +48,19 @@ def test_last_roll_positions_are_exact():
     assert (d.action, d.take) == ("double", "drop")
 
 
-def test_bearoff_race_double_take_and_pass():
-    # a 9-10% lead in a race of a few rolls both ways
-    pos = race({6: 3, 5: 3, 4: 3, 3: 3}, {6: 4, 5: 3, 4: 3, 3: 2})
-    d = analysis.cube_decision(pos)
-    assert d.take in ("take", "drop") and d.mode == "money"
-    far = race({1: 4, 2: 2}, {6: 10, 5: 5})
-    d = analysis.cube_decision(far)
-    assert d.take == "drop" and d.action in ("double", "too_good")
+def test_bearoff_races_exact():
+    """Fifteen checkers home each side, exact database probabilities, money play."""
+    full = {6: 3, 5: 3, 4: 3, 3: 3, 2: 3}  # 60 pips, on roll
+    # 60 vs 64 pips (a 6-7% lead and the roll): double, take
+    d = analysis.cube_decision(race(full, {6: 4, 5: 3, 4: 3, 3: 3, 2: 2}))
+    assert (d.action, d.take) == ("double", "take")
+    # 75 vs 77: not yet
+    d = analysis.cube_decision(race({6: 5, 5: 5, 4: 5}, {6: 6, 5: 5, 4: 4}))
+    assert (d.action, d.take) == ("no_double", "take")
+    # 60 vs 77: far ahead, double and the opponent must pass
+    d = analysis.cube_decision(race(full, {6: 6, 5: 5, 4: 4}))
+    assert (d.action, d.take) == ("double", "drop")
+    assert d.double_take > d.double_drop == 1.0
 
 
 def test_opponent_owns_cube_no_double():
