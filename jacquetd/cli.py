@@ -92,6 +92,15 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, metavar="N", help="base seed of the workers' RNGs")
     p.add_argument("--log-level", choices=LOG_LEVELS, help="default: info")
     p.add_argument("--log-format", choices=("kv", "json"), help="default: kv (key=value)")
+    p.add_argument("--db", metavar="PATH",
+                   help="SQLite database of hosted matches (default: jacquetd/matches.sqlite3 "
+                   "in the user's data folder, $XDG_DATA_HOME or ~/.local/share); 'off' "
+                   "disables the match commands")
+    p.add_argument("--max-matches", type=int, metavar="N",
+                   help="hosted matches in play at once (default 256)")
+    p.add_argument("--match-idle-timeout", type=float, metavar="S",
+                   help="seconds without an action before a hosted match is adjourned "
+                   "(default 3600)")
     p.add_argument("--test-levels", action="store_true", default=None, help=argparse.SUPPRESS)
 
 
@@ -144,7 +153,9 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
                       ("curve_clients", "curve_clients"), ("workers", "workers"),
                       ("drain_timeout", "drain_timeout_s"), ("seed", "seed"),
                       ("log_level", "log_level"), ("log_format", "log_format"),
-                      ("test_levels", "test_levels")):
+                      ("test_levels", "test_levels"), ("db", "db"),
+                      ("max_matches", "max_matches"),
+                      ("match_idle_timeout", "match_idle_timeout_s")):
         value = getattr(args, attr, None)
         if value is not None:
             out[key] = value

@@ -254,8 +254,9 @@ def commands_table() -> str:
     rows = ["| command | streams | what it does |", "|---|---|---|"]
     rows += [f"| [`{c.name}`](#{c.name}) | {'yes' if c.streams else ''} | {_cell(c.summary)} |"
              for c in COMMANDS.values()]
-    rows.append(f"| {', '.join(f'`{n}`' for n in PLANNED)} | | planned: reserved names, "
-                "answered `unknown_command` with `planned: true` |")
+    if PLANNED:
+        rows.append(f"| {', '.join(f'`{n}`' for n in PLANNED)} | | planned: reserved names, "
+                    "answered `unknown_command` with `planned: true` |")
     return "\n".join(rows)
 
 

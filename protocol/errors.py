@@ -33,6 +33,11 @@ class ErrorCode(enum.StrEnum):
     UNSUPPORTED_VERSION = "unsupported_version"
     NOT_FOUND = "not_found"
     FORBIDDEN = "forbidden"
+    OUT_OF_TURN = "out_of_turn"
+    BAD_STATE = "bad_state"
+    MATCH_OVER = "match_over"
+    LIMIT = "limit"
+    CONFLICT = "conflict"
 
 
 #: One line per code, for SPEC.md's error table and for `help`-like listings.
@@ -60,7 +65,17 @@ ERROR_DOCS: dict[ErrorCode, str] = {
     "`supported` lists those it does.",
     ErrorCode.NOT_FOUND: "The thing named does not exist: for `cancel`, no request of this client "
     "with that id is in flight.",
-    ErrorCode.FORBIDDEN: "The command exists but this endpoint does not allow it (configuration).",
+    ErrorCode.FORBIDDEN: "The command exists but this endpoint does not allow it (configuration); "
+    "for the match commands, the token is missing, wrong, or not allowed this action.",
+    ErrorCode.OUT_OF_TURN: "Hosted matches: the token is a seat of the match, but it is not that "
+    "seat's turn to act.",
+    ErrorCode.BAD_STATE: "Hosted matches: nobody may do this now (rolling twice, doubling with "
+    "the cube off, taking without a double, ...); `rule` cites RULES.md when a rule forbids it.",
+    ErrorCode.MATCH_OVER: "Hosted matches: the match is finished or closed.",
+    ErrorCode.LIMIT: "A server limit on stored things is reached (too many matches in play); "
+    "`limit` names it.",
+    ErrorCode.CONFLICT: "Hosted matches: this client already used this request id for a "
+    "different action.",
 }
 
 

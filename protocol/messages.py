@@ -76,7 +76,7 @@ class Limits:
     max_depth: int = 16                  # nesting of maps and lists, the request map is 1
     max_list_len: int = 4096             # elements of one list
     max_map_len: int = 256               # entries of one map
-    max_str_len: int = 4096              # bytes of one string
+    max_str_len: int = 65536             # bytes of one string (a match record fits)
     max_elements: int = 65536            # values of every kind in one message
     max_inflight_per_client: int = 64    # requests of one client not yet answered
 

@@ -69,8 +69,16 @@ class DaemonProcess:
             return self.proc.wait(10)
 
 
+_DATA_HOME: list[str] = []
+
+
 def daemon_env() -> dict[str, str]:
     env = dict(os.environ)
+    if not _DATA_HOME:  # hosted matches go to a throw-away data folder, never the user's
+        import tempfile
+
+        _DATA_HOME.append(tempfile.mkdtemp(prefix="jacquetd-data-"))
+    env["XDG_DATA_HOME"] = _DATA_HOME[0]
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONUNBUFFERED"] = "1"
     return env

@@ -43,7 +43,7 @@ class Limits:
     max_depth: int = 16  # nesting of maps and lists; the request map is 1
     max_list_len: int = 4096  # elements of one list
     max_map_len: int = 256  # entries of one map
-    max_str_len: int = 4096  # bytes of one string
+    max_str_len: int = 65536  # bytes of one string (a match record fits)
     max_elements: int = 65536  # values of every kind in one message
     max_inflight_per_client: int = 64  # requests of one client not yet answered
     # Daemon-side limits.
@@ -96,6 +96,11 @@ class Config:
     # Extra bot levels for the daemon's own fault tests (test-sleep, test-hang,
     # test-crash); never enable them in service.
     test_levels: bool = False
+    # Hosted matches: the SQLite database ("" the user's data folder, None: off), how many
+    # matches may be in play at once, and how long one may stay idle before it is adjourned.
+    db: str | None = ""
+    max_matches: int = 256
+    match_idle_timeout_s: float = 3600.0
 
     @property
     def worker_count(self) -> int:
@@ -174,6 +179,9 @@ _TOP_FIELDS = {
     "log_level",
     "log_format",
     "test_levels",
+    "db",
+    "max_matches",
+    "match_idle_timeout_s",
 }
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -245,6 +253,15 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
             changes[key] = _positive_int(key, value, minimum=0)
         elif key == "test_levels":
             changes[key] = bool(value)
+        elif key == "db":
+            text = str(value).strip()
+            changes[key] = None if text.lower() in OFF_WORDS - {""} else text
+        elif key == "max_matches":
+            changes[key] = _positive_int(key, value)
+        elif key == "match_idle_timeout_s":
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise ConfigError(f"{origin}: {key} must be a number > 0")
+            changes[key] = float(value)
         elif key in ("drain_timeout_s", "cancel_grace_s"):
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ConfigError(f"{origin}: {key} must be a number")

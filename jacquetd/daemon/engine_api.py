@@ -113,3 +113,47 @@ def analyze(
 def cube_decision(pos: Position, plies: int) -> dict[str, Any]:
     result = _analysis("cube_decision")(pos, plies=plies)
     return dict(result.to_dict())
+
+
+def luck(pos: Position, dice: tuple[int, int], *, opening: bool = False) -> float:
+    """The luck of rolling ``dice`` for the side on roll of ``pos`` (no dice), in equity
+    units at 0 plies (``jacquetd.bots.luck.roll_luck`` with the variant's evaluator);
+    ``opening``: among the 15 non-double rolls (an opening roll played at once, B2)."""
+    luck_module = _optional("jacquetd.bots.luck")
+    players = _optional("jacquetd.bots.players")
+    evaluator = _optional("jacquetd.bots.evaluator")
+    roll_luck = getattr(luck_module, "roll_luck", None) if luck_module is not None else None
+    state_of = getattr(players, "state_of", None) if players is not None else None
+    factory = getattr(evaluator, "neural_evaluator", None) if evaluator is not None else None
+    if roll_luck is None or state_of is None or factory is None:
+        raise Unsupported("luck is not available: no evaluator is installed")
+    return float(roll_luck(factory(pos.variant), state_of(pos), tuple(dice),
+                           opening_no_doubles=opening))
+
+
+def match_winning_chance(pos: Position, probs: dict[str, Any]) -> float:
+    """The side on roll's cubeless match-winning chance in match play: each outcome of
+    the game (single, gammon, backgammon won or lost, at the cube's value) weighted by
+    its probability and valued by the bots' match-equity table (``jacquetd.bots.met``,
+    at the variant's gammon rate)."""
+    met = _optional("jacquetd.bots.met")
+    model = getattr(met, "model", None) if met is not None else None
+    if model is None or pos.match is None:
+        raise Unsupported("no match-equity table is installed")
+    rate = _analysis("gammon_rate")(pos.variant)
+    table = model(rate)
+    m = pos.match
+    a, b = m.length - m.score[0], m.length - m.score[1]
+    cube = pos.cube.value if pos.cube is not None else 1
+    # after the Crawford game, or once a side stands at 1-away past it, play is post-Crawford
+    post = m.crawford or ((a == 1 or b == 1) and not m.crawford)
+
+    def mwc(x: int, y: int) -> float:
+        return float(table.mwc(x, y, post))
+
+    win, wg, wb = probs["win"], probs["win_gammon"], probs["win_backgammon"]
+    lg, lb = probs["lose_gammon"], probs["lose_backgammon"]
+    lose = 1.0 - win
+    return ((win - wg) * mwc(a - cube, b) + (wg - wb) * mwc(a - 2 * cube, b)
+            + wb * mwc(a - 3 * cube, b) + (lose - lg) * mwc(a, b - cube)
+            + (lg - lb) * mwc(a, b - 2 * cube) + lb * mwc(a, b - 3 * cube))

@@ -87,7 +87,15 @@ def _token_kind(token: str | None) -> str:
         return "EOL"
     if _INT.fullmatch(token):
         return "E_INTEGER"
+    if token.lower() in _KEYWORD_TOKENS:
+        return _KEYWORD_TOKENS[token.lower()]
     return "E_CHARACTER"
+
+
+# Words gnubg's external-interface lexer reads as keywords (as they appear in its errors).
+_KEYWORD_TOKENS = {"cubeful": "CUBEFUL", "cubeless": "CUBELESS", "prune": "PRUNE",
+                   "plies": "PLIES", "noise": "NOISE", "cube": "CUBE",
+                   "deterministic": "DETERMINISTIC"}
 
 
 def _check_board(text: str) -> Immediate | None:
@@ -116,6 +124,10 @@ def _board_options(tokens: list[str], allowed: dict[str, str]) -> dict[str, Any]
             options[name] = True
             i += 1
             continue
+        if kind in ("cubeful", "cubeless"):  # gnubg: stand-alone words, like `cube on|off`
+            options["cube"] = kind == "cubeful"
+            i += 1
+            continue
         value = tokens[i + 1] if i + 1 < len(tokens) else None
         if kind == "bool":
             parsed_bool = _BOOL_WORDS.get(value.lower()) if value is not None else None
@@ -130,10 +142,6 @@ def _board_options(tokens: list[str], allowed: dict[str, str]) -> dict[str, Any]
             if value is None or not _FLOAT.fullmatch(value):
                 return syntax_error(_token_kind(value), "E_FLOAT")
             options[name] = float(value)
-        elif kind == "cube":
-            if value is None or value.lower() not in ("on", "off", "cubeful", "cubeless"):
-                return syntax_error(_token_kind(value), "E_BOOLEAN")
-            options[name] = value.lower() in ("on", "cubeful")
         i += 2
     return options
 
@@ -146,7 +154,9 @@ _DECIDE_OPTIONS = {
 }
 _EVAL_OPTIONS = {
     "plies": "int",
-    "cube": "cube",
+    "cube": "bool",
+    "cubeful": "cubeful",
+    "cubeless": "cubeless",
     "noise": "float",
     "prune": "flag",
     "deterministic": "bool",

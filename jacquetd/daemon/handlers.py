@@ -18,6 +18,7 @@ goes to the log, never to the peer).
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
 import time
@@ -39,11 +40,21 @@ from jacquetd.rules import (
     apply_move,
     legal_plays,
 )
+from jacquetd.rules.position import CHECKERS
+from jacquetd.rules.posid import FORMAT_VERSION as _ID_FORMAT
+from jacquetd.rules.scoring import game_result, result_name
 from protocol.commands import describe
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.positions import start_variant
 
 log = logging.getLogger(__name__)
+
+try:  # the compiled move generator (numba); the pure one otherwise
+    from jacquetd import fastgen as _fastgen_module
+
+    _fastgen: Any = _fastgen_module if _fastgen_module.available() else None
+except ImportError:  # pragma: no cover - numpy missing
+    _fastgen = None
 
 ENGINE_NAME = "jacquetd"
 ENGINE_VERSION = "0.1.0"
@@ -52,7 +63,8 @@ ENGINE_VERSION = "0.1.0"
 FRONT_COMMANDS = frozenset(
     {"hello", "ping", "position", "legal_moves", "apply_move", "stats", "cancel", "quit"}
 )
-WORKER_COMMANDS = frozenset({"best_move", "analyze", "evaluate", "cube"})
+WORKER_COMMANDS = frozenset({"best_move", "analyze", "evaluate", "cube", "luck",
+                             "analyze_record"})
 #: Worker jobs of the gnubg endpoint (not protocol commands).
 GNUBG_DECIDE = "gnubg_decide"
 GNUBG_EVALUATE = "gnubg_evaluate"
@@ -129,15 +141,106 @@ def _with_dice(pos: Position) -> Position:
     return pos
 
 
+# ---- fast paths for the front process ------------------------------------------------------
+#
+# legal_moves is the daemon's hottest command: these build exactly what the rules core
+# builds (same plays, order, spellings and ids; tests/daemon/test_units.py compares them),
+# with the compiled generator and small caches.
+
+_PACKED: dict[tuple[int, ...], bytes] = {}
+_MOVES: dict[tuple[Any, ...], str] = {}
+_CACHE_MAX = 1 << 16
+
+
+def _packed_side(side: tuple[int, ...]) -> bytes:
+    packed = _PACKED.get(side)
+    if packed is None:
+        if len(_PACKED) >= _CACHE_MAX:
+            _PACKED.clear()
+        packed = bytes((side[i] << 4) | side[i + 1] for i in range(0, 26, 2))
+        _PACKED[side] = packed
+    return packed
+
+
+def position_id(pos: Position) -> str:
+    """``pos.to_id()``, with the 4-bit packing of each side cached (rules/posid.py)."""
+    flags = (pos.primed[0] * 1) | (pos.primed[1] * 2)
+    tail = b""
+    if pos.cube is not None:
+        flags |= 4 | (8 if pos.cube.pending else 0)
+        tail += bytes((pos.cube.value.bit_length() - 1, int(pos.cube.owner)))
+    if pos.match is not None:
+        flags |= 16 | (32 if pos.match.crawford else 0)
+        tail += bytes((pos.match.length, pos.match.score[0], pos.match.score[1]))
+    dice = (pos.dice[0] << 4 | pos.dice[1]) if pos.dice else 0
+    raw = (bytes((_ID_FORMAT, pos.rules.index)) + _packed_side(pos.me) + _packed_side(pos.opp)
+           + bytes((dice, flags)) + tail)
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def _move_text(play: Play) -> str:
+    steps = play.raw.steps
+    text = _MOVES.get(steps)
+    if text is None:
+        if len(_MOVES) >= _CACHE_MAX:
+            _MOVES.clear()
+        text = play.move
+        _MOVES[steps] = text
+    return text
+
+
+def plays_of(pos: Position) -> list[Play]:
+    """``legal_plays(pos)``, by the compiled generator when it is available."""
+    if _fastgen is not None and pos.dice and not pos.game_over():
+        return [Play(pos, raw) for raw in _fastgen.generate(pos)]
+    return legal_plays(pos)
+
+
+def game_result_of(play: Play) -> dict[str, Any] | None:
+    """The result of the game when ``play`` ends it (the mover bore off its last checker):
+    the mover (``on_roll`` of the position the play was made in) wins ``points`` (J12, B8,
+    C4, times the cube by C3)."""
+    raw = play.raw
+    if raw.me[0] < CHECKERS:
+        return None
+    after = play.after
+    variant = after.rules
+    points = game_result(variant, raw.me, raw.opp, after.primed[1])
+    cube = after.cube.value if after.cube is not None else 1
+    return {"winner": "on_roll", "points": points * cube,
+            "name": result_name(variant, points)}
+
+
 def play_dict(play: Play) -> dict[str, Any]:
     after = play.after
-    return {
-        "move": play.move,
-        "position_id": after.to_id(),
+    d = {
+        "move": _move_text(play),
+        "position_id": position_id(after),
         "position": after.to_dict(),
         "hits": play.hits,
         "borne_off": play.borne_off,
     }
+    if play.raw.me[0] == CHECKERS:
+        d["result"] = game_result_of(play)
+    return d
+
+
+def warm_up() -> float:
+    """Compile (or load) the compiled move generator now rather than on the first request;
+    returns the seconds it took (0.0 without it)."""
+    if _fastgen is None:
+        return 0.0
+    try:
+        return float(_fastgen.warm_up())
+    except Exception:  # a kernel that disagrees with the rules core is not used
+        log.exception("event=fastgen_disabled")
+        _disable_fastgen()
+        return 0.0
+
+
+def _disable_fastgen() -> None:
+    global _fastgen
+    _fastgen = None
 
 
 # ---- front handlers -----------------------------------------------------------------------
@@ -185,7 +288,7 @@ def handle_position(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def handle_legal_moves(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     pos = _with_dice(resolve_position(args["position"], args.get("dice")))
-    plays = [play_dict(p) for p in legal_plays(pos)]
+    plays = [play_dict(p) for p in plays_of(pos)]
     return {"count": len(plays), "plays": plays}
 
 
@@ -227,15 +330,30 @@ FRONT_HANDLERS: dict[str, FrontHandler] = {
 
 def prepare(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
     """Check a worker command's position in the front; return the job's arguments."""
-    pos = resolve_position(args["position"], args.get("dice"))
+    if cmd == "analyze_record":
+        from jacquetd.daemon.record_analysis import read_record
+
+        read_record(args.get("record"))  # a record that cannot be read is refused at once
+        return {k: v for k, v in args.items() if k in ("record", "game", "luck")}
+    if cmd == "luck":
+        pos = resolve_position(args["position"])
+    else:
+        pos = resolve_position(args["position"], args.get("dice"))
     if cmd in ("best_move", "analyze"):
         _with_dice(pos)
     elif pos.dice:
         raise ProtocolError(ErrorCode.BAD_POSITION, f"{cmd} takes a position before the roll "
                             "(no dice)", field="position.dice")
+    if cmd == "cube" and pos.cube is None:
+        raise ProtocolError(ErrorCode.BAD_POSITION, "the cube is off in this position: there "
+                            "is no doubling decision", field="position.cube", rule="C1")
+    if cmd == "luck" and pos.game_over():
+        raise ProtocolError(ErrorCode.BAD_POSITION, "the game is over: nobody rolls",
+                            field="position")
     job = dict(args)
     job["position"] = pos.to_dict()
-    job.pop("dice", None)
+    if cmd != "luck":
+        job.pop("dice", None)
     return job
 
 
@@ -337,6 +455,26 @@ def run_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
     return result
 
 
+def run_luck(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
+    pos = Position.from_dict(args["position"])
+    d1, d2 = args["dice"]
+    return {"luck": round(engine_api.luck(pos, (int(d1), int(d2))), 6), "plies": 0}
+
+
+def run_analyze_record(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
+    from jacquetd.daemon.record_analysis import analyze_record, read_record
+
+    return analyze_record(read_record(args["record"]), game=args.get("game"),
+                          luck=bool(args.get("luck", True)), should_stop=call.should_stop)
+
+
+def run_match_bot(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
+    """A bot seat's decision for a hosted match (``jacquetd.daemon.hosted``)."""
+    from jacquetd.daemon.hosted import run_match_bot as run
+
+    return run(args)
+
+
 def run_cube(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
     pos = Position.from_dict(args["position"])
     plies = int(args.get("plies") or 0)
@@ -403,12 +541,14 @@ def run_gnubg_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]
     pos = question.position.without_dice()
     plies = int(args.get("options", {}).get("plies", 0))
     e = engine_api.evaluate(pos, plies)
+    # the sixth number: money equity, or in match play the match-winning chance (cubeless)
+    last = engine_api.match_winning_chance(pos, e) if pos.match is not None else e["equity"]
     if question.actor_on_roll:
         values = [e["win"], e["win_gammon"], e["win_backgammon"], e["lose_gammon"],
-                  e["lose_backgammon"], e["equity"]]
+                  e["lose_backgammon"], last]
     else:
         values = [1.0 - e["win"], e["lose_gammon"], e["lose_backgammon"], e["win_gammon"],
-                  e["win_backgammon"], -e["equity"]]
+                  e["win_backgammon"], 1.0 - last if pos.match is not None else -last]
     return {"reply": gnubg.format_evaluation([float(v) for v in values])}
 
 
@@ -417,6 +557,9 @@ WORKER_HANDLERS: dict[str, WorkerHandler] = {
     "analyze": run_analyze,
     "evaluate": run_evaluate,
     "cube": run_cube,
+    "luck": run_luck,
+    "analyze_record": run_analyze_record,
+    "match_bot": run_match_bot,
     GNUBG_DECIDE: run_gnubg_decide,
     GNUBG_EVALUATE: run_gnubg_evaluate,
 }

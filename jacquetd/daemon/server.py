@@ -29,7 +29,7 @@ import zmq.asyncio
 import zmq.auth
 from zmq.auth.asyncio import AsyncioAuthenticator
 
-from jacquetd.daemon import streams
+from jacquetd.daemon import handlers, hosted, streams
 from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
@@ -72,9 +72,11 @@ class _ZmqPeer:
     identity: bytes
     delimiter: bool
     key: str = field(init=False)
+    partials: bool = field(init=False)
 
     def __post_init__(self) -> None:
         self.key = "zmq:" + self.identity.hex()
+        self.partials = not self.delimiter  # a REQ socket takes one message per request
 
     def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
         self.endpoint.send(self, encode_reply(message, encoding))
@@ -237,7 +239,9 @@ class Daemon:
 
     async def start(self) -> None:
         cfg = self.cfg
+        log.info("event=fastgen_ready seconds=%.3f", handlers.warm_up())
         self.pool.start()
+        self.service.matches = await hosted.open_matches(cfg, self.pool)
         if cfg.zmq_bind is not None:
             self.zmq = ZmqEndpoint(cfg, self.service)
             self.endpoints["zmq"] = self.zmq.bind(cfg.zmq_bind)
@@ -291,6 +295,8 @@ class Daemon:
             await self.gnubg.close()
         if self.zmq is not None:
             await self.zmq.close()
+        await hosted.close_matches(self.service.matches)
+        self.service.matches = None
         await self.pool.close()
 
 
@@ -306,7 +312,9 @@ def run_stdio(cfg: Config) -> int:
 
 async def _stdio_main(cfg: Config) -> int:
     daemon = Daemon(cfg)
+    handlers.warm_up()
     daemon.pool.start()
+    daemon.service.matches = await hosted.open_matches(cfg, daemon.pool)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, daemon.request_stop, sig.name)
@@ -319,6 +327,7 @@ async def _stdio_main(cfg: Config) -> int:
         session.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await session
+    await hosted.close_matches(daemon.service.matches)
     await daemon.pool.close()
     sys.stdout.flush()
     return 0

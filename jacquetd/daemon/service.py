@@ -25,7 +25,8 @@ from jacquetd.daemon import engine_api, handlers
 from jacquetd.daemon.config import Config
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
-from protocol.commands import COMMANDS, arguments
+from jacquetd.matches import AsyncMatchService, Caller
+from protocol.commands import COMMANDS, MATCH_COMMAND_NAMES, arguments
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import Encoding, Partial, Reply, Request
 
@@ -36,6 +37,7 @@ class Peer(Protocol):
     """One client of one endpoint, as the service sees it."""
 
     key: str
+    partials: bool  # False for a ZeroMQ REQ client: it takes exactly one message per request
 
     def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
         """Queue a message for the peer; never blocks; silently drops if it is gone."""
@@ -54,6 +56,7 @@ class _Pending:
     arrived: float
     job_id: int | None = None
     timer: asyncio.TimerHandle | None = None
+    task: asyncio.Task[None] | None = None  # a match_watch stream
     done: bool = False
 
 
@@ -99,6 +102,8 @@ class Service:
         self._idle.set()
         self._levels: list[str] | None = None
         self._jobs_running = 0  # run_job calls in progress
+        self.matches: AsyncMatchService | None = None  # hosted matches (None: off)
+        self._names: dict[str, str] = {}  # byte-stream peer -> the `client` it gave `hello`
 
     # ---- introspection ----------------------------------------------------------------
 
@@ -162,9 +167,16 @@ class Service:
             if command is None:
                 raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"no command {cmd}")
             args = arguments(request)
+            if cmd in MATCH_COMMAND_NAMES:
+                self._match(peer, request, args, arrived)
+                return
+            if cmd == "analyze_record":
+                args = self._record_args(args)
             if cmd in handlers.FRONT_HANDLERS:
                 result = handlers.FRONT_HANDLERS[cmd](_Context(self, peer), args)
                 self._reply_now(peer, request, arrived, Reply.success(request.id, result))
+                if cmd == "hello" and args.get("client") and not peer.key.startswith("zmq:"):
+                    self._names[peer.key] = str(args["client"])
                 if cmd == "quit":
                     self.end_session(peer)
                 return
@@ -175,6 +187,106 @@ class Service:
                 log.exception("event=handler_failed cmd=%s", cmd)
             self._reply_now(peer, request, arrived, Reply.failure(request.id, err))
 
+    # ---- hosted matches -------------------------------------------------------------------
+
+    def client_identity(self, peer: Peer) -> str:
+        """Who a match request comes from, for retries: the ZeroMQ routing id, or on a byte
+        stream the `client` given to `hello` (else the connection)."""
+        name = self._names.get(peer.key)
+        return f"client:{name}" if name is not None else peer.key
+
+    def _match_service(self) -> AsyncMatchService:
+        if self.matches is None:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "hosted matches are off on this server "
+                                "(started with --db off)")
+        return self.matches
+
+    def _match(self, peer: Peer, request: Request, args: dict[str, Any], arrived: float) -> None:
+        matches = self._match_service()
+        cmd = request.cmd
+        if cmd == "match_watch":
+            first = matches.service.match_watch(args)  # not_found at once
+            if args.get("follow", True) and getattr(peer, "partials", True):
+                self._watch(peer, request, args, arrived, first)
+                return
+            result = first
+        else:
+            result = matches.service.handle(cmd, args, Caller(self.client_identity(peer),
+                                                              request.id))
+            match_id = result.get("match_id") or args.get("match_id")
+            if isinstance(match_id, str):
+                matches.kick(match_id)  # bot seats act on their own
+        self._reply_now(peer, request, arrived, Reply.success(request.id, result))
+
+    def _admit(self, peer: Peer, request: Request) -> tuple[_Client, Any]:
+        client = self._clients.setdefault(peer.key, _Client())
+        key: Any = request.id if request.id is not None else ("anon", next(self._anon))
+        if key in client.pending:
+            raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"request {request.id!r} is already in "
+                                "flight for this client", field="id")
+        if len(client.pending) >= self.cfg.limits.max_inflight_per_client:
+            raise ProtocolError(ErrorCode.BUSY, f"{len(client.pending)} requests of this client "
+                                "are in flight", limit="max_inflight_per_client")
+        return client, key
+
+    def _watch(self, peer: Peer, request: Request, args: dict[str, Any], arrived: float,
+               first: dict[str, Any]) -> None:
+        """match_watch with follow: every event as partials, then the final reply when the
+        match is over or closed. No default deadline: only an explicit `timeout_ms`."""
+        if self.draining:
+            raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
+        matches = self._match_service()
+        client, key = self._admit(peer, request)
+        pending = _Pending(peer, request, key, arrived)
+        match_id = first["match_id"]
+        limit = int(args.get("limit") or 1000)
+
+        async def stream() -> None:
+            after = int(args.get("after") or 0)
+            reply = first
+            while not pending.done:
+                if reply["events"]:
+                    after = reply["events"][-1]["n"]
+                    peer.deliver(Partial(request.id, {**reply, "done": False}),
+                                 request.encoding)
+                elif reply["done"] or reply["status"] == "closed":
+                    self._complete(pending, Reply.success(request.id, {
+                        **reply, "events": [], "done": True}))
+                    return
+                else:
+                    await matches.wait_events(match_id, after, None)
+                reply = matches.service.match_watch({"match_id": match_id, "after": after,
+                                                     "limit": limit})
+
+        async def guarded() -> None:
+            try:
+                await stream()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # one final reply, whatever happens
+                err = handlers.to_protocol_error(exc)
+                if err.code == ErrorCode.INTERNAL:
+                    log.exception("event=watch_failed match=%s", match_id)
+                self._complete(pending, Reply.failure(request.id, err))
+
+        client.pending[key] = pending
+        self._idle.clear()
+        if request.args.get("timeout_ms"):
+            deadline = arrived + request.args["timeout_ms"] / 1000.0
+            pending.timer = asyncio.get_running_loop().call_later(
+                max(0.0, deadline - time.monotonic()), self._expire, pending)
+        pending.task = asyncio.create_task(guarded(), name=f"watch-{match_id}")
+
+    def _record_args(self, args: dict[str, Any]) -> dict[str, Any]:
+        """analyze_record: the record text itself, or that of a hosted match."""
+        if args.get("record") is not None:
+            return args
+        if args.get("match_id") is None:
+            raise ProtocolError(ErrorCode.BAD_ARGUMENT, "record: give `record` (the text of a "
+                                "match record) or `match_id`", field="record")
+        exported = self._match_service().service.match_export({"match_id": args["match_id"]})
+        return {**args, "record": exported["record"]}
+
     def _reply_now(self, peer: Peer, request: Request, arrived: float, reply: Reply) -> None:
         code = None if reply.ok or reply.error is None else str(reply.error.get("code"))
         self.stats.record(request.cmd, time.monotonic() - arrived, code)
@@ -184,21 +296,16 @@ class Service:
         limits = self.cfg.limits
         if self.draining:
             raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
-        client = self._clients.setdefault(peer.key, _Client())
-        key: Any = request.id if request.id is not None else ("anon", next(self._anon))
-        if key in client.pending:
-            raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"request {request.id!r} is already in "
-                                "flight for this client", field="id")
-        if len(client.pending) >= limits.max_inflight_per_client:
-            raise ProtocolError(ErrorCode.BUSY, f"{len(client.pending)} requests of this client "
-                                "are in flight", limit="max_inflight_per_client")
+        client, key = self._admit(peer, request)
         job_args = handlers.prepare(request.cmd, args)
         timeout_ms = args.get("timeout_ms") or limits.default_timeout_ms
         deadline = arrived + timeout_ms / 1000.0
         pending = _Pending(peer, request, key, arrived)
 
+        partials = getattr(peer, "partials", True)  # REQ sockets take one message per request
+
         def on_partial(payload: dict[str, Any]) -> None:
-            if not pending.done:
+            if not pending.done and partials:
                 peer.deliver(Partial(request.id, payload), request.encoding)
 
         try:
@@ -241,6 +348,8 @@ class Service:
         self._complete(pending, Reply.failure(pending.request.id, err))
         if pending.job_id is not None:
             self.pool.abandon(pending.job_id)
+        if pending.task is not None and pending.task is not asyncio.current_task():
+            pending.task.cancel()
 
     def _complete(self, pending: _Pending, reply: Reply) -> None:
         if pending.done:
@@ -276,6 +385,7 @@ class Service:
         peer.end_session()
 
     def peer_gone(self, peer: Peer) -> None:
+        self._names.pop(peer.key, None)
         client = self._clients.get(peer.key)
         if client is None:
             return
@@ -323,6 +433,12 @@ class Service:
         """Refuse new worker requests and wait (at most ``timeout``) for those in flight;
         the rest end with ``internal``. Returns how many were cut short."""
         self.draining = True
+        for client in list(self._clients.values()):  # watches never finish by themselves
+            for pending in list(client.pending.values()):
+                if pending.task is not None:
+                    self._stop(pending, ProtocolError(
+                        ErrorCode.CANCELLED, "the server is shutting down; watch again with "
+                        "`after` = the last event number received"))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._idle.wait(), timeout)
         cut = 0

@@ -88,6 +88,7 @@ class ProtocolConnection(_Connection):
     """One client of the plain TCP endpoint: protocol v1, text lines or msgpack."""
 
     kind = "tcp"
+    partials = True
 
     def __init__(self, server: StreamServer) -> None:
         super().__init__(server)
@@ -313,6 +314,7 @@ class StdioPeer:
         self.cfg = cfg
         self.service = service
         self.key = "stdio"
+        self.partials = True
         self.closed = False
         self.ending = False
         self.decoder = StreamDecoder(cfg.limits.codec_limits())

@@ -146,3 +146,93 @@ def test_one_error_mapping() -> None:
     assert err.code == ErrorCode.INTERNAL and "secret" not in err.message
     same = ProtocolError(ErrorCode.BUSY, "x")
     assert handlers.to_protocol_error(same) is same
+
+
+# ---- the front process's fast paths and the small items of the command set ------------------
+
+def _walk(variant: str, seed: int, turns: int = 60) -> list:
+    """Positions (with dice) of a seeded random game of `variant`."""
+    import random
+
+    from jacquetd.rules import Position, legal_plays
+
+    rng = random.Random(seed)
+    pos = Position.initial(variant)
+    out = []
+    for _ in range(turns):
+        pos = pos.with_dice((rng.randint(1, 6), rng.randint(1, 6)))
+        out.append(pos)
+        plays = legal_plays(pos)
+        pos = plays[rng.randrange(len(plays))].after
+        if pos.game_over():
+            break
+    return out
+
+
+@pytest.mark.parametrize("variant", ["jacquet", "jacquet-be", "backgammon"])
+def test_fast_paths_give_what_the_rules_core_gives(variant: str) -> None:
+    from jacquetd.rules import legal_plays
+
+    handlers.warm_up()
+    for seed in range(4):
+        for pos in _walk(variant, seed):
+            fast, pure = handlers.plays_of(pos), legal_plays(pos)
+            assert [p.move for p in fast] == [p.move for p in pure]
+            assert [handlers.play_dict(p) for p in fast] == [
+                {"move": p.move, "position_id": p.after.to_id(), "position": p.after.to_dict(),
+                 "hits": p.hits, "borne_off": p.borne_off,
+                 **({"result": handlers.game_result_of(p)} if p.after.game_over() else {})}
+                for p in pure]
+            assert handlers.position_id(pos) == pos.to_id()
+
+
+def test_a_play_that_ends_the_game_carries_its_result() -> None:
+    from jacquetd.rules import Position
+
+    me = [14, 1] + [0] * 24
+    opp = [0] * 26
+    opp[20] = 15  # the loser bore off none and stands in the winner's home board: C4
+    pos = Position.from_dict({"variant": "backgammon", "on_roll": me, "opponent": opp,
+                              "dice": [6, 5], "cube": {"value": 2, "owner": "on_roll"}})
+    result = handlers.FRONT_HANDLERS["legal_moves"](None, {"position": pos.to_dict()})
+    assert result["plays"][0]["result"] == {"winner": "on_roll", "points": 6,
+                                            "name": "backgammon"}
+    played = handlers.FRONT_HANDLERS["apply_move"](None, {"position": pos.to_dict(),
+                                                          "move": "1/off"})
+    assert played["result"]["points"] == 6
+    opp[20], opp[0] = 14, 1  # one borne off: a single game, cube off (jacquet-be)
+    me2 = [14, 1] + [0] * 24
+    pos = Position.from_dict({"variant": "jacquet-be", "on_roll": me2, "opponent": opp,
+                              "dice": [2, 1]})
+    plays = handlers.FRONT_HANDLERS["legal_moves"](None, {"position": pos.to_dict()})["plays"]
+    assert [p["result"] for p in plays] == [{"winner": "on_roll", "points": 1,
+                                             "name": "single"}]
+    start = handlers.FRONT_HANDLERS["legal_moves"](None, {"position": "start", "dice": [6, 5]})
+    assert "result" not in start["plays"][0]
+
+
+def test_cube_with_the_cube_off_is_refused_with_c1() -> None:
+    with pytest.raises(ProtocolError) as info:
+        handlers.prepare("cube", {"position": "start"})
+    assert (info.value.code, info.value.rule) == (ErrorCode.BAD_POSITION, "C1")
+    assert handlers.prepare("cube", {"position": "start:backgammon"})["position"]["cube"]
+
+
+def test_luck_takes_a_position_without_dice_and_a_roll() -> None:
+    job = handlers.prepare("luck", {"position": "start:backgammon", "dice": [3, 1]})
+    assert job["dice"] == [3, 1] and job["position"]["dice"] == []
+    with pytest.raises(ProtocolError) as info:
+        handlers.prepare("luck", {"position": "AQAAAAAAAAAAAAAAAADwAAAAAAAAAAAAAAAA8GUA",
+                                  "dice": [3, 1]})
+    assert info.value.field == "position.dice"
+
+
+def test_gnubg_evaluation_options_as_gnubg_reads_them() -> None:
+    base = f"evaluation fibsboard {OPENING_31}"
+    for tail, cube in (("cubeful", True), ("cubeless", False), ("cube on", True),
+                       ("cube off", False), ("plies 1 cubeful prune", True)):
+        action = gnubg.parse_line(f"{base} {tail}".encode())
+        assert isinstance(action, gnubg.Evaluate) and action.options["cube"] is cube
+    refused = gnubg.parse_line(f"{base} cube cubeful".encode())
+    assert refused == gnubg.Immediate(
+        "Error: syntax error, unexpected CUBEFUL, expecting E_BOOLEAN\n")

@@ -72,7 +72,11 @@ def arg_values(param: Param) -> st.SearchStrategy[Any]:
     if t is ArgType.WORD:
         if param.name == "level":
             return st.sampled_from(["random", "heuristic", "neural-1"])
-        return words
+        if param.pattern:
+            return st.from_regex(param.pattern, fullmatch=True).filter(
+                lambda w: 0 < len(w) <= param.max_len and w.isprintable()
+                and not any(c.isspace() for c in w))
+        return words.filter(lambda w: len(w) <= param.max_len)
     if t is ArgType.WORDS:
         return st.lists(st.from_regex(r"[1-9]\.(0|[1-9])", fullmatch=True), min_size=1,
                         max_size=4)
@@ -109,6 +113,24 @@ def _field_values(field: Field) -> st.SearchStrategy[Any]:
         "limits": st.dictionaries(words, st.integers(0, 1 << 30), max_size=4),
         "counts": st.dictionaries(words, st.integers(0, 1 << 30), max_size=4),
     }
+    small_maps = st.dictionaries(keys, json_scalars, max_size=4)
+    ints = st.integers(0, 1 << 40)
+    simple |= {
+        "game_result": st.fixed_dictionaries({
+            "winner": st.sampled_from(["on_roll", "opponent"]), "points": st.integers(1, 192),
+            "name": st.sampled_from(["single", "marcia", "gammon", "marcia per punto"])}),
+        "int_or_null": st.none() | ints,
+        "int_pair": st.lists(ints, min_size=2, max_size=2),
+        "int_list": st.lists(ints, max_size=4),
+        "token_pair": st.lists(st.none() | st.from_regex(r"[A-Za-z0-9_-]{8,24}",
+                                                         fullmatch=True),
+                               min_size=2, max_size=2),
+        "may": st.lists(st.lists(words, max_size=3), min_size=2, max_size=2),
+        "cube_or_null": st.none() | small_maps,
+        "resign_or_null": st.none() | small_maps,
+    }
+    for name in ("seats", "events", "match_summaries", "move_analyses", "game_lucks"):
+        simple[name] = st.lists(small_maps, max_size=3)
     if field.type in simple:
         return simple[field.type]
     if field.type in ("play", "plays", "ranked_plays", "latency"):

@@ -98,14 +98,15 @@ def test_bad_ids(bad_id: Any) -> None:
     assert (err.code, err.field, err.id) == (ErrorCode.BAD_ARGUMENT, "id", None)
 
 
-def test_missing_or_unknown_command_keeps_the_id() -> None:
+def test_missing_or_unknown_command_keeps_the_id(monkeypatch: pytest.MonkeyPatch) -> None:
     err = refused(pack({"id": 4}))
     assert (err.code, err.field, err.id) == (ErrorCode.BAD_ARGUMENT, "cmd", 4)
     err = refused(pack({"id": 5, "cmd": 3}))
     assert (err.code, err.field, err.id) == (ErrorCode.BAD_ARGUMENT, "cmd", 5)
     err = refused(pack({"id": "q", "cmd": "frobnicate"}))
     assert (err.code, err.id, err.extra) == (ErrorCode.UNKNOWN_COMMAND, "q", {})
-    err = refused(b"6 match_new")
+    monkeypatch.setattr("protocol.commands.PLANNED", ("match_rematch",))  # none reserved now
+    err = refused(b"6 match_rematch")
     assert (err.code, err.id, err.extra) == (ErrorCode.UNKNOWN_COMMAND, 6, {"planned": True})
 
 

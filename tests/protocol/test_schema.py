@@ -50,6 +50,7 @@ def test_every_error_fits_the_schema(rid: Any, error: dict[str, Any]) -> None:
 def test_schema_refuses_what_the_codec_refuses() -> None:
     assert not REQUEST.is_valid({"cmd": "legal_moves"})
     assert not REQUEST.is_valid({"cmd": "legal_moves", "position": "start", "dice": [0, 1]})
-    assert not REQUEST.is_valid({"cmd": "match_new"})
+    assert not REQUEST.is_valid({"cmd": "match_move", "match_id": "5d1c0f3a9e2b4c67"})
+    assert not REQUEST.is_valid({"cmd": "match_rematch"})
     assert not REPLY.is_valid({"id": 1, "ok": False, "error": {"code": "nope", "message": ""}})
     assert not REPLY.is_valid({"id": 1, "ok": True})

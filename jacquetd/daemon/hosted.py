@@ -1,0 +1,99 @@
+"""Hosted matches in the daemon: the match service over its SQLite store, its bot seats
+played by the worker pool, and the worker side of those bot decisions.
+
+The front process keeps the `jacquetd.matches.AsyncMatchService` (every `match_*`
+command is a quick state change and one SQLite transaction); a bot seat's decision
+is shipped to a worker process as a `match_bot` job, with the seat's time limit as
+its deadline, so a runaway bot is stopped (and, past the pool's grace, killed) like
+any other request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jacquetd.daemon.config import Config, ConfigError
+from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
+from jacquetd.matches import (
+    AsyncMatchService,
+    MatchLimits,
+    MatchService,
+    MatchStore,
+    StoreError,
+    default_db_path,
+)
+
+log = logging.getLogger(__name__)
+
+MATCH_BOT = "match_bot"
+"""The worker job of a bot seat's decision (not a protocol command)."""
+BOT_GRACE_S = 2.0
+
+
+def database_path(cfg: Config) -> Path | None:
+    """The match database of this configuration (None: hosted matches are off)."""
+    if cfg.db is None:
+        return None
+    return Path(cfg.db).expanduser() if cfg.db else default_db_path()
+
+
+def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
+                ) -> Callable[[Callable[[], str]], Any]:
+    """A `run_blocking` for AsyncMatchService that runs a bot's decision in a worker."""
+
+    async def run(call: Callable[[], str]) -> str:
+        # `call` is functools.partial(BotJob.call, deciders...): the job holds the seat's limit
+        job = getattr(getattr(call, "func", None), "__self__", None)
+        time_s = float(getattr(job, "time_s", 60.0))
+        deadline = time.monotonic() + time_s + grace_s
+        try:
+            job_id, future = pool.submit(MATCH_BOT, {"call": call}, deadline=deadline)
+        except (PoolBusy, PoolClosed) as exc:
+            raise RuntimeError(f"no worker for a bot seat: {exc}") from None
+        try:
+            outcome = await asyncio.shield(future)
+        except asyncio.CancelledError:
+            pool.abandon(job_id)  # out of time: the pool stops (or kills) the worker
+            raise
+        if outcome[0] != "ok":
+            raise RuntimeError(f"bot decision failed: {outcome[1]}: {outcome[2]}")
+        return str(outcome[1]["answer"])
+
+    return run
+
+
+def run_match_bot(args: dict[str, Any]) -> dict[str, Any]:
+    """Worker side: ask the decider (``BotJob.call`` bound to the service's deciders)."""
+    return {"answer": str(args["call"]())}
+
+
+async def open_matches(cfg: Config, pool: WorkerPool) -> AsyncMatchService | None:
+    """Open the match database and start the bot seats of the matches in play."""
+    path = database_path(cfg)
+    if path is None:
+        return None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        store = MatchStore(path, synchronous="FULL")
+    except (OSError, StoreError) as exc:
+        raise ConfigError(f"cannot open the match database {path}: {exc}") from None
+    limits = MatchLimits(max_open=cfg.max_matches, idle_timeout_s=cfg.match_idle_timeout_s)
+    service = MatchService(store, limits=limits)
+    housekeeping = max(1.0, min(60.0, cfg.match_idle_timeout_s / 4))
+    matches = AsyncMatchService(service, run_blocking=pool_runner(pool),
+                                housekeeping_s=housekeeping, bot_grace_s=BOT_GRACE_S + 1.0)
+    await matches.start()
+    log.info("event=matches_open db=%s playing=%d", path, len(service.playing()))
+    return matches
+
+
+async def close_matches(matches: AsyncMatchService | None) -> None:
+    if matches is None:
+        return
+    await matches.aclose()
+    matches.service.close()

@@ -1,0 +1,98 @@
+"""``analyze_record``: a match record read back and analysed move by move (worker side).
+
+Each move of the record is replayed on the rules core (`jacquetd.matches.records`);
+the plays of its roll are ranked at 0 plies, and the move's equity loss is the best
+play's equity minus the played one's (cubeless money equity, the mover's view).
+When the bots offer it, each roll's luck is judged too (`engine_api.luck`): the
+first roll of a game in `jacquet-be` and `backgammon`, the opening dice played at
+once (B2), is judged among the 15 non-double rolls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jacquetd.daemon import engine_api
+from jacquetd.matches.records import ReplayError, positions
+from jacquetd.rules import apply_move
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.records import MatchRecord, RecordError, format_game, parse_record
+
+
+def read_record(text: Any) -> MatchRecord:
+    """Parse a record argument; ProtocolError(bad_argument, field record) if it is not one."""
+    if not isinstance(text, str):
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT, "record: must be a string", field="record")
+    try:
+        return parse_record(text)
+    except RecordError as exc:
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
+
+
+def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool = True,
+                   should_stop: Any = None) -> dict[str, Any]:
+    """The result map of ``analyze_record`` (see protocol/SPEC.md)."""
+    moves: list[dict[str, Any]] = []
+    games: dict[int, dict[str, Any]] = {}
+    judge_luck = luck
+    opened: set[int] = set()  # games whose first roll was seen
+    try:
+        for step, played in positions(record):
+            if game is not None and step.game != game:
+                continue
+            if should_stop is not None and should_stop():
+                raise ProtocolError(ErrorCode.TIMEOUT, "the deadline passed during the analysis")
+            pos = step.position
+            side = step.action.side
+            first = step.game not in opened
+            opened.add(step.game)
+            rankings = list(engine_api.analyze(pos, 0, None, lambda: False))
+            ranking = rankings[-1]
+            chosen = apply_move(pos, played)
+            mine = next(r for r in ranking if r.play == chosen)
+            best = ranking[0]
+            entry: dict[str, Any] = {
+                "game": step.game, "index": step.index, "side": side,
+                "dice": list(pos.dice), "move": chosen.move, "best": best.play.move,
+                "equity": round(float(mine.equity), 6),
+                "best_equity": round(float(best.equity), 6),
+                "loss": round(max(0.0, float(best.equity) - float(mine.equity)), 6),
+                "choices": len(ranking),
+            }
+            if judge_luck:
+                opening = first and _plays_opening_dice(record, step.game)
+                try:
+                    entry["luck"] = round(engine_api.luck(pos.without_dice(), pos.dice,
+                                                          opening=opening), 6)
+                except engine_api.Unsupported:
+                    judge_luck = False
+            moves.append(entry)
+            g = games.setdefault(step.game, {"game": step.game, "moves": 0, "loss": [0.0, 0.0],
+                                             "luck": [0.0, 0.0]})
+            g["moves"] += 1
+            g["loss"][side] += entry["loss"]
+            if "luck" in entry:
+                g["luck"][side] += entry["luck"]
+    except ReplayError as exc:
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
+    out_games = []
+    for rec in record.games:
+        if game is not None and rec.number != game:
+            continue
+        g = games.get(rec.number, {"game": rec.number, "moves": 0, "loss": [0.0, 0.0],
+                                   "luck": [0.0, 0.0]})
+        g["loss"] = [round(x, 6) for x in g["loss"]]
+        g["luck"] = [round(x, 6) for x in g["luck"]] if judge_luck else None
+        g["result"] = format_game(rec)[-1] if rec.result is not None else None
+        out_games.append(g)
+    if not judge_luck:
+        for entry in moves:
+            entry.pop("luck", None)
+    return {"format": record.headers.get("Format", ""), "plies": 0, "moves": moves,
+            "games": out_games}
+
+
+def _plays_opening_dice(record: MatchRecord, number: int) -> bool:
+    """Whether the first move of game `number` plays the opening dice (B2: no doubles)."""
+    rec = next(g for g in record.games if g.number == number)
+    return bool(rec.actions) and rec.actions[0].kind == "move"
