@@ -14,7 +14,7 @@ from typing import Any
 
 from jacquetd.daemon import engine_api
 from jacquetd.matches.records import ReplayError, positions
-from jacquetd.rules import apply_move
+from jacquetd.rules import RulesError, apply_move
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.records import MatchRecord, RecordError, format_game, parse_record
 
@@ -73,7 +73,7 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
             g["loss"][side] += entry["loss"]
             if "luck" in entry:
                 g["luck"][side] += entry["luck"]
-    except ReplayError as exc:
+    except (ReplayError, RulesError) as exc:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
     out_games = []
     for rec in record.games:

@@ -77,6 +77,9 @@ def arg_values(param: Param) -> st.SearchStrategy[Any]:
                 lambda w: 0 < len(w) <= param.max_len and w.isprintable()
                 and not any(c.isspace() for c in w))
         return words.filter(lambda w: len(w) <= param.max_len)
+    if t is ArgType.WORDS and param.name == "status":
+        return st.lists(st.sampled_from(["playing", "adjourned", "over", "closed", "all"]),
+                        min_size=1, max_size=4)
     if t is ArgType.WORDS:
         return st.lists(st.from_regex(r"[1-9]\.(0|[1-9])", fullmatch=True), min_size=1,
                         max_size=4)

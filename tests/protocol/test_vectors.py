@@ -11,6 +11,7 @@ import msgpack
 import pytest
 
 import jacquetd.rules as rules
+from jacquetd.rules.scoring import game_result, result_name
 from protocol import COMMANDS, ErrorCode, ProtocolError, Reply, decode_request, encode_reply
 from protocol.conformance.matchers import match
 from protocol.conformance.vectors import (
@@ -59,7 +60,8 @@ def test_every_error_code() -> None:
         for step in v.steps:
             for key in ("expect", "expect_each", "expect_some"):
                 seen |= _codes(step.get(key))
-    assert set(ErrorCode) - seen == {ErrorCode.FORBIDDEN}  # only sent when configured
+    # `limit` needs a server configured to its limit (max_open matches in play)
+    assert set(ErrorCode) - seen == {ErrorCode.LIMIT}
 
 
 def test_gnubg_sublanguage_is_covered() -> None:
@@ -87,8 +89,15 @@ def _resolve(value: Any, dice: Any) -> Any:
 
 
 def _play(play: Any) -> dict[str, Any]:
-    return {"move": play.move, "position_id": play.after.to_id(),
-            "position": play.after.to_dict(), "hits": play.hits, "borne_off": play.borne_off}
+    out = {"move": play.move, "position_id": play.after.to_id(),
+           "position": play.after.to_dict(), "hits": play.hits, "borne_off": play.borne_off}
+    after = play.after
+    if after.game_over():  # the mover (now the opponent) bore off its last checker
+        points = game_result(after.rules, after.opp, after.me, after.primed[1])
+        cube = after.cube.value if after.cube is not None else 1
+        out["result"] = {"winner": "on_roll", "points": points * cube,
+                         "name": result_name(after.rules, points)}
+    return out
 
 
 def _handle(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
