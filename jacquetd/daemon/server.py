@@ -186,9 +186,12 @@ class ZmqEndpoint:
             future.add_done_callback(lambda f: f.cancelled() or f.exception())
 
     def _send_failed(self, peer: _ZmqPeer, exc: zmq.ZMQError) -> None:
-        # EAGAIN: the peer does not read and its queue is full; EHOSTUNREACH: it left.
+        # EAGAIN: the peer does not read and its queue is full; EHOSTUNREACH: it left,
+        # so what it still has in flight (a match_watch that never ends) is stopped.
         self.dropped_replies += 1
         log.debug("event=zmq_reply_dropped peer=%s error=%s", peer.key, exc)
+        if exc.errno == zmq.EHOSTUNREACH and self.service.pending_count(peer.key):
+            asyncio.get_running_loop().call_soon(self.service.peer_gone, peer)
 
     async def close(self) -> None:
         if self._task is not None:

@@ -21,7 +21,7 @@ def decide(state: dict[str, Any], side: int, seed: int) -> tuple[str, dict[str, 
         return "match_double", {}
     if "roll" in may:
         if state["phase"] != "opening" and rng.random() < 0.01:
-            return "match_resign", {"points": rng.choice([1, 2])}
+            return "match_resign", {"points": str(rng.choice([1, 2]))}
         if state["dice_mode"] == "supplied":
             d0 = rng.randint(1, 6)
             d1 = rng.choice([d for d in range(1, 7) if d != d0 or state["phase"] != "opening"])
