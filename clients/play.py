@@ -11,9 +11,15 @@ ranked analysis), `list` (every legal play), `board`, `resign` [1-3],
 `help`, `quit`. The finished match is saved as a match record (RECORDS.md).
 
 The board is drawn from the structured positions the daemon sends; this
-program knows nothing of the rules. The dice are rolled here, from a seed
-that is printed and recorded so a match can be replayed; hosted matches with
-the server's dice will plug in as another dice source.
+program knows nothing of the rules. Spawning `jacquetd stdio`, the dice are
+rolled here, from a seed that is printed and recorded so a match can be
+replayed. Connected to a daemon that hosts matches (or with `--hosted`), the
+match is a hosted one: the daemon keeps it and rolls the dice, and `quit`
+leaves it on the daemon, to continue later:
+
+    jacquet-play --connect tcp://127.0.0.1:7780 --length 3
+    jacquet-play --connect tcp://127.0.0.1:7780 --resume MATCHID --token TOKEN
+    jacquet-play --connect tcp://127.0.0.1:7780 --resume      # the last match left
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from typing import Any, TextIO
 
 from protocol.records import format_record
 
+from . import hosted
 from .board import colour_enabled, render
 from .client import JacquetClient, Ranking
 from .errors import EngineError, IllegalMoveError
@@ -286,6 +293,66 @@ def default_record_path() -> Path:
     return Path(f"jacquet-match-{dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.txt")
 
 
+async def run_hosted(args: argparse.Namespace, daemon: JacquetClient, console: Console) -> int:
+    """Play through a hosted match: the daemon keeps it and rolls the dice."""
+    memory = Path(args.state_file) if args.state_file else hosted.state_file()
+    if args.resume:
+        match_id, token = args.resume, args.token
+        if match_id == "last" or token is None:
+            last = hosted.recall(memory)
+            if last is None or (match_id != "last" and last["match_id"] != match_id):
+                console.say("jacquet-play: no remembered match to resume; give --resume "
+                            "MATCHID --token TOKEN")
+                return 2
+            match_id, token = str(last["match_id"]), token or str(last["token"])
+        try:
+            state = await daemon.request("match_state", match_id=match_id, token=token)
+        except EngineError as exc:
+            console.say(f"jacquet-play: cannot resume {match_id}: {exc.message}")
+            return 2
+        if state["you"] is None:
+            console.say("jacquet-play: this token holds no seat of the match")
+            return 2
+        side = int(state["you"])
+        other = state["seats"][1 - side]
+        console.say(f"Resuming match {match_id}: {state['variant']}, score "
+                    f"{state['score'][side]}-{state['score'][1 - side]}"
+                    + (f" (match to {state['length']})" if state["length"] else "") + ".")
+    else:
+        levels = daemon.server.get("levels") or ["random"]
+        if args.level and args.level not in levels:
+            console.say(f"jacquet-play: no bot level {args.level!r}; the daemon has: "
+                        f"{', '.join(levels)}")
+            return 2
+        level = args.level or levels[-1]
+        new = await daemon.request("match_new", variant=args.variant, length=args.length,
+                                   cube=bool(args.cube), seat1=level,
+                                   name0=args.name, seed=args.seed)
+        match_id, token, side = new["match_id"], new["tokens"][0], 0
+        other = {"player": "bot", "level": level}
+        kind = f"match to {args.length}" if args.length else "one money game"
+        console.say(f"{args.variant}, {kind}, cube {'on' if args.cube else 'off'}; hosted "
+                    f"match {match_id} (the daemon rolls the dice). Type `help` at your turn.")
+    hosted.remember(memory, match_id, token, side)
+    opponent = f"bot ({other.get('level')})" if other.get("player") == "bot" else (
+        other.get("name") or "opponent")
+    game = hosted.HostedGame(daemon, console, hosted.Seat(match_id, token, side),
+                             ("you", opponent))
+    try:
+        final = await game.play()
+    except (Quit, hosted.Leave):
+        console.say(f"\nLeft the match; it stays on the daemon. Resume it with:\n"
+                    f"  jacquet-play --resume {match_id} --token {token}\n"
+                    f"(or `jacquet-play --resume` for the last match)")
+        return 1
+    exported = await daemon.request("match_export", match_id=match_id, token=token)
+    record_path = Path(args.save) if args.save else default_record_path()
+    record_path.write_text(exported["record"], encoding="utf-8")
+    console.say(f"Record saved to {record_path}" + (" (the match was closed)"
+                                                    if final["status"] == "closed" else ""))
+    return 0
+
+
 async def run(args: argparse.Namespace, out: TextIO) -> int:
     console = Console(out, colour_enabled(out) and not args.no_color)
     if args.connect:
@@ -293,6 +360,15 @@ async def run(args: argparse.Namespace, out: TextIO) -> int:
     else:
         daemon = await JacquetClient.spawn(args.daemon.split() if args.daemon else list(DAEMON))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    use_hosted = bool(args.hosted or args.resume) or (
+        args.connect is not None and not args.watch and not args.local
+        and daemon.supports("match_new"))
+    if use_hosted:
+        async with daemon:
+            if not daemon.supports("match_new"):
+                console.say("jacquet-play: this daemon hosts no matches")
+                return 2
+            return await run_hosted(args, daemon, console)
     async with daemon:
         levels = daemon.server.get("levels") or ["random"]
         for level in (args.level, args.level2):
@@ -356,6 +432,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", help="where to save the match record")
     parser.add_argument("--watch", action="store_true", help="watch two bots play")
     parser.add_argument("--no-color", action="store_true", help="no colours")
+    parser.add_argument("--hosted", action="store_true",
+                        help="play a hosted match: the daemon keeps it and rolls the dice "
+                        "(the default with --connect when the daemon hosts matches)")
+    parser.add_argument("--local", action="store_true",
+                        help="with --connect: roll the dice here, as without a daemon")
+    parser.add_argument("--resume", nargs="?", const="last", metavar="MATCHID",
+                        help="continue a hosted match (alone: the last one left)")
+    parser.add_argument("--token", help="with --resume: your seat's token")
+    parser.add_argument("--name", default="you", help="your name in a hosted match")
+    parser.add_argument("--state-file", help="where the last hosted match is remembered "
+                        "(default: $XDG_STATE_HOME/jacquet-play/last-match.json)")
     args = parser.parse_args(argv)
     if args.length < 0:
         parser.error("--length: 0 or more")
