@@ -154,6 +154,6 @@ def match_winning_chance(pos: Position, probs: dict[str, Any]) -> float:
     win, wg, wb = probs["win"], probs["win_gammon"], probs["win_backgammon"]
     lg, lb = probs["lose_gammon"], probs["lose_backgammon"]
     lose = 1.0 - win
-    return ((win - wg) * mwc(a - cube, b) + (wg - wb) * mwc(a - 2 * cube, b)
+    return float((win - wg) * mwc(a - cube, b) + (wg - wb) * mwc(a - 2 * cube, b)
             + wb * mwc(a - 3 * cube, b) + (lose - lg) * mwc(a, b - cube)
             + (lg - lb) * mwc(a, b - 2 * cube) + lb * mwc(a, b - 3 * cube))

@@ -40,8 +40,8 @@ from jacquetd.rules import (
     apply_move,
     legal_plays,
 )
-from jacquetd.rules.position import CHECKERS
 from jacquetd.rules.posid import FORMAT_VERSION as _ID_FORMAT
+from jacquetd.rules.position import CHECKERS
 from jacquetd.rules.scoring import game_result, result_name
 from protocol.commands import describe
 from protocol.errors import ErrorCode, ProtocolError

@@ -62,7 +62,8 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
             if judge_luck:
                 opening = first and _plays_opening_dice(record, step.game)
                 try:
-                    entry["luck"] = round(engine_api.luck(pos.without_dice(), pos.dice,
+                    entry["luck"] = round(engine_api.luck(pos.without_dice(),
+                                                          (pos.dice[0], pos.dice[1]),
                                                           opening=opening), 6)
                 except engine_api.Unsupported:
                     judge_luck = False
