@@ -106,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     raw: list[float] = []
     adj: list[float] = []
     wins = [0, 0]
+    abandoned = 0
     started = time.monotonic()
     luck = [0.0, 0.0]
     first_turn = [True]
@@ -123,7 +124,10 @@ def main(argv: list[str] | None = None) -> int:
         luck[0] = luck[1] = 0.0
         first_turn[0] = True
         winner, points = play_game(v, choosers, rng, first=g % 2, on_turn=on_turn)
-        wins[winner] += 1
+        if winner >= 0:
+            wins[winner] += 1
+        else:
+            abandoned += 1
         result = points if winner == 0 else -points
         raw.append(result)
         adj.append(result - luck[0] + luck[1])
@@ -139,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     ma, ha = interval(adj)
     elapsed = time.monotonic() - started
     print(f"{v.name}: {args.a} (A) vs {args.b} (B), {args.games} games, seed {args.seed}")
-    print(f"  wins: A {wins[0]}  B {wins[1]}")
+    print(f"  wins: A {wins[0]}  B {wins[1]}" + (f"  abandoned {abandoned}" if abandoned else ""))
     print(f"  points per game for A, raw:           {m:+.3f}  "
           f"(95% CI {m - h:+.3f} .. {m + h:+.3f})")
     if not args.no_luck:
@@ -148,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {elapsed:.0f} s")
     if args.json:
         print(json.dumps({"variant": v.name, "a": args.a, "b": args.b, "games": args.games,
-                          "seed": args.seed, "wins": wins, "ppg": m, "ci95": h,
+                          "seed": args.seed, "wins": wins, "abandoned": abandoned,
+                          "ppg": m, "ci95": h,
                           "ppg_adjusted": None if args.no_luck else ma,
                           "ci95_adjusted": None if args.no_luck else ha,
                           "seconds": round(elapsed, 1)}))

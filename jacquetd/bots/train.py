@@ -42,15 +42,20 @@ from .evaluator import NeuralEvaluator, all_home, result_probs, tidy
 from .net import Net, equity, flip
 from .selfplay import opening_roll, play_game, roll, start_side
 
+MAX_TURNS = 2000
+"""A self-play game longer than this is dropped: an untrained backgammon network can
+build two closed boards with a checker on each bar, where both sides pass for ever."""
+
 
 def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Play one game; return (inputs, values, final target) of its positions.
 
     Row t of the inputs is position t from the view of the side on roll;
     values[t] is the network's (tidied) estimate; the final target is the
     exact outcome, or the exact race value, seen by the side on roll in the
     last recorded position's successor, expressed for the last position.
+    None when the game had to be abandoned (`MAX_TURNS`).
     """
     v = ev.variant
     net = ev.net
@@ -61,7 +66,7 @@ def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator
     xs = [features.encode(v, b_me, b_opp, f0, f0)[0]]
     vals = [tidy(v, net.forward(xs[0][None, :]), f0, f0)[0]]
     dice = opening_roll(v, rng)
-    while True:
+    for _turn in range(MAX_TURNS):
         raws = generate_raw(v, me, opp, dice)
         win = [i for i, r in enumerate(raws) if r.me[0] == 15]
         if win:
@@ -90,6 +95,7 @@ def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator
         xs.append(x[k])
         vals.append(p[k])
         dice = roll(rng)
+    return None
 
 
 def lambda_returns(vals: np.ndarray, final: np.ndarray, lam: float) -> np.ndarray:
@@ -254,7 +260,10 @@ def main(argv: list[str] | None = None) -> int:
         ppg = evaluate_against_heuristic(v, net, args.eval_games, args.seed + 1_000_003)
         curve.append({"games": 0, "ppg": ppg})
     while done < args.games:
-        xs, vals, final = self_play_game(ev, rng)
+        game = self_play_game(ev, rng)
+        if game is None:
+            continue
+        xs, vals, final = game
         targets = lambda_returns(vals, final, args.lam)
         lr = args.lr * 20000.0 / (20000.0 + done)
         net.train_step(xs.astype(np.float32), targets.astype(np.float32), lr / np.sqrt(len(xs)))
