@@ -18,7 +18,6 @@ goes to the log, never to the peer).
 
 from __future__ import annotations
 
-import base64
 import logging
 import os
 import time
@@ -40,7 +39,6 @@ from jacquetd.rules import (
     apply_move,
     legal_plays,
 )
-from jacquetd.rules.posid import FORMAT_VERSION as _ID_FORMAT
 from jacquetd.rules.position import CHECKERS
 from jacquetd.rules.scoring import game_result, result_name
 from protocol.commands import describe
@@ -143,50 +141,13 @@ def _with_dice(pos: Position) -> Position:
 
 # ---- fast paths for the front process ------------------------------------------------------
 #
-# legal_moves is the daemon's hottest command: these build exactly what the rules core
-# builds (same plays, order, spellings and ids; tests/daemon/test_units.py compares them),
-# with the compiled generator and small caches.
-
-_PACKED: dict[tuple[int, ...], bytes] = {}
-_MOVES: dict[tuple[Any, ...], str] = {}
-_CACHE_MAX = 1 << 16
-
-
-def _packed_side(side: tuple[int, ...]) -> bytes:
-    packed = _PACKED.get(side)
-    if packed is None:
-        if len(_PACKED) >= _CACHE_MAX:
-            _PACKED.clear()
-        packed = bytes((side[i] << 4) | side[i + 1] for i in range(0, 26, 2))
-        _PACKED[side] = packed
-    return packed
-
+# legal_moves is the daemon's hottest command: the plays come from the compiled generator
+# (same plays, order and spellings as the rules core; tests/daemon/test_units.py compares
+# them); the rules core caches the packed sides of ids and the spellings of plays.
 
 def position_id(pos: Position) -> str:
-    """``pos.to_id()``, with the 4-bit packing of each side cached (rules/posid.py)."""
-    flags = (pos.primed[0] * 1) | (pos.primed[1] * 2)
-    tail = b""
-    if pos.cube is not None:
-        flags |= 4 | (8 if pos.cube.pending else 0)
-        tail += bytes((pos.cube.value.bit_length() - 1, int(pos.cube.owner)))
-    if pos.match is not None:
-        flags |= 16 | (32 if pos.match.crawford else 0)
-        tail += bytes((pos.match.length, pos.match.score[0], pos.match.score[1]))
-    dice = (pos.dice[0] << 4 | pos.dice[1]) if pos.dice else 0
-    raw = (bytes((_ID_FORMAT, pos.rules.index)) + _packed_side(pos.me) + _packed_side(pos.opp)
-           + bytes((dice, flags)) + tail)
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
-
-
-def _move_text(play: Play) -> str:
-    steps = play.raw.steps
-    text = _MOVES.get(steps)
-    if text is None:
-        if len(_MOVES) >= _CACHE_MAX:
-            _MOVES.clear()
-        text = play.move
-        _MOVES[steps] = text
-    return text
+    """``pos.to_id()`` (kept as a name the handlers share)."""
+    return pos.to_id()
 
 
 def plays_of(pos: Position) -> list[Play]:
@@ -214,7 +175,7 @@ def game_result_of(play: Play) -> dict[str, Any] | None:
 def play_dict(play: Play) -> dict[str, Any]:
     after = play.after
     d = {
-        "move": _move_text(play),
+        "move": play.move,
         "position_id": position_id(after),
         "position": after.to_dict(),
         "hits": play.hits,

@@ -43,9 +43,20 @@ def format_step(step: Step) -> str:
     return f"{format_point(step.src)}/{format_point(step.dst)}{'*' if step.hit else ''}"
 
 
+_SPELLINGS: dict[tuple[Step, ...], str] = {}
+_SPELLINGS_MAX = 1 << 16
+
+
 def format_steps(steps: Sequence[Step]) -> str:
     """The canonical spelling of a play: one `from/to` per die, in play order (G8)."""
-    return " ".join(format_step(s) for s in steps)
+    key = tuple(steps)
+    text = _SPELLINGS.get(key)
+    if text is None:
+        if len(_SPELLINGS) >= _SPELLINGS_MAX:
+            _SPELLINGS.clear()
+        text = " ".join(format_step(s) for s in key)
+        _SPELLINGS[key] = text
+    return text
 
 
 class RawPlay(NamedTuple):

@@ -28,8 +28,19 @@ from .variants import variant_by_index
 FORMAT_VERSION = 1
 
 
+_PACKED: dict[tuple[int, ...], bytes] = {}
+_PACKED_MAX = 1 << 16
+
+
 def _pack_side(side: tuple[int, ...]) -> bytes:
-    return bytes((side[i] << 4) | side[i + 1] for i in range(0, 26, 2))
+    """26 counts as 13 bytes; cached, since ids are built for every legal play."""
+    packed = _PACKED.get(side)
+    if packed is None:
+        if len(_PACKED) >= _PACKED_MAX:
+            _PACKED.clear()
+        packed = bytes((side[i] << 4) | side[i + 1] for i in range(0, 26, 2))
+        _PACKED[side] = packed
+    return packed
 
 
 def _unpack_side(data: bytes) -> list[int]:
