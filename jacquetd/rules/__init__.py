@@ -17,7 +17,16 @@ from .errors import (
 )
 from .fibs import FibsBoard, board_from_position, format_fibs_board, parse_fibs_board
 from .game import Game, GameResult, Match
-from .movegen import Play, RawPlay, Step, generate, generate_raw, legal_plays, position_after
+from .movegen import (
+    Play,
+    RawPlay,
+    Step,
+    generate,
+    generate_raw,
+    is_deadlocked,
+    legal_plays,
+    position_after,
+)
 from .notation import apply_move, parse_move
 from .position import Cube, CubeOwner, MatchState, Position
 from .variants import VARIANTS, Variant, find_variant
@@ -52,6 +61,7 @@ __all__ = [
     "format_fibs_board",
     "generate",
     "generate_raw",
+    "is_deadlocked",
     "legal_plays",
     "parse_fibs_board",
     "parse_move",

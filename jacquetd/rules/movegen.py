@@ -351,3 +351,24 @@ def legal_plays(pos: Position) -> list[Play]:
     Raises GameStateError when `pos` has no dice or the game is over.
     """
     return [Play(pos, raw) for raw in generate(pos)]
+
+
+_ALL_ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+
+
+def is_deadlocked(pos: Position) -> bool:
+    """True when neither side can play any roll, ever again (RULES.md is silent on it).
+
+    Such a position never changes: every turn is a pass. It can arise when
+    both sides have a checker on the bar and neither can enter (and, in
+    principle, in other blocked positions). See docs/RULES-READINGS.md.
+    """
+    if pos.game_over():
+        return False
+    v = pos.rules
+    for me, opp in ((pos.me, pos.opp), (pos.opp, pos.me)):
+        for dice in _ALL_ROLLS:
+            plays = generate_raw(v, me, opp, dice)
+            if plays[0].steps:
+                return False
+    return True

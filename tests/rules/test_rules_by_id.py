@@ -345,3 +345,12 @@ def test_B6_belgian_higher_die() -> None:
     # only one checker can move, and only one die: the higher must be played
     p = pos("jacquet-be", {24: 1, 0: 14}, {1: 1, 2: 13, 3: 1}, (6, 5))
     assert moves(p) == {"24/18"}
+
+
+def test_G7_a_position_where_neither_side_can_ever_move_is_reported() -> None:
+    from jacquetd.rules import is_deadlocked
+
+    closed = {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 25: 1}  # 12 home + 1 on the bar + 2 off
+    p = pos("backgammon", closed, closed)
+    assert is_deadlocked(p)
+    assert not is_deadlocked(Position.initial("backgammon"))
