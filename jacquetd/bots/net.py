@@ -46,12 +46,17 @@ class Net:
         h = _sigmoid(x @ self.w1 + self.b1)
         return _sigmoid(h @ self.w2 + self.b2)
 
-    def train_step(self, x: np.ndarray, target: np.ndarray, lr: float) -> float:
-        """One gradient step of the squared error towards `target`; returns the mean error."""
+    def train_step(self, x: np.ndarray, target: np.ndarray, lr: float,
+                   loss: str = "mse") -> float:
+        """One gradient step towards `target`; returns the mean absolute error.
+
+        `loss` 'mse' (squared error) or 'xent' (cross-entropy, whose gradient
+        does not vanish when a sigmoid output saturates).
+        """
         h = _sigmoid(x @ self.w1 + self.b1)
         y = _sigmoid(h @ self.w2 + self.b2)
         err = target - y
-        dy = err * y * (1.0 - y)
+        dy = err if loss == "xent" else err * y * (1.0 - y)
         dh = (dy @ self.w2.T) * h * (1.0 - h)
         self.w2 += lr * (h.T @ dy)
         self.b2 += lr * dy.sum(axis=0)

@@ -179,6 +179,7 @@ def _state_meta(args: argparse.Namespace, games_done: int, rng: np.random.Genera
     return {
         "variant": args.variant, "seed": args.seed, "games": args.games,
         "games_done": games_done, "hidden": args.hidden, "lr": args.lr, "lam": args.lam,
+        "loss": args.loss,
         "feature_version": features.FEATURE_VERSION, "n_inputs": features.N_INPUTS,
         "rng_state": rng.bit_generator.state, "curve": curve, "command": command,
     }
@@ -214,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--lr", type=float, default=1.0,
                     help="learning rate at the start; after g games it is lr*20000/(20000+g)")
     ap.add_argument("--lam", type=float, default=0.7, help="TD lambda")
+    ap.add_argument("--loss", choices=("mse", "xent"), default="mse",
+                    help="squared error (as the first shipped nets) or cross-entropy")
     ap.add_argument("--out", default=None, help="output folder (default train-<variant>)")
     ap.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     ap.add_argument("--checkpoint-every", type=int, default=1000)
@@ -266,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         xs, vals, final = game
         targets = lambda_returns(vals, final, args.lam)
         lr = args.lr * 20000.0 / (20000.0 + done)
-        net.train_step(xs.astype(np.float32), targets.astype(np.float32), lr / np.sqrt(len(xs)))
+        net.train_step(xs.astype(np.float32), targets.astype(np.float32), lr / np.sqrt(len(xs)),
+                       args.loss)
         done += 1
         if (args.max_minutes is not None and done % args.checkpoint_every == 0
                 and time.monotonic() - started > 60.0 * args.max_minutes):

@@ -41,3 +41,10 @@ def test_lambda_returns_and_flip():
 
 def test_unknown_variant_is_an_error():
     assert train.main(["--variant", "chess", "--games", "1"]) == 2
+
+
+def test_cross_entropy_loss_runs(tmp_path):
+    args = _args(tmp_path / "x", 2)
+    assert train.main([*args, "--loss", "xent"]) == 0
+    net = Net.load(tmp_path / "x" / "jacquet-be.npz")
+    assert net.meta["loss"] == "xent" and np.isfinite(net.w1).all()
