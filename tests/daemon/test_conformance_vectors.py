@@ -1,0 +1,37 @@
+"""Our daemon passes every conformance vector of protocol/vectors/, on each endpoint.
+
+The vectors are played by the same runner a third party would use
+(`python -m protocol.conformance`), against a real `jacquetd serve` process.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).parents[2]
+
+
+def run_vectors(*endpoint: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "protocol.conformance", *endpoint],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-4000:]
+    assert " 0 failed" in out, out[-4000:]
+    return out
+
+
+@pytest.mark.parametrize("endpoint", ["zmq", "tcp"])
+def test_every_vector_passes(endpoint: str, start_jacquetd: Callable[..., object],
+                             tmp_path: Path) -> None:
+    daemon = start_jacquetd("--test-levels", "--db", str(tmp_path / "matches.sqlite3"))
+    gnubg = "{}:{}".format(*daemon.gnubg)  # type: ignore[attr-defined]
+    if endpoint == "zmq":
+        out = run_vectors("--connect", daemon.zmq, "--gnubg", gnubg)  # type: ignore[attr-defined]
+    else:
+        out = run_vectors("--tcp", "{}:{}".format(*daemon.tcp))  # type: ignore[attr-defined]
+    assert "PASS" in out
