@@ -17,6 +17,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections import deque
 from typing import Any
 
@@ -313,7 +314,9 @@ class StdioPeer:
     def __init__(self, cfg: Config, service: Service) -> None:
         self.cfg = cfg
         self.service = service
-        self.key = "stdio"
+        # unique per process: a later `jacquetd stdio` on the same match database is another
+        # client unless it names itself in `hello` (retries are keyed by client and id)
+        self.key = f"stdio:{uuid.uuid4().hex}"
         self.partials = True
         self.closed = False
         self.ending = False

@@ -17,8 +17,11 @@ REPO = Path(__file__).parents[2]
 
 
 def run_vectors(*endpoint: str) -> str:
+    from tests.conftest import daemon_env
+
     proc = subprocess.run([sys.executable, "-m", "protocol.conformance", *endpoint],
-                          cwd=REPO, capture_output=True, text=True, timeout=300)
+                          cwd=REPO, capture_output=True, text=True, timeout=300,
+                          env=daemon_env())
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-4000:]
     assert " 0 failed" in out, out[-4000:]
@@ -34,4 +37,9 @@ def test_every_vector_passes(endpoint: str, start_jacquetd: Callable[..., object
         out = run_vectors("--connect", daemon.zmq, "--gnubg", gnubg)  # type: ignore[attr-defined]
     else:
         out = run_vectors("--tcp", "{}:{}".format(*daemon.tcp))  # type: ignore[attr-defined]
+    assert "PASS" in out
+
+
+def test_every_vector_passes_over_stdio() -> None:
+    out = run_vectors("--spawn", f"{sys.executable} -m jacquetd stdio")
     assert "PASS" in out
