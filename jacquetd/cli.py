@@ -143,6 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Write NAME.key (public) and NAME.key_secret in DIR.")
     keys.add_argument("directory", metavar="DIR")
     keys.add_argument("--name", default="jacquetd", help="file name stem (default: jacquetd)")
+
+    sub.add_parser("train", help="train a neural evaluator by TD(lambda) self-play",
+                   description="jacquetd train --variant V --games N --seed S [...]: see "
+                   "'jacquetd train --help'.", add_help=False)
     return parser
 
 
@@ -186,6 +190,12 @@ def load_config(args: argparse.Namespace, stdio: bool = False) -> Config:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["train"]:
+        # the trainer owns its own options (jacquetd.bots.train)
+        from jacquetd.bots.train import main as train_main
+
+        return train_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "keys":
