@@ -14,10 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jacquetd.rules import (
-    Cube,
-    CubeOwner,
     FibsBoard,
-    MatchState,
     Position,
     PositionError,
     Step,
@@ -253,39 +250,14 @@ class BoardQuestion:
 
 
 def board_position(text: str) -> BoardQuestion:
-    """Read a ``board:`` string into the question it asks; PositionError if malformed."""
-    fields = text.split(":")
+    """Read a ``board:`` string into the question it asks; PositionError if malformed.
+
+    The rules core reads boards as gnubg does (the turn field names the side to
+    act; with a pending double the doubler is on roll; the other dice pair when
+    the actor's reads 0 0): see `jacquetd.rules.fibs`.
+    """
     board = parse_fibs_board(text)
-    try:
-        yours = (int(fields[33]), int(fields[34]))
-        theirs = (int(fields[35]), int(fields[36]))
-    except (IndexError, ValueError):
-        raise PositionError("FIBS dice fields are not numbers") from None
-    actor_dice = yours if board.your_turn else theirs
-    if actor_dice == (0, 0):
-        actor_dice = theirs if board.your_turn else yours  # gnubg falls back the same way
-    doubled = board.was_doubled
-    actor_is_you = board.your_turn
-    on_roll_is_you = actor_is_you != doubled  # a pending double: the doubler is on roll
-    me, opp = (board.you, board.them) if on_roll_is_you else (board.them, board.you)
-    score = board.score if on_roll_is_you else (board.score[1], board.score[0])
-    you_may, them_may = board.may_double
-    mine, theirs_may = (you_may, them_may) if on_roll_is_you else (them_may, you_may)
-    owner = CubeOwner.CENTRE
-    if board.cube > 1:
-        if mine and not theirs_may:
-            owner = CubeOwner.ON_ROLL
-        elif theirs_may and not mine:
-            owner = CubeOwner.OPPONENT
-    match = None
-    if board.match_length != 9999:
-        at_point = board.match_length - 1 in score
-        crawford = at_point and not board.crawford_done and not (you_may or them_may)
-        match = MatchState(board.match_length, score, crawford)
-    dice = () if doubled or actor_dice == (0, 0) else actor_dice
-    position = Position.validated("backgammon", me, opp, dice, (False, False),
-                                  Cube(board.cube, owner, doubled), match)
-    return BoardQuestion(board, position, not doubled)
+    return BoardQuestion(board, board.to_position(), not board.was_doubled)
 
 
 def format_move(steps: tuple[Step, ...] | list[Step]) -> str:
