@@ -17,7 +17,6 @@ from jacquetd.rules import (
     FibsBoard,
     Position,
     PositionError,
-    Step,
     parse_fibs_board,
 )
 
@@ -258,17 +257,6 @@ def board_position(text: str) -> BoardQuestion:
     """
     board = parse_fibs_board(text)
     return BoardQuestion(board, board.to_position(), not board.was_doubled)
-
-
-def format_move(steps: tuple[Step, ...] | list[Step]) -> str:
-    """A play as gnubg writes it: ``from/to`` pairs in the mover's numbering
-    (25 the bar, 0 off), ``*`` after a hit, a trailing space when fewer than
-    four pairs; no legal move is the empty line."""
-    pairs = [f"{s.src}/{s.dst}{'*' if s.hit else ''}" for s in steps]
-    if not pairs:
-        return "\n"
-    text = " ".join(pairs)
-    return text + (" \n" if len(pairs) < 4 else "\n")
 
 
 def format_evaluation(values: list[float]) -> str:

@@ -41,6 +41,7 @@ from jacquetd.rules import (
 )
 from jacquetd.rules.position import CHECKERS
 from jacquetd.rules.scoring import game_result, result_name
+from protocol import gnubg_wire
 from protocol.commands import describe
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.positions import start_variant
@@ -464,7 +465,7 @@ def run_gnubg_decide(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
         return {"reply": _gnubg_double(pos)}
     bot = engine_api.get_bot(level, pos.variant, args.get("seed", call.seed))
     play = bot.choose(pos, should_stop=call.should_stop)
-    return {"reply": gnubg.format_move(play.steps), "move": play.move}
+    return {"reply": gnubg_wire.format_move(play.move), "move": play.move}
 
 
 def _gnubg_double(pos: Position) -> str:

@@ -10,6 +10,8 @@ from jacquetd.daemon import gnubg, handlers
 from jacquetd.daemon.config import ConfigError, build_config, parse_host_port, parse_zmq_endpoint
 from jacquetd.daemon.stats import Stats, percentile
 from jacquetd.rules import IllegalMoveError, PositionError, Step
+from jacquetd.rules.movegen import format_steps
+from protocol import gnubg_wire
 from protocol.errors import ErrorCode, ProtocolError
 
 OPENING_31 = ("board:gnubg:You:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
@@ -128,13 +130,15 @@ def test_gnubg_board_lines() -> None:
 
 
 def test_gnubg_move_format() -> None:
-    assert gnubg.format_move((Step(8, 5, 3, False), Step(6, 5, 1, False))) == "8/5 6/5 \n"
-    assert gnubg.format_move(tuple(Step(p, p - 6, 6, False) for p in (24, 24, 13, 13))) == (
-        "24/18 24/18 13/7 13/7\n")
-    assert gnubg.format_move((Step(25, 22, 3, True), Step(24, 20, 4, True))) == (
-        "25/22* 24/20* \n")
-    assert gnubg.format_move((Step(6, 0, 6, False), Step(5, 0, 5, False))) == "6/0 5/0 \n"
-    assert gnubg.format_move(()) == "\n"
+    def reply(*steps: Step) -> str:
+        return gnubg_wire.format_move(format_steps(steps))
+
+    assert reply(Step(8, 5, 3, False), Step(6, 5, 1, False)) == "8/5 6/5 \n"
+    sixes = (Step(p, p - 6, 6, False) for p in (24, 24, 13, 13))
+    assert reply(*sixes) == "24/18 24/18 13/7 13/7\n"
+    assert reply(Step(25, 22, 3, True), Step(24, 20, 4, True)) == "25/22* 24/20* \n"
+    assert reply(Step(6, 0, 6, False), Step(5, 0, 5, False)) == "6/0 5/0 \n"
+    assert reply() == "\n"
 
 
 def test_one_error_mapping() -> None:
