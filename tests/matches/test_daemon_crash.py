@@ -21,21 +21,19 @@ from typing import Any
 
 import pytest
 
-from jacquetd.matches import MatchService, MatchStore
 from protocol.errors import ErrorCode
 from protocol.messages import Reply
-from protocol.records import format_record
 from tests.conftest import DaemonProcess
 from tests.daemon.wire import ZmqClient
 
 from .crashdrive import spec
 from .scripted import decide
+from .test_crash import _outcome  # records and event streams, volatile headers dropped
 
 SEED = 20240612
 MATCHES = 5
 KILLS = int(os.environ.get("JACQUETD_CRASH_KILLS", "6"))
 IDENTITY = b"crash-test-client"
-VOLATILE = ("Match", "Created", "Ended")
 
 
 class Driver:
@@ -115,18 +113,6 @@ class Driver:
     def close(self) -> None:
         self.client.close()
         self.daemon.stop()
-
-
-def _outcome(db: Path, ids: dict[int, str]) -> dict[int, tuple[str, list[dict[str, Any]]]]:
-    svc = MatchService(MatchStore(db))
-    out = {}
-    for i, mid in ids.items():
-        rec = svc.record(mid)
-        for key in VOLATILE:
-            rec.headers.pop(key, None)
-        out[i] = (format_record(rec), svc.match_watch({"match_id": mid})["events"])
-    svc.close()
-    return out
 
 
 @pytest.mark.slow
