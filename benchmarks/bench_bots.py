@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(reps):
             ev.probs(me, opp, flags, flags)
         full = reps * len(me) / (time.perf_counter() - t)
-        x = features.encode(ev.variant, me, opp, flags, flags)
+        x = features.encode(ev.variant, me, opp, flags, flags, ev.feature_version)
         t = time.perf_counter()
         for _ in range(reps):
             ev.net.forward(x)

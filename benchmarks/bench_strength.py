@@ -9,7 +9,10 @@ PyPI package `gnubg`, in-process, choosing the play whose resulting position
 it rates best at that many plies, cubeless). The cube is not used; points per
 game count marcia/gammon and marcia per punto/backgammon (J12, B8, C4).
 
-Bot A opens the odd games, bot B the even ones. Luck adjustment: every roll's
+Bot A opens the even games, bot B the odd ones; game g has its own dice
+(seed [seed, g]), so `--jobs N` (N processes) gives the same figures as one.
+`--weights-a`/`--weights-b` put a network file (a training checkpoint, say)
+in place of the shipped one, to compare two networks. Luck adjustment: every roll's
 luck as judged by a fixed evaluator (the variant's network at 0 plies) is
 subtracted from the result: luck = E[best equity | this roll] - E over all
 21 rolls, from the roller's view. It is unbiased and shrinks the confidence
@@ -19,20 +22,25 @@ interval several-fold. Prints wins, points per game and 95% intervals.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
+import multiprocessing
 import os
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy: one core, no BLAS threads
 
 import numpy as np
 
 from jacquetd.bots.choosers import heuristic_chooser, random_chooser
-from jacquetd.bots.evaluator import neural_evaluator
+from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
 from jacquetd.bots.luck import roll_luck
+from jacquetd.bots.net import Net
 from jacquetd.bots.search import Searcher, State
 from jacquetd.bots.selfplay import Chooser, Turn, play_game
 from jacquetd.rules import RawPlay, Variant, find_variant
@@ -62,7 +70,9 @@ def gnubg_chooser(plies: int) -> Chooser:
     return choose
 
 
-def make_chooser(level: str, variant: Variant, seed: int) -> Chooser:
+def make_chooser(level: str, variant: Variant, seed: int | list[int],
+                 weights: str | None = None) -> Chooser:
+    """The chooser of a level; `weights` replaces the shipped network of a neural level."""
     if level == "random":
         return random_chooser(np.random.default_rng(seed))
     if level == "heuristic":
@@ -74,7 +84,9 @@ def make_chooser(level: str, variant: Variant, seed: int) -> Chooser:
     plies = {"neural": 0, "neural-1": 1, "neural-2": 2, "neural-3": 3}.get(level)
     if plies is None:
         raise SystemExit(f"unknown level {level!r}")
-    searcher = Searcher(neural_evaluator(variant.name))
+    ev = (NeuralEvaluator(variant, _load_net(weights)) if weights
+          else neural_evaluator(variant.name))
+    searcher = Searcher(ev)
 
     def choose(turn: Turn, raws: Sequence[RawPlay]) -> int:
         state = State(turn.me, turn.opp, turn.me_flag, turn.opp_flag)
@@ -83,31 +95,26 @@ def make_chooser(level: str, variant: Variant, seed: int) -> Chooser:
     return choose
 
 
+@functools.lru_cache(maxsize=4)
+def _load_net(path: str) -> Net:
+    return Net.load(path)
+
+
 def interval(xs: list[float]) -> tuple[float, float]:
     mean = float(np.mean(xs))
     half = 1.96 * float(np.std(xs, ddof=1)) / math.sqrt(len(xs)) if len(xs) > 1 else math.inf
     return mean, half
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--variant", default="jacquet")
-    ap.add_argument("--a", required=True, help="level of bot A")
-    ap.add_argument("--b", required=True, help="level of bot B")
-    ap.add_argument("--games", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--no-luck", action="store_true", help="skip the luck adjustment")
-    ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
-    args = ap.parse_args(argv)
+def play_games(args: argparse.Namespace, games: Sequence[int]
+               ) -> list[tuple[int, int, int, float]]:
+    """Play the given game numbers; (game, winner, points for A, luck A - luck B) each.
+
+    Game g uses its own dice stream (seed [seed, g]), so the figures do not
+    depend on how the games are shared between processes.
+    """
     v = find_variant(args.variant)
-    choosers = (make_chooser(args.a, v, args.seed), make_chooser(args.b, v, args.seed + 1))
     judge = neural_evaluator(v.name)
-    rng = np.random.default_rng(args.seed)
-    raw: list[float] = []
-    adj: list[float] = []
-    wins = [0, 0]
-    abandoned = 0
-    started = time.monotonic()
     luck = [0.0, 0.0]
     first_turn = [True]
 
@@ -120,38 +127,84 @@ def main(argv: list[str] | None = None) -> int:
         d = (min(turn.dice), max(turn.dice))
         luck[player] += roll_luck(judge, state, d, opening_no_doubles=opening)
 
-    for g in range(args.games):
+    out = []
+    for g in games:
+        choosers = (make_chooser(args.a, v, [args.seed, g, 0], args.weights_a),
+                    make_chooser(args.b, v, [args.seed, g, 1], args.weights_b))
         luck[0] = luck[1] = 0.0
         first_turn[0] = True
+        rng = np.random.default_rng([args.seed, g])
         winner, points = play_game(v, choosers, rng, first=g % 2, on_turn=on_turn)
-        if winner >= 0:
-            wins[winner] += 1
-        else:
-            abandoned += 1
         result = points if winner == 0 else -points
-        raw.append(result)
-        adj.append(result - luck[0] + luck[1])
-        if (g + 1) % 50 == 0 or g + 1 == args.games:
-            m, h = interval(raw)
-            ma, ha = interval(adj)
-            rate = (g + 1) / (time.monotonic() - started)
-            sys.stderr.write(f"\r{g + 1}/{args.games} games  raw {m:+.3f}±{h:.3f}  "
-                             f"adjusted {ma:+.3f}±{ha:.3f}  {rate:.2f} games/s   ")
-            sys.stderr.flush()
+        out.append((g, winner, result, luck[0] - luck[1]))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variant", default="jacquet")
+    ap.add_argument("--a", required=True, help="level of bot A")
+    ap.add_argument("--b", required=True, help="level of bot B")
+    ap.add_argument("--weights-a", default=None,
+                    help="a network file (.npz) to use instead of the shipped one for A")
+    ap.add_argument("--weights-b", default=None, help="the same for B")
+    ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="processes to share the games (the figures do not depend on it)")
+    ap.add_argument("--no-luck", action="store_true", help="skip the luck adjustment")
+    ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    args = ap.parse_args(argv)
+    v = find_variant(args.variant)
+    args.variant = v.name
+    for level in (args.a, args.b):  # fail on a bad level before starting any process
+        make_chooser(level, v, 0)
+    chunk = 25
+    batches = [list(range(i, min(i + chunk, args.games))) for i in range(0, args.games, chunk)]
+    started = time.monotonic()
+    results: list[tuple[int, int, int, float]] = []
+
+    def report() -> None:
+        raw = [r[2] for r in results]
+        adj = [r[2] - r[3] for r in results]
+        m, h = interval(raw)
+        ma, ha = interval(adj)
+        rate = len(results) / (time.monotonic() - started)
+        sys.stderr.write(f"\r{len(results)}/{args.games} games  raw {m:+.3f}±{h:.3f}  "
+                         f"adjusted {ma:+.3f}±{ha:.3f}  {rate:.2f} games/s   ")
+        sys.stderr.flush()
+
+    if args.jobs <= 1:
+        for batch in batches:
+            results += play_games(args, batch)
+            report()
+    else:
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(args.jobs, mp_context=ctx) as pool:
+            for part in pool.map(play_games, [args] * len(batches), batches):
+                results += part
+                report()
     sys.stderr.write("\n")
+    results.sort()
+    wins = [sum(1 for r in results if r[1] == k) for k in (0, 1)]
+    abandoned = sum(1 for r in results if r[1] < 0)
+    raw = [float(r[2]) for r in results]
+    adj = [r[2] - r[3] for r in results]
     m, h = interval(raw)
     ma, ha = interval(adj)
     elapsed = time.monotonic() - started
-    print(f"{v.name}: {args.a} (A) vs {args.b} (B), {args.games} games, seed {args.seed}")
+    name_a = args.a + (f" [{Path(args.weights_a).name}]" if args.weights_a else "")
+    name_b = args.b + (f" [{Path(args.weights_b).name}]" if args.weights_b else "")
+    print(f"{v.name}: {name_a} (A) vs {name_b} (B), {args.games} games, seed {args.seed}")
     print(f"  wins: A {wins[0]}  B {wins[1]}" + (f"  abandoned {abandoned}" if abandoned else ""))
     print(f"  points per game for A, raw:           {m:+.3f}  "
           f"(95% CI {m - h:+.3f} .. {m + h:+.3f})")
     if not args.no_luck:
         print(f"  points per game for A, luck-adjusted: {ma:+.3f}  "
               f"(95% CI {ma - ha:+.3f} .. {ma + ha:+.3f})")
-    print(f"  {elapsed:.0f} s")
+    print(f"  {elapsed:.0f} s with {args.jobs} process(es)")
     if args.json:
-        print(json.dumps({"variant": v.name, "a": args.a, "b": args.b, "games": args.games,
+        print(json.dumps({"variant": v.name, "a": name_a, "b": name_b, "games": args.games,
                           "seed": args.seed, "wins": wins, "abandoned": abandoned,
                           "ppg": m, "ci95": h,
                           "ppg_adjusted": None if args.no_luck else ma,

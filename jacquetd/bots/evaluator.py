@@ -88,6 +88,11 @@ class NeuralEvaluator:
         self.net = net
         self.use_bearoff = use_bearoff
         self._db: bearoff.OneSided | None = None
+        self.feature_version = int(net.meta.get("feature_version", 1))
+        if net.n_inputs != features.n_inputs(self.feature_version):
+            want = features.n_inputs(self.feature_version)
+            raise ValueError(f"network has {net.n_inputs} inputs, feature version "
+                             f"{self.feature_version} makes {want}")
 
     @property
     def db(self) -> bearoff.OneSided:
@@ -97,7 +102,7 @@ class NeuralEvaluator:
 
     def probs(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
               opp_flag: np.ndarray) -> np.ndarray:
-        x = features.encode(self.variant, me, opp, me_flag, opp_flag)
+        x = features.encode(self.variant, me, opp, me_flag, opp_flag, self.feature_version)
         p = tidy(self.variant, self.net.forward(x), me_flag, opp_flag)
         if self.use_bearoff:
             race = all_home(me) & all_home(opp)

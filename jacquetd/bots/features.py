@@ -8,6 +8,15 @@ borne-off trays, plus a few hand-made features that the variants' own rules
 make important: pip counts, the courier phase (J6/B4), closed points in the
 starting table (J7), the 'has held a prime' flags (J12), the longest run of
 made points, exposed blots and the contact flag.
+
+Version 2 (`FEATURE_VERSION`) counts a point as held by one checker in the
+variants without hitting (B3), as the rules do, and adds five features per
+side that the first networks had to learn from the raw code and did not:
+how much of the six points ahead of each checker the opponent holds, how
+many checkers face four or more such points, how many opposing checkers
+still have to pass the side's held points, and the checkers and pips still
+outside the finishing table (what decides gammons and marcia). A network
+records the version it was trained on; `encode` reproduces either.
 """
 
 from __future__ import annotations
@@ -17,11 +26,21 @@ import numpy as np
 from jacquetd.rules import Variant
 from jacquetd.rules.variants import opponent_point_map
 
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
+"""The encoding new networks are trained on; version 1 stays readable."""
 
 _PER_SIDE_UNARY = 24 * 4 + 2  # four units per point, bar, off
-_PER_SIDE_EXTRA = 11
-N_INPUTS = 2 * (_PER_SIDE_UNARY + _PER_SIDE_EXTRA) + 3
+_PER_SIDE_EXTRA = {1: 11, 2: 16}
+
+
+def n_inputs(version: int = FEATURE_VERSION) -> int:
+    """The width of the input matrix of an encoding version."""
+    if version not in _PER_SIDE_EXTRA:
+        raise ValueError(f"unknown feature version {version}")
+    return 2 * (_PER_SIDE_UNARY + _PER_SIDE_EXTRA[version]) + 3
+
+
+N_INPUTS = n_inputs()
 
 _PIPS = np.arange(26, dtype=np.float32)
 _PIPS[0] = 0.0
@@ -107,8 +126,43 @@ def _exposure(variant: Variant, me: np.ndarray, opp: np.ndarray) -> tuple[np.nda
     return direct, indirect
 
 
+def hold_threshold(variant: Variant) -> int:
+    """Checkers that make a point the opponent may not land on: 2 (J3), 1 without hitting (B3)."""
+    return 2 if variant.hitting else 1
+
+
+def _blocking(variant: Variant, me: np.ndarray, opp: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(blocked, trapped, power) of `me` against `opp` (version 2).
+
+    blocked: the mean, over `me`'s checkers outside home, of the share of the
+    six points ahead of each (in its own numbering) that `opp` holds;
+    trapped: how many of them face four or more such points, over 15;
+    power: the opposing checkers that still have to pass each of `me`'s held
+    points, summed over the points, over 15 * 6.
+    """
+    n = me.shape[0]
+    hold = hold_threshold(variant)
+    table = np.array(opponent_point_map(variant)[1:25])  # my point q -> opponent's number
+    held_by_opp = np.zeros((n, 26), dtype=np.int16)  # in my numbering
+    held_by_opp[:, 1:25] = opp[:, table] >= hold
+    cs = np.cumsum(held_by_opp, axis=1)  # cs[:, k] = held points among my 1..k
+    p = np.arange(7, 26)
+    ahead = cs[:, p - 1] - cs[:, p - 7]  # for a checker on p: points p-6..p-1
+    counts = me[:, 7:26].astype(np.float32)
+    outside = counts.sum(axis=1)
+    blocked = (counts * ahead).sum(axis=1) / (6.0 * np.maximum(outside, 1.0))
+    trapped = (counts * (ahead >= 4)).sum(axis=1) / 15.0
+    # opposing checkers beyond each of my held points, in the opponent's numbering
+    opp_behind = np.cumsum(opp[:, ::-1], axis=1)[:, ::-1]  # [:, j] = checkers on j..25
+    mine_held = me[:, 1:25] >= hold
+    beyond = opp_behind[:, np.minimum(table + 1, 25)]
+    power = (mine_held * beyond).sum(axis=1) / 90.0
+    return blocked, trapped, power
+
+
 def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.ndarray,
-                   out: np.ndarray, col: int) -> int:
+                   out: np.ndarray, col: int, version: int) -> int:
     pts = me[:, 1:25].astype(np.float32)
     n = me.shape[0]
     unary = out[:, col:col + 96].reshape(n, 24, 4)
@@ -121,7 +175,7 @@ def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.n
     out[:, col + 1] = me[:, 0] / 15.0
     col += 2
     pips = me.astype(np.float32) @ _PIPS
-    made = me[:, 1:25] >= 2
+    made = me[:, 1:25] >= (2 if version == 1 else hold_threshold(variant))
     direct, indirect = _exposure(variant, me, opp)
     courier = (me[:, 24] >= 14) & (me[:, 0] == 0) & ~me[:, 1:7].any(axis=1)
     home_made = made[:, 0:6].sum(axis=1)
@@ -138,23 +192,31 @@ def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.n
         (me[:, 1:25] == 1).sum(axis=1) / 5.0,
         (me[:, 0] == 0),
     )
+    if version >= 2:
+        blocked, trapped, power = _blocking(variant, me, opp)
+        outside = me[:, 7:26].astype(np.float32)
+        extras += (
+            blocked, trapped, power,
+            outside.sum(axis=1) / 15.0,
+            outside @ np.arange(1, 20, dtype=np.float32) / 100.0,  # pips to get home
+        )
     for k, value in enumerate(extras):
         out[:, col + k] = value
-    return col + _PER_SIDE_EXTRA
+    return col + _PER_SIDE_EXTRA[version]
 
 
 def encode(variant: Variant, me: np.ndarray, opp: np.ndarray,
-           me_flag: np.ndarray | None = None, opp_flag: np.ndarray | None = None
-           ) -> np.ndarray:
-    """The (N, N_INPUTS) float32 input matrix of a batch of positions, `me` on roll."""
+           me_flag: np.ndarray | None = None, opp_flag: np.ndarray | None = None,
+           version: int = FEATURE_VERSION) -> np.ndarray:
+    """The (N, n_inputs(version)) float32 input matrix of a batch of positions, `me` on roll."""
     n = me.shape[0]
     if me_flag is None:
         me_flag = np.zeros(n, dtype=bool)
     if opp_flag is None:
         opp_flag = np.zeros(n, dtype=bool)
-    out = np.zeros((n, N_INPUTS), dtype=np.float32)
-    col = _side_features(variant, me, opp, me_flag, out, 0)
-    col = _side_features(variant, opp, me, opp_flag, out, col)
+    out = np.zeros((n, n_inputs(version)), dtype=np.float32)
+    col = _side_features(variant, me, opp, me_flag, out, 0, version)
+    col = _side_features(variant, opp, me, opp_flag, out, col, version)
     c = contact(variant, me, opp)
     pip_me = me.astype(np.float32) @ _PIPS
     pip_opp = opp.astype(np.float32) @ _PIPS

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from jacquetd.rules import RawPlay, generate_raw
-
-from .evaluator import Evaluator, plays_probs
+from .evaluator import Evaluator
 from .net import equity
-from .search import ROLLS, State
+from .search import ROLLS, State, roll_replies
 
 ROLL_INDEX: dict[tuple[int, int], int] = {}
 for _k, (_a, _b, _w) in enumerate(ROLLS):
@@ -27,12 +25,8 @@ _OPENING_WEIGHTS = np.array([0.0 if a == b else 1.0 / 15.0 for a, b, _ in ROLLS]
 
 def best_equities(ev: Evaluator, state: State) -> np.ndarray:
     """(21,) equity of the best play (0 plies) for every roll, in ROLLS order."""
-    raws: list[RawPlay] = []
-    bounds = [0]
-    for a, b, _w in ROLLS:
-        raws.extend(generate_raw(ev.variant, state.me, state.opp, (a, b)))
-        bounds.append(len(raws))
-    eq = equity(plays_probs(ev, raws, state.me_flag, state.opp_flag))
+    _me, _opp, p, bounds = roll_replies(ev, state)
+    eq = equity(p)
     return np.array([eq[bounds[k]:bounds[k + 1]].max() for k in range(len(ROLLS))])
 
 

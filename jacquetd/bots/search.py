@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from jacquetd import fastgen
 from jacquetd.rules import RawPlay, generate_raw
 
 from . import features
@@ -55,6 +56,49 @@ def after(state: State, raw: RawPlay, tracks_primes: bool) -> State:
     if tracks_primes and not flag:
         flag = bool(features.has_prime(features.as_batch([raw.me]))[0])
     return State(raw.opp, raw.me, state.opp_flag, flag)
+
+
+def roll_replies(ev: Evaluator, s: State
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+    """Every play of every roll of `s.me`, evaluated at 0 plies for the mover.
+
+    Returns the sides after each play (mover, opponent; (M, 26) int16 each),
+    their (M, 5) probabilities for the mover, and the bounds of each roll's
+    rows in ROLLS order. Plays come from the compiled generator when it is
+    available (same plays, same order as the pure one).
+    """
+    v = ev.variant
+    if fastgen.available():
+        blocks = [fastgen.generate_arrays(v.name, s.me, s.opp, (a, b))[0]
+                  for a, b, _w in ROLLS]
+        both = np.concatenate(blocks).astype(np.int16)
+        after_me, after_opp = both[:, :26], both[:, 26:]
+        bounds = [0]
+        for b in blocks:
+            bounds.append(bounds[-1] + len(b))
+    else:
+        raws: list[RawPlay] = []
+        bounds = [0]
+        for a, b, _w in ROLLS:
+            raws.extend(generate_raw(v, s.me, s.opp, (a, b)))
+            bounds.append(len(raws))
+        after_me = features.as_batch([r.me for r in raws])
+        after_opp = features.as_batch([r.opp for r in raws])
+    n = len(after_me)
+    p = np.zeros((n, 5))
+    won = after_me[:, 0] == 15
+    mover_flags = np.full(n, s.me_flag)
+    if v.tracks_primes and not s.me_flag:
+        mover_flags = features.has_prime(after_me)
+    live = np.nonzero(~won)[0]
+    if len(live):
+        q = ev.probs(after_opp[live], after_me[live],
+                     np.full(len(live), s.opp_flag), mover_flags[live])
+        p[live] = flip(q)
+    for k in np.nonzero(won)[0]:
+        p[k] = result_probs(v, tuple(after_me[k]), tuple(after_opp[k]),
+                            bool(mover_flags[k]))
+    return after_me, after_opp, p, bounds
 
 
 class Stopped(Exception):
@@ -89,21 +133,20 @@ class Searcher:
         for i, s in enumerate(states):
             if should_stop():
                 raise Stopped
-            raws: list[RawPlay] = []
-            bounds = [0]
-            for a, b, _w in ROLLS:
-                raws.extend(generate_raw(self.variant, s.me, s.opp, (a, b)))
-                bounds.append(len(raws))
-            p = plays_probs(self.ev, raws, s.me_flag, s.opp_flag)
+            after_me, after_opp, p, bounds = roll_replies(self.ev, s)
             eq = equity(p)
             for r, (_a, _b, w) in enumerate(ROLLS):
                 lo, hi = bounds[r], bounds[r + 1]
                 k = lo + int(np.argmax(eq[lo:hi]))
-                if plies == 1 or raws[k].me[0] == 15:
+                if plies == 1 or after_me[k, 0] == 15:
                     out[i] += w * p[k]
                 else:
                     weights.append((i, w, None))
-                    nxt.append(after(s, raws[k], self.variant.tracks_primes))
+                    flag = s.me_flag
+                    if self.variant.tracks_primes and not flag:
+                        flag = bool(features.has_prime(after_me[k:k + 1])[0])
+                    nxt.append(State(tuple(int(c) for c in after_opp[k]),
+                                     tuple(int(c) for c in after_me[k]), s.opp_flag, flag))
         if nxt:
             deeper = self.evaluate_states(nxt, plies - 1, should_stop)
             for (i, w, _), row in zip(weights, deeper, strict=True):

@@ -63,7 +63,8 @@ def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator
     flags = [False, False]  # side on roll, opponent
     b_me, b_opp = features.as_batch([me]), features.as_batch([opp])
     f0 = np.zeros(1, dtype=bool)
-    xs = [features.encode(v, b_me, b_opp, f0, f0)[0]]
+    fv = ev.feature_version
+    xs = [features.encode(v, b_me, b_opp, f0, f0, fv)[0]]
     vals = [tidy(v, net.forward(xs[0][None, :]), f0, f0)[0]]
     dice = opening_roll(v, rng)
     for _turn in range(MAX_TURNS):
@@ -81,7 +82,7 @@ def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator
             mover_flags = features.has_prime(nxt_opp)
         else:
             mover_flags = np.full(len(raws), flags[0])
-        x = features.encode(v, nxt_me, nxt_opp, opp_flag, mover_flags)
+        x = features.encode(v, nxt_me, nxt_opp, opp_flag, mover_flags, fv)
         p = tidy(v, net.forward(x), opp_flag, mover_flags)
         k = int(np.argmin(equity(p)))  # the opponent's equity: lowest is best for us
         rp = raws[k]
@@ -174,13 +175,14 @@ def _progress(done: int, total: int, started: float, first: int, last: str) -> N
     sys.stderr.flush()
 
 
-def _state_meta(args: argparse.Namespace, games_done: int, rng: np.random.Generator,
-                curve: list[dict[str, float]], command: str) -> dict[str, Any]:
+def _state_meta(args: argparse.Namespace, net_version: int, games_done: int,
+                rng: np.random.Generator, curve: list[dict[str, float]], command: str
+                ) -> dict[str, Any]:
     return {
         "variant": args.variant, "seed": args.seed, "games": args.games,
         "games_done": games_done, "hidden": args.hidden, "lr": args.lr, "lam": args.lam,
         "loss": args.loss,
-        "feature_version": features.FEATURE_VERSION, "n_inputs": features.N_INPUTS,
+        "feature_version": net_version, "n_inputs": features.n_inputs(net_version),
         "rng_state": rng.bit_generator.state, "curve": curve, "command": command,
     }
 
@@ -212,11 +214,13 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--games", type=int, required=True, help="self-play games in all")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hidden", type=int, default=80, help="hidden units")
-    ap.add_argument("--lr", type=float, default=1.0,
+    ap.add_argument("--lr", type=float, default=0.3,
                     help="learning rate at the start; after g games it is lr*20000/(20000+g)")
     ap.add_argument("--lam", type=float, default=0.7, help="TD lambda")
-    ap.add_argument("--loss", choices=("mse", "xent"), default="mse",
-                    help="squared error (as the first shipped nets) or cross-entropy")
+    ap.add_argument("--loss", choices=("mse", "xent"), default="xent",
+                    help="cross-entropy (default: its gradient does not vanish when an "
+                         "output saturates, which starved the gammon outputs of the first "
+                         "networks) or squared error")
     ap.add_argument("--out", default=None, help="output folder (default train-<variant>)")
     ap.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     ap.add_argument("--checkpoint-every", type=int, default=1000)
@@ -252,7 +256,9 @@ def main(argv: list[str] | None = None) -> int:
         curve = list(net.meta.get("curve", []))
         print(f"resuming at game {done}", file=sys.stderr)
     else:
-        net = Net(features.N_INPUTS, args.hidden, seed=args.seed)
+        net = Net(features.n_inputs(), args.hidden, seed=args.seed,
+                  meta={"feature_version": features.FEATURE_VERSION})
+    version = int(net.meta.get("feature_version", 1))
     ev = NeuralEvaluator(v, net)
     ev.db  # build or load the bear-off database before timing anything  # noqa: B018
 
@@ -283,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"{v.name}: 0-ply network vs heuristic ({args.eval_games} games a point)")
             (out / "curve.json").write_text(json.dumps(curve, indent=1) + "\n")
         if done % args.checkpoint_every == 0 or done == args.games:
-            net.meta = _state_meta(args, done, rng, curve, reproduce_command(command_args, done))
+            command = reproduce_command(command_args, done)
+            net.meta = _state_meta(args, version, done, rng, curve, command)
             net.save(ckpt)
         if not args.quiet and (done % 10 == 0 or done == args.games):
             _progress(done, args.games, started, first, last)
@@ -291,10 +298,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("\n")
     elapsed = time.monotonic() - started
     command = reproduce_command(command_args, done)
-    net.meta = _state_meta(args, done, rng, curve, command)
+    net.meta = _state_meta(args, version, done, rng, curve, command)
     net.meta.pop("rng_state")
     net.save(out / f"{v.name}.npz")
-    sidecar = {k: net.meta[k] for k in ("variant", "seed", "games", "hidden", "lr", "lam",
+    sidecar = {k: net.meta[k] for k in ("variant", "seed", "games", "hidden", "lr", "lam", "loss",
                                         "feature_version", "n_inputs", "command", "curve")}
     sidecar["seconds_this_run"] = round(elapsed, 1)
     (out / f"{v.name}.json").write_text(json.dumps(sidecar, indent=1) + "\n")

@@ -99,3 +99,21 @@ def test_final_position_evaluation():
     e = analysis.evaluate(pos)
     assert e.win == 0 and e.lose_gammon == 1 and e.equity == pytest.approx(-2.0)
     assert np.isfinite(e.equity)
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_compiled_and_pure_replies_agree(variant, monkeypatch):
+    """The search's fast path (compiled generator) gives exactly the pure path's values."""
+    from jacquetd import fastgen
+    from jacquetd.bots.evaluator import neural_evaluator
+    from jacquetd.bots.search import Searcher, State
+
+    if not fastgen.available():
+        pytest.skip(fastgen.unavailable_reason() or "fastgen unavailable")
+    searcher = Searcher(neural_evaluator(variant))
+    states = [State(p.me, p.opp, p.primed[0], p.primed[1])
+              for p in (random_position(variant, seed, 10 + 7 * seed) for seed in range(4))]
+    fast = searcher.evaluate_states(states, 1)
+    monkeypatch.setattr(fastgen, "available", lambda: False)
+    pure = searcher.evaluate_states(states, 1)
+    np.testing.assert_array_equal(fast, pure)

@@ -1,0 +1,99 @@
+"""The evaluator's input encodings: both versions, hand-checked values, and their use."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jacquetd.bots import features
+from jacquetd.bots.evaluator import NeuralEvaluator, load_net
+from jacquetd.bots.net import Net
+from jacquetd.bots.selfplay import start_side
+from jacquetd.rules import find_variant
+
+from .conftest import VARIANT_NAMES, random_position
+
+# the five version-2 extras sit at the end of each side's block
+_SIDE = 98 + 16
+
+
+def _start(variant: str) -> tuple[np.ndarray, np.ndarray]:
+    side = features.as_batch([start_side(find_variant(variant))])
+    return side, side.copy()
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_width_matches_the_version(variant, version):
+    me, opp = _start(variant)
+    x = features.encode(find_variant(variant), me, opp, version=version)
+    assert x.shape == (1, features.n_inputs(version))
+    assert np.isfinite(x).all()
+
+
+def test_unknown_version_is_refused():
+    with pytest.raises(ValueError, match="feature version 9"):
+        features.n_inputs(9)
+
+
+def test_backgammon_start_blocking_features_by_hand():
+    # my checkers outside home: 2 on 24, 5 on 13, 3 on 8; the opponent holds my
+    # points 1, 12, 17 and 19: the 24s see 19 among 18-23, the 13s see 12 among
+    # 7-12, the 8s see nothing among 2-7
+    me, opp = _start("backgammon")
+    x = features.encode(find_variant("backgammon"), me, opp, version=2)[0]
+    blocked, trapped, power, outside, pips_home = x[_SIDE - 5:_SIDE]
+    assert blocked == pytest.approx((2 / 6 + 5 / 6) / 10)
+    assert trapped == 0.0
+    # my held points 6, 8, 13, 24 are the opponent's 19, 17, 12, 1: 2 + 2 + 7 + 15 pass them
+    assert power == pytest.approx(26 / 90)
+    assert outside == pytest.approx(10 / 15)
+    assert pips_home == pytest.approx((2 * 18 + 5 * 7 + 3 * 2) / 100)
+
+
+def test_jacquet_be_holds_a_point_with_one_checker():
+    # B3: in jacquet-be a single checker holds a point, so runs count single checkers
+    v = find_variant("jacquet-be")
+    me = np.zeros((1, 26), dtype=np.int16)
+    me[0, 24], me[0, 20], me[0, 19], me[0, 18] = 12, 1, 1, 1
+    opp = np.zeros((1, 26), dtype=np.int16)
+    opp[0, 24] = 15
+    longest = 98 + 5  # the sixth extra: the longest run of held points, over 6
+    v2 = features.encode(v, me, opp, version=2)[0]
+    v1 = features.encode(v, me, opp, version=1)[0]
+    assert v2[longest] == pytest.approx(3 / 6)
+    assert v1[longest] == pytest.approx(1 / 6)  # version 1 counted two or more only
+
+
+def test_trapped_checkers_face_four_held_points():
+    v = find_variant("backgammon")
+    me = np.zeros((1, 26), dtype=np.int16)
+    me[0, 24], me[0, 6] = 1, 14
+    opp = np.zeros((1, 26), dtype=np.int16)
+    # the opponent holds its points 2-6 = my 23..19, five of the six ahead of my 24
+    for j in range(2, 7):
+        opp[0, j] = 2
+    opp[0, 1] = 5
+    x = features.encode(v, me, opp, version=2)[0]
+    blocked, trapped = x[_SIDE - 5], x[_SIDE - 4]
+    assert blocked == pytest.approx(5 / 6)
+    assert trapped == pytest.approx(1 / 15)
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_shipped_network_reads_its_own_version(variant):
+    net = load_net(variant)
+    ev = NeuralEvaluator(find_variant(variant), net)
+    assert ev.feature_version == int(net.meta.get("feature_version", 1))
+    pos = random_position(variant, 4, 12)
+    me = features.as_batch([pos.me])
+    opp = features.as_batch([pos.opp])
+    flags = np.zeros(1, dtype=bool)
+    p = ev.probs(me, opp, flags, flags)
+    assert p.shape == (1, 5) and (p >= 0).all() and (p <= 1).all()
+
+
+def test_network_and_version_must_agree():
+    net = Net(features.n_inputs(1), 4, meta={"feature_version": 2})
+    with pytest.raises(ValueError, match="feature version 2"):
+        NeuralEvaluator(find_variant("jacquet"), net)
