@@ -26,6 +26,8 @@ import numpy as np
 from jacquetd.rules import Variant
 from jacquetd.rules.variants import opponent_point_map
 
+from . import fastencode
+
 FEATURE_VERSION = 2
 """The encoding new networks are trained on; version 1 stays readable."""
 
@@ -208,7 +210,25 @@ def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.n
 def encode(variant: Variant, me: np.ndarray, opp: np.ndarray,
            me_flag: np.ndarray | None = None, opp_flag: np.ndarray | None = None,
            version: int = FEATURE_VERSION) -> np.ndarray:
-    """The (N, n_inputs(version)) float32 input matrix of a batch of positions, `me` on roll."""
+    """The (N, n_inputs(version)) float32 input matrix of a batch of positions, `me` on roll.
+
+    Version 2 runs the compiled encoder (`fastencode`) when numba is there;
+    `encode_numpy` is the reference it is tested against.
+    """
+    n = me.shape[0]
+    if me_flag is None:
+        me_flag = np.zeros(n, dtype=bool)
+    if opp_flag is None:
+        opp_flag = np.zeros(n, dtype=bool)
+    if version == 2 and fastencode.available():
+        return fastencode.encode_v2(variant, me, opp, me_flag, opp_flag)
+    return encode_numpy(variant, me, opp, me_flag, opp_flag, version)
+
+
+def encode_numpy(variant: Variant, me: np.ndarray, opp: np.ndarray,
+                 me_flag: np.ndarray | None = None, opp_flag: np.ndarray | None = None,
+                 version: int = FEATURE_VERSION) -> np.ndarray:
+    """`encode` in numpy operations over the whole batch (the reference)."""
     n = me.shape[0]
     if me_flag is None:
         me_flag = np.zeros(n, dtype=bool)

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from jacquetd.rules import Variant, find_variant, generate_raw
-from jacquetd.rules.geometry import has_prime
+from jacquetd import fastgen
+from jacquetd.rules import Variant, find_variant
 
 from . import features
 from .choosers import heuristic_chooser, neural_chooser
@@ -55,38 +55,40 @@ def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator
     values[t] is the network's (tidied) estimate; the final target is the
     exact outcome, or the exact race value, seen by the side on roll in the
     last recorded position's successor, expressed for the last position.
-    None when the game had to be abandoned (`MAX_TURNS`).
+    None when the game had to be abandoned (`MAX_TURNS`). The plays come as
+    arrays from `jacquetd.fastgen` (the pure generator's plays, in its order).
     """
     v = ev.variant
     net = ev.net
-    me, opp = start_side(v), start_side(v)
-    flags = [False, False]  # side on roll, opponent
-    b_me, b_opp = features.as_batch([me]), features.as_batch([opp])
-    f0 = np.zeros(1, dtype=bool)
     fv = ev.feature_version
-    xs = [features.encode(v, b_me, b_opp, f0, f0, fv)[0]]
+    me = features.as_batch([start_side(v)])[0]
+    opp = me.copy()
+    flags = [False, False]  # side on roll, opponent
+    f0 = np.zeros(1, dtype=bool)
+    xs = [features.encode(v, me[None, :], opp[None, :], f0, f0, fv)[0]]
     vals = [tidy(v, net.forward(xs[0][None, :]), f0, f0)[0]]
     dice = opening_roll(v, rng)
     for _turn in range(MAX_TURNS):
-        raws = generate_raw(v, me, opp, dice)
-        win = [i for i, r in enumerate(raws) if r.me[0] == 15]
-        if win:
-            rp = raws[win[0]]
-            mover_flag = flags[0] or (v.tracks_primes and has_prime(rp.me))
-            final = result_probs(v, rp.me, rp.opp, mover_flag)  # the mover's view
+        both = fastgen.generate_arrays(v.name, me, opp, dice)[0].astype(np.int16)
+        after_me, after_opp = both[:, :26], both[:, 26:]
+        won = np.nonzero(after_me[:, 0] == 15)[0]
+        if len(won):
+            k = int(won[0])
+            mover_flag = flags[0] or bool(v.tracks_primes
+                                          and features.has_prime(after_me[k:k + 1])[0])
+            final = result_probs(v, after_me[k], after_opp[k], mover_flag)  # the mover's view
             return np.array(xs), np.array(vals), final
-        nxt_me = features.as_batch([r.opp for r in raws])
-        nxt_opp = features.as_batch([r.me for r in raws])
-        opp_flag = np.full(len(raws), flags[1])
+        nxt_me, nxt_opp = after_opp, after_me
+        n = len(both)
+        opp_flag = np.full(n, flags[1])
         if v.tracks_primes and not flags[0]:
             mover_flags = features.has_prime(nxt_opp)
         else:
-            mover_flags = np.full(len(raws), flags[0])
+            mover_flags = np.full(n, flags[0])
         x = features.encode(v, nxt_me, nxt_opp, opp_flag, mover_flags, fv)
         p = tidy(v, net.forward(x), opp_flag, mover_flags)
         k = int(np.argmin(equity(p)))  # the opponent's equity: lowest is best for us
-        rp = raws[k]
-        me, opp = rp.opp, rp.me
+        me, opp = nxt_me[k].copy(), nxt_opp[k].copy()
         flags = [flags[1], bool(mover_flags[k])]
         if all_home(nxt_me[k:k + 1])[0] and all_home(nxt_opp[k:k + 1])[0]:
             exact = ev.probs(nxt_me[k:k + 1], nxt_opp[k:k + 1], opp_flag[k:k + 1],

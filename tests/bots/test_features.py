@@ -97,3 +97,22 @@ def test_network_and_version_must_agree():
     net = Net(features.n_inputs(1), 4, meta={"feature_version": 2})
     with pytest.raises(ValueError, match="feature version 2"):
         NeuralEvaluator(find_variant("jacquet"), net)
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_compiled_encoder_equals_the_numpy_reference(variant):
+    from jacquetd.bots import fastencode
+
+    if not fastencode.available():
+        pytest.skip("numba unavailable")
+    v = find_variant(variant)
+    positions = [random_position(variant, seed, seed % 90) for seed in range(300)]
+    me = features.as_batch([p.me for p in positions])
+    opp = features.as_batch([p.opp for p in positions])
+    rng = np.random.default_rng(1)
+    me_flag = rng.random(len(positions)) < 0.3
+    opp_flag = rng.random(len(positions)) < 0.3
+    fast = features.encode(v, me, opp, me_flag, opp_flag, version=2)
+    ref = features.encode_numpy(v, me, opp, me_flag, opp_flag, version=2)
+    assert fast.dtype == ref.dtype == np.float32
+    np.testing.assert_allclose(fast, ref, rtol=1e-6, atol=1e-6)
