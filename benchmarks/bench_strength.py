@@ -38,7 +38,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy: one core, no
 import numpy as np
 
 from jacquetd.bots.choosers import heuristic_chooser, random_chooser
-from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
+from jacquetd.bots.evaluator import NeuralEvaluator, load_net, neural_evaluator
 from jacquetd.bots.luck import roll_luck
 from jacquetd.bots.net import Net
 from jacquetd.bots.search import Searcher, State
@@ -71,8 +71,9 @@ def gnubg_chooser(plies: int) -> Chooser:
 
 
 def make_chooser(level: str, variant: Variant, seed: int | list[int],
-                 weights: str | None = None) -> Chooser:
-    """The chooser of a level; `weights` replaces the shipped network of a neural level."""
+                 weights: str | None = None, race_weights: str | None = None) -> Chooser:
+    """The chooser of a level; `weights` replaces the shipped network of a neural level
+    (then without a race network unless `race_weights` names one)."""
     if level == "random":
         return random_chooser(np.random.default_rng(seed))
     if level == "heuristic":
@@ -84,8 +85,12 @@ def make_chooser(level: str, variant: Variant, seed: int | list[int],
     plies = {"neural": 0, "neural-1": 1, "neural-2": 2, "neural-3": 3}.get(level)
     if plies is None:
         raise SystemExit(f"unknown level {level!r}")
-    ev = (NeuralEvaluator(variant, _load_net(weights)) if weights
-          else neural_evaluator(variant.name))
+    if weights or race_weights:
+        net = _load_net(weights) if weights else load_net(variant.name)
+        ev = NeuralEvaluator(variant, net,
+                             race_net=_load_net(race_weights) if race_weights else None)
+    else:
+        ev = neural_evaluator(variant.name)
     searcher = Searcher(ev)
 
     def choose(turn: Turn, raws: Sequence[RawPlay]) -> int:
@@ -104,6 +109,11 @@ def interval(xs: list[float]) -> tuple[float, float]:
     mean = float(np.mean(xs))
     half = 1.96 * float(np.std(xs, ddof=1)) / math.sqrt(len(xs)) if len(xs) > 1 else math.inf
     return mean, half
+
+
+def _files(weights: str | None, race: str | None) -> str:
+    names = [Path(f).name for f in (weights, race) if f]
+    return f" [{' + '.join(names)}]" if names else ""
 
 
 def play_games(args: argparse.Namespace, games: Sequence[int]
@@ -129,8 +139,10 @@ def play_games(args: argparse.Namespace, games: Sequence[int]
 
     out = []
     for g in games:
-        choosers = (make_chooser(args.a, v, [args.seed, g, 0], args.weights_a),
-                    make_chooser(args.b, v, [args.seed, g, 1], args.weights_b))
+        choosers = (make_chooser(args.a, v, [args.seed, g, 0], args.weights_a,
+                                 args.race_weights_a),
+                    make_chooser(args.b, v, [args.seed, g, 1], args.weights_b,
+                                 args.race_weights_b))
         luck[0] = luck[1] = 0.0
         first_turn[0] = True
         rng = np.random.default_rng([args.seed, g])
@@ -148,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--weights-a", default=None,
                     help="a network file (.npz) to use instead of the shipped one for A")
     ap.add_argument("--weights-b", default=None, help="the same for B")
+    ap.add_argument("--race-weights-a", default=None,
+                    help="a race network file for A (with --weights-a, or the shipped contact "
+                         "network)")
+    ap.add_argument("--race-weights-b", default=None, help="the same for B")
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1,
@@ -193,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     m, h = interval(raw)
     ma, ha = interval(adj)
     elapsed = time.monotonic() - started
-    name_a = args.a + (f" [{Path(args.weights_a).name}]" if args.weights_a else "")
-    name_b = args.b + (f" [{Path(args.weights_b).name}]" if args.weights_b else "")
+    name_a = args.a + _files(args.weights_a, args.race_weights_a)
+    name_b = args.b + _files(args.weights_b, args.race_weights_b)
     print(f"{v.name}: {name_a} (A) vs {name_b} (B), {args.games} games, seed {args.seed}")
     print(f"  wins: A {wins[0]}  B {wins[1]}" + (f"  abandoned {abandoned}" if abandoned else ""))
     print(f"  points per game for A, raw:           {m:+.3f}  "

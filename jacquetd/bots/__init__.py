@@ -25,11 +25,20 @@ LEVELS = BOT_LEVELS
 
 def warm_up(variants: tuple[str, ...] = ("jacquet", "jacquet-be", "backgammon")) -> None:
     """Load the networks and the bear-off databases now (building the databases once,
-    about half a minute each, on a machine that has no cached copy yet)."""
+    about half a minute each, on a machine that has no cached copy yet), and compile
+    the encoder (or load its cached compilation) with one evaluation per variant."""
+    import numpy as np
+
     from .evaluator import neural_evaluator
+    from .features import as_batch
+    from .selfplay import start_side
 
     for name in variants:
-        neural_evaluator(name).db  # noqa: B018
+        ev = neural_evaluator(name)
+        ev.db  # noqa: B018
+        side = as_batch([start_side(ev.variant)])
+        no = np.zeros(1, dtype=bool)
+        ev.probs(side, side.copy(), no, no)
 
 __all__ = [
     "BOT_LEVELS",

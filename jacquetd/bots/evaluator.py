@@ -81,18 +81,42 @@ def all_home(side: np.ndarray) -> np.ndarray:
 
 
 class NeuralEvaluator:
-    """The learned evaluator of one variant (plus the bear-off databases)."""
+    """The learned evaluator of one variant (plus the bear-off databases).
 
-    def __init__(self, variant: Variant, net: Net, *, use_bearoff: bool = True) -> None:
+    Positions are routed as GNU Backgammon routes them: both sides home, the
+    exact bear-off databases; contact over but not both home, the race
+    network when there is one (`race_net`); everything else, the contact
+    network `net`. Both networks read the same encoding version.
+    """
+
+    def __init__(self, variant: Variant, net: Net, *, race_net: Net | None = None,
+                 use_bearoff: bool = True) -> None:
         self.variant = variant
         self.net = net
+        self.race_net = race_net
         self.use_bearoff = use_bearoff
         self._db: bearoff.OneSided | None = None
         self.feature_version = int(net.meta.get("feature_version", 1))
-        if net.n_inputs != features.n_inputs(self.feature_version):
+        for n in (net, race_net):
+            if n is None:
+                continue
+            version = int(n.meta.get("feature_version", 1))
             want = features.n_inputs(self.feature_version)
-            raise ValueError(f"network has {net.n_inputs} inputs, feature version "
-                             f"{self.feature_version} makes {want}")
+            if version != self.feature_version or n.n_inputs != want:
+                raise ValueError(f"network has {n.n_inputs} inputs (feature version {version}); "
+                                 f"feature version {self.feature_version} makes {want}")
+
+    def forward(self, x: np.ndarray, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
+        """Raw network outputs for encoded rows `x` of the positions (me, opp).
+
+        Rows whose contact is over go to the race network when there is one.
+        """
+        out = self.net.forward(x)
+        if self.race_net is not None:
+            race = ~features.contact(self.variant, me, opp)
+            if race.any():
+                out[race] = self.race_net.forward(x[race])
+        return out
 
     @property
     def db(self) -> bearoff.OneSided:
@@ -103,7 +127,7 @@ class NeuralEvaluator:
     def probs(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
               opp_flag: np.ndarray) -> np.ndarray:
         x = features.encode(self.variant, me, opp, me_flag, opp_flag, self.feature_version)
-        p = tidy(self.variant, self.net.forward(x), me_flag, opp_flag)
+        p = tidy(self.variant, self.forward(x, me, opp), me_flag, opp_flag)
         if self.use_bearoff:
             race = all_home(me) & all_home(opp)
             if race.any():
@@ -157,6 +181,15 @@ def load_net(variant_name: str) -> Net:
 
 
 @lru_cache(maxsize=8)
-def neural_evaluator(variant_name: str) -> NeuralEvaluator:
+def load_race_net(variant_name: str) -> Net | None:
+    """The shipped race network of a variant (weights/<variant>-race.npz), if there is one."""
     v = find_variant(variant_name)
-    return NeuralEvaluator(v, load_net(v.name))
+    path = WEIGHTS_DIR / f"{v.name}-race.npz"
+    return Net.load(path) if path.exists() else None
+
+
+@lru_cache(maxsize=8)
+def neural_evaluator(variant_name: str) -> NeuralEvaluator:
+    """The shipped evaluator of a variant: contact network, race network, bear-off tables."""
+    v = find_variant(variant_name)
+    return NeuralEvaluator(v, load_net(v.name), race_net=load_race_net(v.name))

@@ -34,11 +34,11 @@ from typing import Any
 import numpy as np
 
 from jacquetd import fastgen
-from jacquetd.rules import Variant, find_variant
+from jacquetd.rules import find_variant
 
 from . import features
 from .choosers import heuristic_chooser, neural_chooser
-from .evaluator import NeuralEvaluator, all_home, result_probs, tidy
+from .evaluator import NeuralEvaluator, all_home, load_net, result_probs, tidy
 from .net import Net, equity, flip
 from .selfplay import opening_roll, play_game, roll, start_side
 
@@ -47,7 +47,7 @@ MAX_TURNS = 2000
 build two closed boards with a checker on each bar, where both sides pass for ever."""
 
 
-def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator
+def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator, *, race_only: bool = False
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Play one game; return (inputs, values, final target) of its positions.
 
@@ -57,16 +57,23 @@ def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator
     last recorded position's successor, expressed for the last position.
     None when the game had to be abandoned (`MAX_TURNS`). The plays come as
     arrays from `jacquetd.fastgen` (the pure generator's plays, in its order).
+
+    With `race_only`, only the positions after contact is over are recorded
+    (contact never comes back, so they are consecutive turns): the game of
+    a race network, played by `ev` (contact network and race network); None
+    when the game never reached such a position.
     """
     v = ev.variant
-    net = ev.net
     fv = ev.feature_version
     me = features.as_batch([start_side(v)])[0]
     opp = me.copy()
     flags = [False, False]  # side on roll, opponent
     f0 = np.zeros(1, dtype=bool)
-    xs = [features.encode(v, me[None, :], opp[None, :], f0, f0, fv)[0]]
-    vals = [tidy(v, net.forward(xs[0][None, :]), f0, f0)[0]]
+    xs: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    if not race_only:
+        xs.append(features.encode(v, me[None, :], opp[None, :], f0, f0, fv)[0])
+        vals.append(tidy(v, ev.forward(xs[0][None, :], me[None, :], opp[None, :]), f0, f0)[0])
     dice = opening_roll(v, rng)
     for _turn in range(MAX_TURNS):
         both = fastgen.generate_arrays(v.name, me, opp, dice)[0].astype(np.int16)
@@ -77,7 +84,7 @@ def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator
             mover_flag = flags[0] or bool(v.tracks_primes
                                           and features.has_prime(after_me[k:k + 1])[0])
             final = result_probs(v, after_me[k], after_opp[k], mover_flag)  # the mover's view
-            return np.array(xs), np.array(vals), final
+            return (np.array(xs), np.array(vals), final) if xs else None
         nxt_me, nxt_opp = after_opp, after_me
         n = len(both)
         opp_flag = np.full(n, flags[1])
@@ -86,7 +93,7 @@ def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator
         else:
             mover_flags = np.full(n, flags[0])
         x = features.encode(v, nxt_me, nxt_opp, opp_flag, mover_flags, fv)
-        p = tidy(v, net.forward(x), opp_flag, mover_flags)
+        p = tidy(v, ev.forward(x, nxt_me, nxt_opp), opp_flag, mover_flags)
         k = int(np.argmin(equity(p)))  # the opponent's equity: lowest is best for us
         me, opp = nxt_me[k].copy(), nxt_opp[k].copy()
         flags = [flags[1], bool(mover_flags[k])]
@@ -94,9 +101,10 @@ def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator
             exact = ev.probs(nxt_me[k:k + 1], nxt_opp[k:k + 1], opp_flag[k:k + 1],
                              mover_flags[k:k + 1])[0]
             # the race value is known: it is the target of the previous position
-            return np.array(xs), np.array(vals), flip(exact)
-        xs.append(x[k])
-        vals.append(p[k])
+            return (np.array(xs), np.array(vals), flip(exact)) if xs else None
+        if not race_only or not features.contact(v, nxt_me[k:k + 1], nxt_opp[k:k + 1])[0]:
+            xs.append(x[k])
+            vals.append(p[k])
         dice = roll(rng)
     return None
 
@@ -111,9 +119,9 @@ def lambda_returns(vals: np.ndarray, final: np.ndarray, lam: float) -> np.ndarra
     return g
 
 
-def evaluate_against_heuristic(v: Variant, net: Net, games: int, seed: int) -> float:
-    """Points per game of the network (0-ply) against `heuristic`, same dice every time."""
-    ev = NeuralEvaluator(v, net)
+def evaluate_against_heuristic(ev: NeuralEvaluator, games: int, seed: int) -> float:
+    """Points per game of the evaluator (0-ply) against `heuristic`, same dice every time."""
+    v = ev.variant
     choosers = (neural_chooser(ev), heuristic_chooser(v))
     rng = np.random.default_rng(seed)
     total = 0
@@ -181,7 +189,9 @@ def _state_meta(args: argparse.Namespace, net_version: int, games_done: int,
                 rng: np.random.Generator, curve: list[dict[str, float]], command: str
                 ) -> dict[str, Any]:
     return {
-        "variant": args.variant, "seed": args.seed, "games": args.games,
+        "variant": args.variant, "race": bool(args.race),
+        "contact_command": getattr(args, "contact_command", None), "seed": args.seed,
+        "games": args.games,
         "games_done": games_done, "hidden": args.hidden, "lr": args.lr, "lam": args.lam,
         "loss": args.loss,
         "feature_version": net_version, "n_inputs": features.n_inputs(net_version),
@@ -231,6 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-minutes", type=float, default=None,
                     help="stop at the first checkpoint after this long; the result is the "
                          "same as a run with --games set to the games played")
+    ap.add_argument("--race", action="store_true",
+                    help="train the race network (positions after contact) with the shipped "
+                         "contact network playing the contact phase")
+    ap.add_argument("--contact-weights", default=None,
+                    help="with --race: a contact network file instead of the shipped one")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     return ap
 
@@ -261,17 +276,25 @@ def main(argv: list[str] | None = None) -> int:
         net = Net(features.n_inputs(), args.hidden, seed=args.seed,
                   meta={"feature_version": features.FEATURE_VERSION})
     version = int(net.meta.get("feature_version", 1))
-    ev = NeuralEvaluator(v, net)
+    if args.race:
+        contact_net = (Net.load(args.contact_weights) if args.contact_weights
+                       else load_net(v.name))
+        ev = NeuralEvaluator(v, contact_net, race_net=net)
+        args.contact_command = contact_net.meta.get("command")
+    else:
+        ev = NeuralEvaluator(v, net)
+    name = f"{v.name}-race" if args.race else v.name
+    what = "race network" if args.race else "network"
     ev.db  # build or load the bear-off database before timing anything  # noqa: B018
 
     started = time.monotonic()
     first = done
     last = f"ppg {curve[-1]['ppg']:+.3f}" if curve else ""
     if not curve and done == 0:
-        ppg = evaluate_against_heuristic(v, net, args.eval_games, args.seed + 1_000_003)
+        ppg = evaluate_against_heuristic(ev, args.eval_games, args.seed + 1_000_003)
         curve.append({"games": 0, "ppg": ppg})
     while done < args.games:
-        game = self_play_game(ev, rng)
+        game = self_play_game(ev, rng, race_only=args.race)
         if game is None:
             continue
         xs, vals, final = game
@@ -284,11 +307,11 @@ def main(argv: list[str] | None = None) -> int:
                 and time.monotonic() - started > 60.0 * args.max_minutes):
             args.games = done
         if done % args.eval_every == 0 or done == args.games:
-            ppg = evaluate_against_heuristic(v, net, args.eval_games, args.seed + 1_000_003)
+            ppg = evaluate_against_heuristic(ev, args.eval_games, args.seed + 1_000_003)
             curve.append({"games": done, "ppg": ppg})
             last = f"ppg {ppg:+.3f}"
             write_svg(out / "curve.svg", curve,
-                      f"{v.name}: 0-ply network vs heuristic ({args.eval_games} games a point)")
+                      f"{v.name}: 0-ply {what} vs heuristic ({args.eval_games} games a point)")
             (out / "curve.json").write_text(json.dumps(curve, indent=1) + "\n")
         if done % args.checkpoint_every == 0 or done == args.games:
             command = reproduce_command(command_args, done)
@@ -302,15 +325,16 @@ def main(argv: list[str] | None = None) -> int:
     command = reproduce_command(command_args, done)
     net.meta = _state_meta(args, version, done, rng, curve, command)
     net.meta.pop("rng_state")
-    net.save(out / f"{v.name}.npz")
-    sidecar = {k: net.meta[k] for k in ("variant", "seed", "games", "hidden", "lr", "lam", "loss",
-                                        "feature_version", "n_inputs", "command", "curve")}
+    net.save(out / f"{name}.npz")
+    sidecar = {k: net.meta[k] for k in (
+        "variant", "race", "contact_command", "seed", "games", "hidden", "lr", "lam", "loss",
+        "feature_version", "n_inputs", "command", "curve")}
     sidecar["seconds_this_run"] = round(elapsed, 1)
-    (out / f"{v.name}.json").write_text(json.dumps(sidecar, indent=1) + "\n")
+    (out / f"{name}.json").write_text(json.dumps(sidecar, indent=1) + "\n")
     write_svg(out / "curve.svg", curve,
-              f"{v.name}: 0-ply network vs heuristic ({args.eval_games} games a point)")
+              f"{v.name}: 0-ply {what} vs heuristic ({args.eval_games} games a point)")
     (out / "curve.json").write_text(json.dumps(curve, indent=1) + "\n")
-    print(f"wrote {out / (v.name + '.npz')} after {done} games", file=sys.stderr)
+    print(f"wrote {out / (name + '.npz')} after {done} games", file=sys.stderr)
     return 0
 
 
