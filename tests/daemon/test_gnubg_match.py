@@ -89,6 +89,11 @@ def test_real_gnubg_plays_a_match_against_the_daemon(
     # gnubg's own record: each of our moves was played, none forfeited.
     assert record.exists()
     recorded = re.findall(r"^\* gnubg moves (.+)$", record.read_text(), re.MULTILINE)
+    for k, ((position, play), text) in enumerate(zip(ours, recorded, strict=False)):
+        if apply_move(position, text.strip()) != play:
+            raise AssertionError(f"move {k}: we answered {play.move!r} in {position.to_id()}, "
+                                 f"gnubg recorded {text!r}; {len(ours)} answers, "
+                                 f"{len(recorded)} recorded")
     assert len(recorded) == len(ours)
     for (position, play), text in zip(ours, recorded, strict=True):
         assert apply_move(position, text.strip()) == play, (text, play.move)
