@@ -31,7 +31,7 @@ from .search import Searcher, State
 
 BOT_LEVELS: tuple[str, ...] = ("random", "heuristic", "neural", "neural-1", "neural-2")
 LEVEL_PLIES = {"neural": 0, "neural-1": 1, "neural-2": 2}
-DEFAULT_LEVEL = "neural-1"
+DEFAULT_LEVEL = "neural-2"
 """The strongest level that answers within one second here (see benchmarks/bench_bots.py)."""
 
 StopFn = Callable[[], bool]

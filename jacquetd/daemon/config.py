@@ -89,7 +89,7 @@ class Config:
     curve_clients: str | None = None  # folder of the authorised clients' public certificates
     drain_timeout_s: float = 10.0  # SIGTERM/SIGINT: how long in-flight requests may finish
     cancel_grace_s: float = 0.5  # a worker that ignores a cancel this long is replaced
-    gnubg_level: str = "neural-1"  # bot level answering the gnubg endpoint (best_move's default)
+    gnubg_level: str = "neural-2"  # bot level answering the gnubg endpoint (best_move's default)
     seed: int | None = None  # base seed of the worker RNGs (None: from the OS)
     log_level: str = "info"
     log_format: str = "kv"  # "kv" (key=value) or "json"
