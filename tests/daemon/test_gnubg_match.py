@@ -88,7 +88,10 @@ def test_real_gnubg_plays_a_match_against_the_daemon(
 
     # gnubg's own record: each of our moves was played, none forfeited.
     assert record.exists()
-    recorded = re.findall(r"^\* gnubg moves (.+)$", record.read_text(), re.MULTILINE)
+    # gnubg exports one file per game: match.txt, match_002.txt, match_003.txt, ...
+    games = [record] + sorted(tmp_path.glob("match_[0-9][0-9][0-9].txt"))
+    recorded = [m for game in games
+                for m in re.findall(r"^\* gnubg moves (.+)$", game.read_text(), re.MULTILINE)]
     for k, ((position, play), text) in enumerate(zip(ours, recorded, strict=False)):
         if apply_move(position, text.strip()) != play:
             raise AssertionError(f"move {k}: we answered {play.move!r} in {position.to_id()}, "
