@@ -89,7 +89,7 @@ def test_real_gnubg_plays_a_match_against_the_daemon(
     # gnubg's own record: each of our moves was played, none forfeited.
     assert record.exists()
     # gnubg exports one file per game: match.txt, match_002.txt, match_003.txt, ...
-    games = [record] + sorted(tmp_path.glob("match_[0-9][0-9][0-9].txt"))
+    games = [record, *sorted(tmp_path.glob("match_[0-9][0-9][0-9].txt"))]
     recorded = [m for game in games
                 for m in re.findall(r"^\* gnubg moves (.+)$", game.read_text(), re.MULTILINE)]
     for k, ((position, play), text) in enumerate(zip(ours, recorded, strict=False)):
