@@ -77,7 +77,9 @@ def test_a_wrong_token_cannot_act_and_a_watcher_can_only_watch(svc: MatchService
     r = new(svc, variant="jacquet", seed=1)
     mid = r["match_id"]
     side = svc.match_state({"match_id": mid})["to_act"]
-    for token in ("nope", None, r["tokens"][1 - side][:-1] + "x"):
+    other = r["tokens"][1 - side]
+    altered = other[:-1] + ("y" if other.endswith("x") else "x")  # never the token itself
+    for token in ("nope", None, altered):
         with pytest.raises(MatchError) as exc:
             svc.match_roll({"match_id": mid, "token": token})
         assert code_of(exc) == "forbidden"
