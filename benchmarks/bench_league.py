@@ -23,8 +23,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from clients import SimpleClient  # noqa: E402
-from clients.league import League, LeagueOptions, parse_league  # noqa: E402
+from jacquetd_clients import SimpleClient  # noqa: E402
+from jacquetd_clients.league import League, LeagueOptions, parse_league  # noqa: E402
 
 DAEMON = [sys.executable, "-m", "jacquetd", "stdio"]
 PREFERRED = ("heuristic", "neural", "random")

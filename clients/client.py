@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import IO, Any
 
-from protocol.errors import ProtocolError
-from protocol.messages import Partial, Reply
+from jacquetd_protocol.errors import ProtocolError
+from jacquetd_protocol.messages import Partial, Reply
 
 from . import wire
 from .errors import (

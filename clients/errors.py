@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from protocol.errors import ErrorCode
+from jacquetd_protocol.errors import ErrorCode
 
 RequestId = int | str | None
 

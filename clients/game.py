@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from protocol.records import Action, GameRecord, GameResult, MatchRecord
+from jacquetd_protocol.records import Action, GameRecord, GameResult, MatchRecord
 
 from .client import JacquetClient
 from .errors import EngineError

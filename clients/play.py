@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from protocol.records import format_record
+from jacquetd_protocol.records import format_record
 
 from . import hosted
 from .board import colour_enabled, render

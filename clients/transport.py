@@ -21,8 +21,8 @@ from typing import IO, Any
 import zmq
 import zmq.asyncio
 
-from protocol.codec import ReplyStreamDecoder
-from protocol.errors import ProtocolError
+from jacquetd_protocol.codec import ReplyStreamDecoder
+from jacquetd_protocol.errors import ProtocolError
 
 from .errors import EngineTerminatedError
 

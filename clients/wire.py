@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.codec import ReplyStreamDecoder, decode_reply, encode_request
-from protocol.messages import Partial, Reply, Request
+from jacquetd_protocol.codec import ReplyStreamDecoder, decode_reply, encode_request
+from jacquetd_protocol.messages import Partial, Reply, Request
 
 __all__ = ["Partial", "Reply", "ReplyStreamDecoder", "Request", "decode", "encode"]
 

@@ -3,7 +3,7 @@
 This table is the single source for argument validation (`decode_request`),
 the text syntax (which words are positional), the JSON schemas
 (`protocol/schema/*.json`), the field tables in SPEC.md and the command list
-of `hello`. Regenerate the derived files with `python -m protocol.docgen`.
+of `hello`. Regenerate the derived files with `python -m jacquetd_protocol.docgen`.
 
 Versioning rule: arguments a command does not define are ignored, so that a
 newer client can talk to an older server; a nil (msgpack) value is the same

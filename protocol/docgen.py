@@ -1,7 +1,7 @@
 """Generates what is derived from the command table: the JSON schemas and SPEC.md's tables.
 
-    python -m protocol.docgen           rewrite protocol/schema/*.json and SPEC.md's tables
-    python -m protocol.docgen --check   exit 1 if any of them is stale (used by the tests)
+    python -m jacquetd_protocol.docgen           rewrite protocol/schema/*.json and SPEC.md's tables
+    python -m jacquetd_protocol.docgen --check   exit 1 if any of them is stale (used by the tests)
 
 SPEC.md marks each generated table with `<!-- generated: NAME -->` ...
 `<!-- /generated -->`; everything else in SPEC.md is written by hand.
@@ -299,7 +299,7 @@ def render_spec(text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write (or with --check, verify) the schema files and SPEC.md's tables."""
-    parser = argparse.ArgumentParser(prog="python -m protocol.docgen", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m jacquetd_protocol.docgen", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="only report stale files")
     args = parser.parse_args(argv)
@@ -309,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
              if not path.exists() or path.read_text() != text]
     if args.check:
         for path in stale:
-            print(f"stale: {path.relative_to(HERE.parent)} (run python -m protocol.docgen)")
+            print(f"stale: {path.relative_to(HERE.parent)} (run python -m jacquetd_protocol.docgen)")
         return 1 if stale else 0
     for path in stale:
         path.write_text(wanted[path])

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[1]
+# The folders protocol/ and clients/ install under names of their own (pyproject.toml).
+INSTALLED_NAME = {"protocol": "jacquetd_protocol", "clients": "jacquetd_clients"}
 
 
 def imported_modules(package: str) -> dict[str, set[str]]:
@@ -15,7 +17,7 @@ def imported_modules(package: str) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for path in (ROOT / package).rglob("*.py"):
         rel = path.relative_to(ROOT).with_suffix("")
-        parts = list(rel.parts)
+        parts = [INSTALLED_NAME.get(rel.parts[0], rel.parts[0]), *rel.parts[1:]]
         if parts[-1] == "__init__":
             parts = parts[:-1]
             pkg_parts = parts
@@ -38,14 +40,14 @@ def imported_modules(package: str) -> dict[str, set[str]]:
 
 RULES = [
     # (package, forbidden prefixes, allowed exceptions)
-    ("jacquetd/rules", ("jacquetd", "protocol", "clients", "zmq", "msgpack", "numpy"),
-     ("jacquetd.rules",)),
-    ("protocol", ("jacquetd", "clients"), ()),
+    ("jacquetd/rules", ("jacquetd", "jacquetd_protocol", "jacquetd_clients", "zmq", "msgpack",
+                        "numpy"), ("jacquetd.rules",)),
+    ("protocol", ("jacquetd", "jacquetd_clients"), ("jacquetd_protocol",)),
     ("clients", ("jacquetd",), ()),
-    ("jacquetd/bots", ("jacquetd.daemon", "jacquetd.matches", "clients", "zmq"), ()),
-    ("jacquetd/fastgen", ("jacquetd", "protocol", "clients", "zmq"),
+    ("jacquetd/bots", ("jacquetd.daemon", "jacquetd.matches", "jacquetd_clients", "zmq"), ()),
+    ("jacquetd/fastgen", ("jacquetd", "jacquetd_protocol", "jacquetd_clients", "zmq"),
      ("jacquetd.rules", "jacquetd.fastgen")),
-    ("jacquetd/matches", ("jacquetd.daemon", "clients", "zmq"), ()),
+    ("jacquetd/matches", ("jacquetd.daemon", "jacquetd_clients", "zmq"), ()),
 ]
 
 
@@ -60,4 +62,15 @@ def test_dependency_direction(package: str, forbidden: tuple[str, ...],
             if any(name == f or name.startswith(f + ".") for f in forbidden) and not any(
                     name == a or name.startswith(a + ".") for a in allowed):
                 bad.append(f"{module} imports {name}")
+    assert not bad, "\n".join(sorted(bad))
+
+
+@pytest.mark.parametrize("package", ["jacquetd", "protocol", "clients", "tests", "benchmarks"])
+def test_no_bare_protocol_or_clients_imports(package: str) -> None:
+    """The folders are imported by their installed names only (a bare `protocol` would be
+    another PyPI project's package, or a second copy of ours)."""
+    bad = []
+    for module, names in imported_modules(package).items():
+        bad += [f"{module} imports {name}" for name in names
+                if name.split(".")[0] in ("protocol", "clients")]
     assert not bad, "\n".join(sorted(bad))

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from protocol.records import format_record
+from jacquetd_protocol.records import format_record
 
 from ..client import JacquetClient
 from ..errors import EngineError

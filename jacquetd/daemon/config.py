@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from protocol.messages import Limits as CodecLimits
+from jacquetd_protocol.messages import Limits as CodecLimits
 
 DEFAULT_ZMQ_PORT = 7780
 DEFAULT_TCP_PORT = 7781

@@ -41,10 +41,10 @@ from jacquetd.rules import (
 )
 from jacquetd.rules.position import CHECKERS
 from jacquetd.rules.scoring import game_result, result_name
-from protocol import gnubg_wire
-from protocol.commands import describe
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.positions import start_variant
+from jacquetd_protocol import gnubg_wire
+from jacquetd_protocol.commands import describe
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.positions import start_variant
 
 log = logging.getLogger(__name__)
 
@@ -222,7 +222,7 @@ FrontHandler = Callable[[FrontContext, dict[str, Any]], dict[str, Any]]
 
 
 def handle_hello(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
-    from protocol.version import negotiate
+    from jacquetd_protocol.version import negotiate
 
     chosen = negotiate(args.get("versions"))
     extra = ctx.hello_extra()

@@ -15,8 +15,8 @@ from typing import Any
 from jacquetd.daemon import engine_api
 from jacquetd.matches.records import ReplayError, positions
 from jacquetd.rules import RulesError, apply_move
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.records import MatchRecord, RecordError, format_game, parse_record
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.records import MatchRecord, RecordError, format_game, parse_record
 
 
 def read_record(text: Any) -> MatchRecord:

@@ -34,9 +34,9 @@ from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import WorkerPool
-from protocol.codec import decode_request, detect_encoding, encode_reply, split_envelope
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import Encoding, Partial, Reply
+from jacquetd_protocol.codec import decode_request, detect_encoding, encode_reply, split_envelope
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.messages import Encoding, Partial, Reply
 
 log = logging.getLogger(__name__)
 

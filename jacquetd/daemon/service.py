@@ -26,9 +26,9 @@ from jacquetd.daemon.config import Config
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
 from jacquetd.matches import AsyncMatchService, Caller
-from protocol.commands import COMMANDS, MATCH_COMMAND_NAMES, arguments
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import Encoding, Partial, Reply, Request
+from jacquetd_protocol.commands import COMMANDS, MATCH_COMMAND_NAMES, arguments
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 
 log = logging.getLogger(__name__)
 

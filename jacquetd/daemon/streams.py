@@ -24,9 +24,9 @@ from typing import Any
 from jacquetd.daemon import gnubg, handlers
 from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
 from jacquetd.daemon.service import Service
-from protocol.codec import StreamDecoder, decode_request, detect_encoding, encode_reply
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import Encoding, Partial, Reply
+from jacquetd_protocol.codec import StreamDecoder, decode_request, detect_encoding, encode_reply
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.messages import Encoding, Partial, Reply
 
 log = logging.getLogger(__name__)
 

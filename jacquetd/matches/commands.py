@@ -7,7 +7,7 @@ Re-exported here for the match service and its tests: `MATCH_COMMANDS` (the
 
 from __future__ import annotations
 
-from protocol.commands import MATCH_COMMANDS, MATCH_RESULT_TYPES, Command
+from jacquetd_protocol.commands import MATCH_COMMANDS, MATCH_RESULT_TYPES, Command
 
 MATCH_COMMAND_TABLE: dict[str, Command] = {c.name: c for c in MATCH_COMMANDS}
 

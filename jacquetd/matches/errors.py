@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.errors import ProtocolError
+from jacquetd_protocol.errors import ProtocolError
 
 #: Error codes of the match commands and when each is used (docs/spec-matches.md).
 MATCH_ERROR_CODES: dict[str, str] = {

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from jacquetd.rules import DiceSource, Game, Match, Position, RulesError
-from protocol.records import Action, MatchRecord
+from jacquetd_protocol.records import Action, MatchRecord
 
 
 class ReplayError(ValueError):

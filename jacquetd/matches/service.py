@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jacquetd.rules import VARIANTS, Position, find_variant
-from protocol import records
+from jacquetd_protocol import records
 
 from .errors import MatchError, bad_argument
 from .players import (

@@ -29,7 +29,7 @@ from jacquetd.rules import (
     legal_plays,
 )
 from jacquetd.rules.scoring import RESULT_NAMES
-from protocol import records
+from jacquetd_protocol import records
 
 from .errors import MatchError, bad_argument
 

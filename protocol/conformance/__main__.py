@@ -1,4 +1,4 @@
-"""`python -m protocol.conformance`: play the conformance vectors against an endpoint."""
+"""`python -m jacquetd_protocol.conformance`: play the conformance vectors against an endpoint."""
 
 import sys
 

@@ -1,9 +1,9 @@
 """Plays conformance vectors against a live endpoint and reports pass/fail per vector.
 
-    python -m protocol.conformance --connect tcp://HOST:PORT   ZeroMQ endpoint
-    python -m protocol.conformance --tcp HOST:PORT             plain TCP endpoint
-    python -m protocol.conformance --spawn "jacquetd stdio"    a subprocess on stdio
-    python -m protocol.conformance --gnubg HOST:PORT           the gnubg endpoint
+    python -m jacquetd_protocol.conformance --connect tcp://HOST:PORT   ZeroMQ endpoint
+    python -m jacquetd_protocol.conformance --tcp HOST:PORT             plain TCP endpoint
+    python -m jacquetd_protocol.conformance --spawn "jacquetd stdio"    a subprocess on stdio
+    python -m jacquetd_protocol.conformance --gnubg HOST:PORT           the gnubg endpoint
 
 Give one protocol endpoint and/or the gnubg endpoint. The runner first asks
 the protocol endpoint `hello` to learn its limits, levels and variants
@@ -309,8 +309,8 @@ def run(vectors: Sequence[Vector], target: Target, timeout: float, out: TextIO) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line entry point (`python -m protocol.conformance`)."""
-    parser = argparse.ArgumentParser(prog="python -m protocol.conformance", description=__doc__,
+    """Command line entry point (`python -m jacquetd_protocol.conformance`)."""
+    parser = argparse.ArgumentParser(prog="python -m jacquetd_protocol.conformance", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--connect", metavar="URL", help="ZeroMQ endpoint, e.g. tcp://HOST:PORT")

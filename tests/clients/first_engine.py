@@ -35,10 +35,10 @@ from jacquetd.rules import (
     apply_move,
     legal_plays,
 )
-from protocol.codec import StreamDecoder, decode_request, encode_reply
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import Reply, Request
-from protocol.positions import start_variant
+from jacquetd_protocol.codec import StreamDecoder, decode_request, encode_reply
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.messages import Reply, Request
+from jacquetd_protocol.positions import start_variant
 
 COMMANDS = ["hello", "ping", "quit", "position", "legal_moves", "apply_move", "best_move"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clients.board import board_points, pips, render, their_point_on_my_board
+from jacquetd_clients.board import board_points, pips, render, their_point_on_my_board
 
 TALON = [0] * 24 + [15, 0]
 BG = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from clients import (
+from jacquetd_clients import (
     BadPositionError,
     EngineError,
     EngineTerminatedError,
@@ -19,7 +19,7 @@ from clients import (
     JacquetClient,
     SimpleClient,
 )
-from protocol.errors import ErrorCode
+from jacquetd_protocol.errors import ErrorCode
 
 from .fakes import FakeServer, error, ok, partial
 

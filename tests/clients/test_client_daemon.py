@@ -10,14 +10,14 @@ from typing import Any, TypeVar
 
 import pytest
 
-from clients import (
+from jacquetd_clients import (
     EngineTimeoutError,
     IllegalMoveError,
     JacquetClient,
     NotFoundError,
     SimpleClient,
 )
-from protocol.errors import ErrorCode
+from jacquetd_protocol.errors import ErrorCode
 
 T = TypeVar("T")
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from clients import SimpleClient
-from clients.league import League, LeagueOptions, load_league
-from clients.league.engines import find_gnubg
-from protocol.records import parse_record
+from jacquetd_clients import SimpleClient
+from jacquetd_clients.league import League, LeagueOptions, load_league
+from jacquetd_clients.league.engines import find_gnubg
+from jacquetd_protocol.records import parse_record
 
 HERE = Path(__file__).parent
 REPO = HERE.parents[1]
@@ -111,7 +111,7 @@ def test_killed_league_resumes_to_the_same_totals(tmp_path: Path, levels: list[s
     expected = totals(whole.with_suffix(".jsonl"))
     assert len(expected) == 6
 
-    cmd = [sys.executable, "-m", "clients.league.cli", "run", str(cut), "-q",
+    cmd = [sys.executable, "-m", "jacquetd_clients.league.cli", "run", str(cut), "-q",
            "--results", str(cut.with_suffix(".jsonl"))]
     proc = subprocess.Popen(cmd, cwd=REPO, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -215,8 +215,8 @@ def test_sprt_stops_as_soon_as_decided(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not Path(find_gnubg(None)).exists(), reason="gnubg is not installed")
 def test_gnubg_reads_our_match_score_the_right_way_round() -> None:
-    from clients.league.config import EngineSpec
-    from clients.league.engines import GnubgPlayer, fibs_board
+    from jacquetd_clients.league.config import EngineSpec
+    from jacquetd_clients.league.engines import GnubgPlayer, fibs_board
 
     opening = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]
 
@@ -242,7 +242,7 @@ def test_gnubg_reads_our_match_score_the_right_way_round() -> None:
 
 def test_demo_finishes_within_a_minute(tmp_path: Path) -> None:
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "clients.league.cli", "demo", "-q", "--out",
+    done = subprocess.run([sys.executable, "-m", "jacquetd_clients.league.cli", "demo", "-q", "--out",
                            str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert time.monotonic() - started < 60

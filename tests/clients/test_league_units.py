@@ -10,12 +10,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from clients.league.config import LeagueConfigError, load_league, parse_league
-from clients.league.journal import Journal, JournalError
-from clients.league.ratings import Sprt, bradley_terry, expected_score, wins_matrix
-from clients.league.report import render
-from clients.league.schedule import schedule
-from clients.league.standings import compute, format_table
+from jacquetd_clients.league.config import LeagueConfigError, load_league, parse_league
+from jacquetd_clients.league.journal import Journal, JournalError
+from jacquetd_clients.league.ratings import Sprt, bradley_terry, expected_score, wins_matrix
+from jacquetd_clients.league.report import render
+from jacquetd_clients.league.schedule import schedule
+from jacquetd_clients.league.standings import compute, format_table
 
 ENGINES = [{"name": "a", "level": "random"}, {"name": "b", "level": "heuristic", "plies": 0},
            {"name": "c", "command": ["python3", "engine.py"]}]
@@ -208,7 +208,7 @@ OPENING = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 
 
 
 def test_fibs_board_for_gnubg() -> None:
-    from clients.league.engines import fibs_board, gnubg_move
+    from jacquetd_clients.league.engines import fibs_board, gnubg_move
 
     pos = {"variant": "backgammon", "on_roll": OPENING, "opponent": OPENING, "dice": [3, 1],
            "primed": [False, False]}

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pexpect
 
-from protocol.records import parse_record
+from jacquetd_protocol.records import parse_record
 
 REPO = Path(__file__).parents[2]
 PROMPT = r"Your move \((\d)-(\d)\), number or notation"
 
 
 def spawn(*args: str) -> pexpect.spawn:
-    child = pexpect.spawn(sys.executable, ["-m", "clients.play", *args], cwd=str(REPO),
+    child = pexpect.spawn(sys.executable, ["-m", "jacquetd_clients.play", *args], cwd=str(REPO),
                           encoding="utf-8", timeout=60, dimensions=(60, 120))
     return child
 

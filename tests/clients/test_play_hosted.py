@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pexpect
 
-from protocol.records import parse_record
+from jacquetd_protocol.records import parse_record
 from tests.conftest import DaemonProcess, daemon_env
 
 REPO = Path(__file__).parents[2]
@@ -19,7 +19,7 @@ PROMPT = r"Your move \((\d)-(\d)\), number or notation"
 
 
 def spawn(*args: str) -> pexpect.spawn:
-    return pexpect.spawn(sys.executable, ["-m", "clients.play", "--no-color", *args],
+    return pexpect.spawn(sys.executable, ["-m", "jacquetd_clients.play", "--no-color", *args],
                          cwd=str(REPO), env=daemon_env(), encoding="utf-8", timeout=60,
                          dimensions=(60, 120))
 

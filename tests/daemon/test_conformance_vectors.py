@@ -1,7 +1,7 @@
 """Our daemon passes every conformance vector of protocol/vectors/, on each endpoint.
 
 The vectors are played by the same runner a third party would use
-(`python -m protocol.conformance`), against a real `jacquetd serve` process.
+(`python -m jacquetd_protocol.conformance`), against a real `jacquetd serve` process.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ REPO = Path(__file__).parents[2]
 def run_vectors(*endpoint: str) -> str:
     from tests.conftest import daemon_env
 
-    proc = subprocess.run([sys.executable, "-m", "protocol.conformance", *endpoint],
+    proc = subprocess.run([sys.executable, "-m", "jacquetd_protocol.conformance", *endpoint],
                           cwd=REPO, capture_output=True, text=True, timeout=300,
                           env=daemon_env())
     out = proc.stdout + proc.stderr

@@ -12,8 +12,8 @@ import msgpack
 import pytest
 import zmq
 
-from protocol.codec import decode_reply, encode_request
-from protocol.messages import Partial, Reply, Request
+from jacquetd_protocol.codec import decode_reply, encode_request
+from jacquetd_protocol.messages import Partial, Reply, Request
 from tests.conftest import REPO, DaemonProcess, daemon_env
 from tests.daemon.wire import GnubgClient, TcpClient, ZmqClient
 
@@ -256,7 +256,7 @@ def test_stdio_subprocess() -> None:
                           input=requests, capture_output=True, cwd=REPO, env=daemon_env(),
                           timeout=60)
     assert proc.returncode == 0, proc.stderr.decode()
-    from protocol.codec import ReplyStreamDecoder
+    from jacquetd_protocol.codec import ReplyStreamDecoder
 
     items = ReplyStreamDecoder().feed(proc.stdout)
     replies = {r.id: r for r in (decode_reply(i) for i in items if isinstance(i, bytes))

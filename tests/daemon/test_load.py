@@ -17,8 +17,8 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from protocol.codec import decode_reply, encode_request
-from protocol.messages import Reply, Request
+from jacquetd_protocol.codec import decode_reply, encode_request
+from jacquetd_protocol.messages import Reply, Request
 from tests.conftest import DaemonProcess
 from tests.daemon.wire import ZmqClient
 

@@ -11,8 +11,8 @@ from jacquetd.daemon.config import ConfigError, build_config, parse_host_port, p
 from jacquetd.daemon.stats import Stats, percentile
 from jacquetd.rules import IllegalMoveError, PositionError, Step
 from jacquetd.rules.movegen import format_steps
-from protocol import gnubg_wire
-from protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol import gnubg_wire
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
 OPENING_31 = ("board:gnubg:You:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
               "1:3:1:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0")

@@ -9,9 +9,9 @@ from typing import Any
 
 import zmq
 
-from protocol.codec import ReplyStreamDecoder, decode_reply, encode_request
-from protocol.errors import ProtocolError
-from protocol.messages import Partial, Reply, Request
+from jacquetd_protocol.codec import ReplyStreamDecoder, decode_reply, encode_request
+from jacquetd_protocol.errors import ProtocolError
+from jacquetd_protocol.messages import Partial, Reply, Request
 
 _ids = itertools.count(1)
 

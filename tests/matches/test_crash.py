@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from jacquetd.matches import MatchService, MatchStore
-from protocol.records import format_record
+from jacquetd_protocol.records import format_record
 
 from .crashdrive import CLIENT, drive
 

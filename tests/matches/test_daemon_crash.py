@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from protocol.errors import ErrorCode
-from protocol.messages import Reply
+from jacquetd_protocol.errors import ErrorCode
+from jacquetd_protocol.messages import Reply
 from tests.conftest import DaemonProcess
 from tests.daemon.wire import ZmqClient
 

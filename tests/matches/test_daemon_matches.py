@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 import zmq
 
-from protocol.codec import encode_request
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import Partial, Reply, Request
-from protocol.records import body_lines, parse_record
+from jacquetd_protocol.codec import encode_request
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.messages import Partial, Reply, Request
+from jacquetd_protocol.records import body_lines, parse_record
 from tests.conftest import DaemonProcess
 from tests.daemon.wire import TcpClient, ZmqClient
 
@@ -266,7 +266,7 @@ def test_a_req_socket_gets_one_reply_to_a_watch(daemon: DaemonProcess,
         req.send(encode_request(Request(1, "match_watch", {"match_id": new["match_id"]},
                                         "msgpack")))
         assert req.poll(10_000)
-        from protocol.codec import decode_reply
+        from jacquetd_protocol.codec import decode_reply
 
         reply = decode_reply(req.recv())
         assert isinstance(reply, Reply) and reply.ok and reply.result is not None

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from jacquetd.matches.records import ReplayError, audit_dice, check, positions, replay
 from jacquetd.rules import Match
-from protocol.records import (
+from jacquetd_protocol.records import (
     FORMAT,
     Action,
     GameRecord,

@@ -7,7 +7,7 @@ import pytest
 from jacquetd.matches import Caller, MatchError, MatchLimits, MatchService, MatchStore
 from jacquetd.matches.records import audit_dice, check
 from jacquetd.rules import Position
-from protocol.records import format_record, parse_record
+from jacquetd_protocol.records import format_record, parse_record
 
 from .scripted import decide, play_out
 

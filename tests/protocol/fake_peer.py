@@ -9,7 +9,7 @@ import sys
 import threading
 from typing import Any
 
-from protocol import (
+from jacquetd_protocol import (
     Limits,
     Partial,
     ProtocolError,
@@ -20,7 +20,7 @@ from protocol import (
     detect_encoding,
     encode_reply,
 )
-from protocol.errors import ErrorCode
+from jacquetd_protocol.errors import ErrorCode
 
 
 def answer(frame: bytes) -> tuple[list[bytes], bool]:

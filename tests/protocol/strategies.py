@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from protocol.commands import (
+from jacquetd_protocol.commands import (
     COMMANDS,
     MAX_ID,
     RECORDS,
@@ -16,8 +16,8 @@ from protocol.commands import (
     Field,
     Param,
 )
-from protocol.errors import ErrorCode
-from protocol.messages import Request
+from jacquetd_protocol.errors import ErrorCode
+from jacquetd_protocol.messages import Request
 
 BASE64URL = string.ascii_letters + string.digits + "-_"
 

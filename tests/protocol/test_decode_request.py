@@ -7,8 +7,8 @@ from typing import Any
 import msgpack
 import pytest
 
-from protocol import ErrorCode, Limits, ProtocolError, decode_request, detect_encoding
-from protocol.commands import arguments
+from jacquetd_protocol import ErrorCode, Limits, ProtocolError, decode_request, detect_encoding
+from jacquetd_protocol.commands import arguments
 
 START_SIDE = [0] * 24 + [15, 0]
 POSITION = {"variant": "jacquet", "on_roll": START_SIDE, "opponent": START_SIDE}
@@ -105,7 +105,7 @@ def test_missing_or_unknown_command_keeps_the_id(monkeypatch: pytest.MonkeyPatch
     assert (err.code, err.field, err.id) == (ErrorCode.BAD_ARGUMENT, "cmd", 5)
     err = refused(pack({"id": "q", "cmd": "frobnicate"}))
     assert (err.code, err.id, err.extra) == (ErrorCode.UNKNOWN_COMMAND, "q", {})
-    monkeypatch.setattr("protocol.commands.PLANNED", ("match_rematch",))  # none reserved now
+    monkeypatch.setattr("jacquetd_protocol.commands.PLANNED", ("match_rematch",))  # none reserved now
     err = refused(b"6 match_rematch")
     assert (err.code, err.id, err.extra) == (ErrorCode.UNKNOWN_COMMAND, 6, {"planned": True})
 

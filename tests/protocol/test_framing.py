@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import (
+from jacquetd_protocol import (
     ErrorCode,
     Limits,
     Partial,

@@ -10,7 +10,7 @@ import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from protocol import (
+from jacquetd_protocol import (
     ErrorCode,
     Limits,
     ProtocolError,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from protocol import ErrorCode, ProtocolError
-from protocol.gnubg_wire import GnubgLineDecoder, format_move, parse_move
+from jacquetd_protocol import ErrorCode, ProtocolError
+from jacquetd_protocol.gnubg_wire import GnubgLineDecoder, format_move, parse_move
 
 BOARD = ("board:You:Opponent:9999:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"
          ":1:3:1:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0")

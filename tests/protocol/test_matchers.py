@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from protocol.conformance.matchers import match
-from protocol.conformance.vectors import lookup, substitute
+from jacquetd_protocol.conformance.matchers import match
+from jacquetd_protocol.conformance.vectors import lookup, substitute
 
 
 @pytest.mark.parametrize(("expected", "actual"), [

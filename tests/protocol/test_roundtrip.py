@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import (
+from jacquetd_protocol import (
     COMMANDS,
     Partial,
     ProtocolError,

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from protocol.conformance.runner import Target, run
-from protocol.conformance.transports import SpawnConnection, TcpConnection, ZmqConnection
-from protocol.conformance.vectors import VectorError, load_vectors
+from jacquetd_protocol.conformance.runner import Target, run
+from jacquetd_protocol.conformance.transports import SpawnConnection, TcpConnection, ZmqConnection
+from jacquetd_protocol.conformance.vectors import VectorError, load_vectors
 
 from . import fake_peer
 

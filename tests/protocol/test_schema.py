@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import COMMANDS, Request
-from protocol.docgen import reply_schema, request_schema
+from jacquetd_protocol import COMMANDS, Request
+from jacquetd_protocol.docgen import reply_schema, request_schema
 
 from .strategies import error_maps, ids_any, requests, results
 

@@ -11,7 +11,7 @@ import jsonschema
 import msgpack
 import pytest
 
-from protocol import (
+from jacquetd_protocol import (
     COMMANDS,
     PLANNED,
     Partial,
@@ -22,10 +22,10 @@ from protocol import (
     encode_reply,
     encode_request,
 )
-from protocol.docgen import main as docgen_main
-from protocol.docgen import reply_schema, request_schema
-from protocol.errors import ErrorCode
-from protocol.positions import format_board, parse_board
+from jacquetd_protocol.docgen import main as docgen_main
+from jacquetd_protocol.docgen import reply_schema, request_schema
+from jacquetd_protocol.errors import ErrorCode
+from jacquetd_protocol.positions import format_board, parse_board
 
 from .spec_examples import SPEC, examples
 
@@ -47,7 +47,7 @@ def _as_message(obj: dict[str, Any]) -> Reply | Partial:
 
 
 def test_generated_parts_are_current() -> None:
-    assert docgen_main(["--check"]) == 0, "run: python -m protocol.docgen"
+    assert docgen_main(["--check"]) == 0, "run: python -m jacquetd_protocol.docgen"
 
 
 def test_every_command_and_error_has_an_example() -> None:
@@ -122,6 +122,6 @@ def test_tables_list_every_error_code_and_planned_name() -> None:
 
 
 def test_schemas_are_valid_json_schema() -> None:
-    from protocol.docgen import SCHEMA_DIR
+    from jacquetd_protocol.docgen import SCHEMA_DIR
     for path in SCHEMA_DIR.glob("*.json"):
         jsonschema.Draft202012Validator.check_schema(json.loads(path.read_text()))

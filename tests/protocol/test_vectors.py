@@ -12,9 +12,9 @@ import pytest
 
 import jacquetd.rules as rules
 from jacquetd.rules.scoring import game_result, result_name
-from protocol import COMMANDS, ErrorCode, ProtocolError, Reply, decode_request, encode_reply
-from protocol.conformance.matchers import match
-from protocol.conformance.vectors import (
+from jacquetd_protocol import COMMANDS, ErrorCode, ProtocolError, Reply, decode_request, encode_reply
+from jacquetd_protocol.conformance.matchers import match
+from jacquetd_protocol.conformance.vectors import (
     VECTORS_DIR,
     Vector,
     iter_requests,
@@ -22,8 +22,8 @@ from protocol.conformance.vectors import (
     lookup,
     substitute,
 )
-from protocol.gnubg_wire import format_move
-from protocol.positions import start_variant
+from jacquetd_protocol.gnubg_wire import format_move
+from jacquetd_protocol.positions import start_variant
 
 VECTORS = load_vectors()
 PROTOCOL_VECTORS = [v for v in VECTORS if v.endpoint == "protocol"]

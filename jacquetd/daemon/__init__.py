@@ -1,0 +1,1 @@
+"""The daemon: endpoints, the request path, the worker pool and hosted matches."""
