@@ -26,10 +26,11 @@ import zmq
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from jacquetd.daemon import handlers  # noqa: E402
 from jacquetd_protocol.codec import decode_request, encode_reply, encode_request  # noqa: E402
 from jacquetd_protocol.commands import arguments  # noqa: E402
 from jacquetd_protocol.messages import Reply, Request  # noqa: E402
+
+from jacquetd.daemon import handlers  # noqa: E402
 
 REQUEST = Request(1, "legal_moves", {"position": "start:backgammon", "dice": [3, 1]}, "msgpack")
 

@@ -20,7 +20,6 @@ from typing import IO, Any
 
 import zmq
 import zmq.asyncio
-
 from jacquetd_protocol.codec import ReplyStreamDecoder
 from jacquetd_protocol.errors import ProtocolError
 

@@ -309,7 +309,8 @@ def main(argv: list[str] | None = None) -> int:
              if not path.exists() or path.read_text() != text]
     if args.check:
         for path in stale:
-            print(f"stale: {path.relative_to(HERE.parent)} (run python -m jacquetd_protocol.docgen)")
+            print(f"stale: {path.relative_to(HERE.parent)} "
+                  "(run python -m jacquetd_protocol.docgen)")
         return 1 if stale else 0
     for path in stale:
         path.write_text(wanted[path])

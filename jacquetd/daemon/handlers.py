@@ -25,6 +25,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from jacquetd_protocol import gnubg_wire
+from jacquetd_protocol.commands import describe
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.positions import start_variant
+
 from jacquetd.daemon import engine_api, gnubg
 from jacquetd.rules import (
     VARIANTS,
@@ -41,10 +46,6 @@ from jacquetd.rules import (
 )
 from jacquetd.rules.position import CHECKERS
 from jacquetd.rules.scoring import game_result, result_name
-from jacquetd_protocol import gnubg_wire
-from jacquetd_protocol.commands import describe
-from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.positions import start_variant
 
 log = logging.getLogger(__name__)
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.records import MatchRecord, RecordError, format_game, parse_record
+
 from jacquetd.daemon import engine_api
 from jacquetd.matches.records import ReplayError, positions
 from jacquetd.rules import RulesError, apply_move
-from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.records import MatchRecord, RecordError, format_game, parse_record
 
 
 def read_record(text: Any) -> MatchRecord:

@@ -27,6 +27,9 @@ from typing import Any
 import zmq
 import zmq.asyncio
 import zmq.auth
+from jacquetd_protocol.codec import decode_request, detect_encoding, encode_reply, split_envelope
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.messages import Encoding, Partial, Reply
 from zmq.auth.asyncio import AsyncioAuthenticator
 
 from jacquetd.daemon import handlers, hosted, streams
@@ -34,9 +37,6 @@ from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import WorkerPool
-from jacquetd_protocol.codec import decode_request, detect_encoding, encode_reply, split_envelope
-from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.messages import Encoding, Partial, Reply
 
 log = logging.getLogger(__name__)
 

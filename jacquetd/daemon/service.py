@@ -21,14 +21,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from jacquetd_protocol.commands import COMMANDS, MATCH_COMMAND_NAMES, arguments
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
+
 from jacquetd.daemon import engine_api, handlers
 from jacquetd.daemon.config import Config
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
 from jacquetd.matches import AsyncMatchService, Caller
-from jacquetd_protocol.commands import COMMANDS, MATCH_COMMAND_NAMES, arguments
-from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 
 log = logging.getLogger(__name__)
 

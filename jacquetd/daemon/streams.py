@@ -21,12 +21,13 @@ import uuid
 from collections import deque
 from typing import Any
 
-from jacquetd.daemon import gnubg, handlers
-from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
-from jacquetd.daemon.service import Service
 from jacquetd_protocol.codec import StreamDecoder, decode_request, detect_encoding, encode_reply
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply
+
+from jacquetd.daemon import gnubg, handlers
+from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
+from jacquetd.daemon.service import Service
 
 log = logging.getLogger(__name__)
 

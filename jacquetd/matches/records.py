@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from jacquetd.rules import DiceSource, Game, Match, Position, RulesError
 from jacquetd_protocol.records import Action, MatchRecord
+
+from jacquetd.rules import DiceSource, Game, Match, Position, RulesError
 
 
 class ReplayError(ValueError):

@@ -29,8 +29,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jacquetd.rules import VARIANTS, Position, find_variant
 from jacquetd_protocol import records
+
+from jacquetd.rules import VARIANTS, Position, find_variant
 
 from .errors import MatchError, bad_argument
 from .players import (

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from jacquetd_protocol import records
+
 from jacquetd.rules import (
     AmbiguousMoveError,
     DiceSource,
@@ -29,7 +31,6 @@ from jacquetd.rules import (
     legal_plays,
 )
 from jacquetd.rules.scoring import RESULT_NAMES
-from jacquetd_protocol import records
 
 from .errors import MatchError, bad_argument
 

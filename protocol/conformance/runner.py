@@ -310,8 +310,9 @@ def run(vectors: Sequence[Vector], target: Target, timeout: float, out: TextIO) 
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point (`python -m jacquetd_protocol.conformance`)."""
-    parser = argparse.ArgumentParser(prog="python -m jacquetd_protocol.conformance", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m jacquetd_protocol.conformance", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--connect", metavar="URL", help="ZeroMQ endpoint, e.g. tcp://HOST:PORT")
     where.add_argument("--tcp", metavar="HOST:PORT", help="plain TCP endpoint")

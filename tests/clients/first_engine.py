@@ -26,6 +26,11 @@ import msgpack
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
+from jacquetd_protocol.codec import StreamDecoder, decode_request, encode_reply
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.messages import Reply, Request
+from jacquetd_protocol.positions import start_variant
+
 from jacquetd.rules import (
     VARIANTS,
     AmbiguousMoveError,
@@ -35,10 +40,6 @@ from jacquetd.rules import (
     apply_move,
     legal_plays,
 )
-from jacquetd_protocol.codec import StreamDecoder, decode_request, encode_reply
-from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.messages import Reply, Request
-from jacquetd_protocol.positions import start_variant
 
 COMMANDS = ["hello", "ping", "quit", "position", "legal_moves", "apply_move", "best_move"]
 

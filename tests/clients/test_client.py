@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-
 from jacquetd_clients import (
     BadPositionError,
     EngineError,

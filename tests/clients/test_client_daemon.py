@@ -9,7 +9,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import pytest
-
 from jacquetd_clients import (
     EngineTimeoutError,
     IllegalMoveError,

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from jacquetd_clients import SimpleClient
 from jacquetd_clients.league import League, LeagueOptions, load_league
 from jacquetd_clients.league.engines import find_gnubg
@@ -242,8 +241,9 @@ def test_gnubg_reads_our_match_score_the_right_way_round() -> None:
 
 def test_demo_finishes_within_a_minute(tmp_path: Path) -> None:
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "jacquetd_clients.league.cli", "demo", "-q", "--out",
-                           str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "jacquetd_clients.league.cli", "demo", "-q",
+                           "--out", str(tmp_path)], cwd=REPO, capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert time.monotonic() - started < 60
     assert "12 matches, 12 games" in done.stdout

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from jacquetd_clients.league.config import LeagueConfigError, load_league, parse_league
 from jacquetd_clients.league.journal import Journal, JournalError
 from jacquetd_clients.league.ratings import Sprt, bradley_terry, expected_score, wins_matrix

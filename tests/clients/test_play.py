@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pexpect
-
 from jacquetd_protocol.records import parse_record
 
 REPO = Path(__file__).parents[2]

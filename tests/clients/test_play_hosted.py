@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pexpect
-
 from jacquetd_protocol.records import parse_record
+
 from tests.conftest import DaemonProcess, daemon_env
 
 REPO = Path(__file__).parents[2]

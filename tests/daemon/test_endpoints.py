@@ -11,9 +11,9 @@ from typing import Any
 import msgpack
 import pytest
 import zmq
-
 from jacquetd_protocol.codec import decode_reply, encode_request
 from jacquetd_protocol.messages import Partial, Reply, Request
+
 from tests.conftest import REPO, DaemonProcess, daemon_env
 from tests.daemon.wire import GnubgClient, TcpClient, ZmqClient
 

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import zmq
 import zmq.asyncio
-
 from jacquetd_protocol.codec import decode_reply, encode_request
 from jacquetd_protocol.messages import Reply, Request
+
 from tests.conftest import DaemonProcess
 from tests.daemon.wire import ZmqClient
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from jacquetd_protocol import gnubg_wire
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
 from jacquetd.daemon import gnubg, handlers
 from jacquetd.daemon.config import ConfigError, build_config, parse_host_port, parse_zmq_endpoint
 from jacquetd.daemon.stats import Stats, percentile
 from jacquetd.rules import IllegalMoveError, PositionError, Step
 from jacquetd.rules.movegen import format_steps
-from jacquetd_protocol import gnubg_wire
-from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
 OPENING_31 = ("board:gnubg:You:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
               "1:3:1:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0")

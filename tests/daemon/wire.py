@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 import zmq
-
 from jacquetd_protocol.codec import ReplyStreamDecoder, decode_reply, encode_request
 from jacquetd_protocol.errors import ProtocolError
 from jacquetd_protocol.messages import Partial, Reply, Request

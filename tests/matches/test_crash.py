@@ -13,8 +13,9 @@ import sys
 import time
 from pathlib import Path
 
-from jacquetd.matches import MatchService, MatchStore
 from jacquetd_protocol.records import format_record
+
+from jacquetd.matches import MatchService, MatchStore
 
 from .crashdrive import CLIENT, drive
 

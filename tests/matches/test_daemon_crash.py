@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from jacquetd_protocol.errors import ErrorCode
 from jacquetd_protocol.messages import Reply
+
 from tests.conftest import DaemonProcess
 from tests.daemon.wire import ZmqClient
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 import zmq
-
 from jacquetd_protocol.codec import encode_request
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Partial, Reply, Request
 from jacquetd_protocol.records import body_lines, parse_record
+
 from tests.conftest import DaemonProcess
 from tests.daemon.wire import TcpClient, ZmqClient
 

@@ -8,9 +8,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from jacquetd.matches.records import ReplayError, audit_dice, check, positions, replay
-from jacquetd.rules import Match
 from jacquetd_protocol.records import (
     FORMAT,
     Action,
@@ -22,6 +19,9 @@ from jacquetd_protocol.records import (
     format_record,
     parse_record,
 )
+
+from jacquetd.matches.records import ReplayError, audit_dice, check, positions, replay
+from jacquetd.rules import Match
 
 EXAMPLE = Path(__file__).parent / "data" / "example.mat"
 

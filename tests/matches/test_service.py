@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from jacquetd_protocol.records import format_record, parse_record
 
 from jacquetd.matches import Caller, MatchError, MatchLimits, MatchService, MatchStore
 from jacquetd.matches.records import audit_dice, check
 from jacquetd.rules import Position
-from jacquetd_protocol.records import format_record, parse_record
 
 from .scripted import decide, play_out
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from jacquetd.matches import COMMANDS, MATCH_ERROR_CODES
-from jacquetd.matches.commands import MATCH_COMMAND_TABLE
 from jacquetd_protocol.commands import COMMANDS as PROTOCOL_COMMANDS
 from jacquetd_protocol.commands import PLANNED
 from jacquetd_protocol.errors import ErrorCode
+
+from jacquetd.matches import COMMANDS, MATCH_ERROR_CODES
+from jacquetd.matches.commands import MATCH_COMMAND_TABLE
 
 SPEC = (Path(__file__).parents[2] / "protocol" / "SPEC.md").read_text()
 SECTION = SPEC[SPEC.index("## 12. Hosted matches"):SPEC.index("## 13. Conformance")]

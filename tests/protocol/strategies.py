@@ -6,7 +6,6 @@ import string
 from typing import Any
 
 from hypothesis import strategies as st
-
 from jacquetd_protocol.commands import (
     COMMANDS,
     MAX_ID,

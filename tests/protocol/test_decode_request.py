@@ -6,7 +6,6 @@ from typing import Any
 
 import msgpack
 import pytest
-
 from jacquetd_protocol import ErrorCode, Limits, ProtocolError, decode_request, detect_encoding
 from jacquetd_protocol.commands import arguments
 
@@ -105,7 +104,8 @@ def test_missing_or_unknown_command_keeps_the_id(monkeypatch: pytest.MonkeyPatch
     assert (err.code, err.field, err.id) == (ErrorCode.BAD_ARGUMENT, "cmd", 5)
     err = refused(pack({"id": "q", "cmd": "frobnicate"}))
     assert (err.code, err.id, err.extra) == (ErrorCode.UNKNOWN_COMMAND, "q", {})
-    monkeypatch.setattr("jacquetd_protocol.commands.PLANNED", ("match_rematch",))  # none reserved now
+    # none reserved now
+    monkeypatch.setattr("jacquetd_protocol.commands.PLANNED", ("match_rematch",))
     err = refused(b"6 match_rematch")
     assert (err.code, err.id, err.extra) == (ErrorCode.UNKNOWN_COMMAND, 6, {"planned": True})
 

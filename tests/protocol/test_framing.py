@@ -6,7 +6,6 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from jacquetd_protocol import (
     ErrorCode,
     Limits,

@@ -9,7 +9,6 @@ from typing import Any
 import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from jacquetd_protocol import (
     ErrorCode,
     Limits,

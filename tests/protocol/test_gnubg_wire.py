@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from jacquetd_protocol import ErrorCode, ProtocolError
 from jacquetd_protocol.gnubg_wire import GnubgLineDecoder, format_move, parse_move
 

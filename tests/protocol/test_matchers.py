@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from jacquetd_protocol.conformance.matchers import match
 from jacquetd_protocol.conformance.vectors import lookup, substitute
 

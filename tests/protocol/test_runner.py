@@ -10,7 +10,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from jacquetd_protocol.conformance.runner import Target, run
 from jacquetd_protocol.conformance.transports import SpawnConnection, TcpConnection, ZmqConnection
 from jacquetd_protocol.conformance.vectors import VectorError, load_vectors

@@ -8,7 +8,6 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from jacquetd_protocol import COMMANDS, Request
 from jacquetd_protocol.docgen import reply_schema, request_schema
 

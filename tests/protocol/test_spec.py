@@ -10,7 +10,6 @@ from typing import Any
 import jsonschema
 import msgpack
 import pytest
-
 from jacquetd_protocol import (
     COMMANDS,
     PLANNED,

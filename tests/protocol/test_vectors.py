@@ -9,10 +9,14 @@ from typing import Any
 
 import msgpack
 import pytest
-
-import jacquetd.rules as rules
-from jacquetd.rules.scoring import game_result, result_name
-from jacquetd_protocol import COMMANDS, ErrorCode, ProtocolError, Reply, decode_request, encode_reply
+from jacquetd_protocol import (
+    COMMANDS,
+    ErrorCode,
+    ProtocolError,
+    Reply,
+    decode_request,
+    encode_reply,
+)
 from jacquetd_protocol.conformance.matchers import match
 from jacquetd_protocol.conformance.vectors import (
     VECTORS_DIR,
@@ -24,6 +28,9 @@ from jacquetd_protocol.conformance.vectors import (
 )
 from jacquetd_protocol.gnubg_wire import format_move
 from jacquetd_protocol.positions import start_variant
+
+import jacquetd.rules as rules
+from jacquetd.rules.scoring import game_result, result_name
 
 VECTORS = load_vectors()
 PROTOCOL_VECTORS = [v for v in VECTORS if v.endpoint == "protocol"]
