@@ -1,0 +1,246 @@
+"""Error rates against a truth set: equity lost per decision by each level.
+
+    python benchmarks/bench_truth.py --variant backgammon --level neural-2
+
+For every decision of `benchmarks/truth/<variant>.jsonl` (see make_truth.py)
+each level chooses a play; its error is the rolled-out equity of the best
+play minus that of the play chosen (0 when it chose the best). Printed per
+level: the mean error in millipoints (thousandths of a point per game,
+cubeless) with a 95% interval over the decisions, the share of blunders
+(error over 0.08), and the same by phase of the game (contact, race,
+bear-off, and the courier phase in the Jacquet variants).
+
+`--level` may be repeated or comma-separated (default: every neural level
+and heuristic). In `backgammon` GNU Backgammon at 0, 1 and 2 plies (the PyPI
+package `gnubg`, in-process, cubeless, as in bench_strength.py) is judged on
+the same decisions in the same run unless `--no-gnubg`.
+
+A play that a level chooses but the truth set did not roll out is rolled out
+here with the file's own settings and seed (same dice as the other candidates),
+and kept in `<variant>.extra.jsonl` for the next runs; `--no-extra` skips
+those decisions for that level instead (and says how many).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from make_truth import TRUTH_DIR, read_truth
+
+from jacquetd import fastgen
+from jacquetd.bots import heuristic
+from jacquetd.bots.evaluator import neural_evaluator
+from jacquetd.bots.fastrollout import TruncatedRollout
+from jacquetd.bots.phases import PHASES
+from jacquetd.bots.search import Searcher, State, after
+from jacquetd.rules import RawPlay, Variant, find_variant, generate_raw
+
+BLUNDER = 0.08
+NEURAL = {"neural": 0, "neural-1": 1, "neural-2": 2}
+DEFAULT_LEVELS = ("heuristic", "neural", "neural-1", "neural-2")
+GNUBG_LEVELS = ("gnubg", "gnubg-1", "gnubg-2")
+
+
+def level_chooser(level: str, variant: Variant):  # type: ignore[no-untyped-def]
+    """A function (state, raws) -> index of the play `level` picks."""
+    if level in NEURAL:
+        searcher = Searcher(neural_evaluator(variant.name))
+        plies = NEURAL[level]
+        return lambda state, raws: searcher.best(state, raws, plies)
+    if level == "heuristic":
+        return lambda state, raws: int(np.argmax(heuristic.scores(variant, raws)))
+    if level.startswith("gnubg"):
+        if variant.name != "backgammon":
+            raise SystemExit("gnubg plays backgammon only")
+        from bench_strength import gnubg_chooser
+
+        choose = gnubg_chooser(int(level.split("-")[1]) if "-" in level else 0)
+        return lambda state, raws: choose(None, raws)  # type: ignore[arg-type]
+    raise SystemExit(f"unknown level {level!r}; levels: heuristic, neural, neural-1, neural-2"
+                     f", gnubg, gnubg-1, gnubg-2")
+
+
+def _key(me: Sequence[int], opp: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return tuple(me), tuple(opp)
+
+
+class Extras:
+    """Rollouts of plays outside a truth file's candidates, kept beside it."""
+
+    def __init__(self, path: Path, header: dict[str, Any], variant: Variant) -> None:
+        self.path = path
+        self.settings = header["settings"]
+        self.variant = variant
+        self.roller: TruncatedRollout | None = None
+        self.data: dict[tuple[int, tuple[int, ...], tuple[int, ...]], dict[str, Any]] = {}
+        if path.exists():
+            for line in path.read_text().splitlines():
+                if line.strip():
+                    r = json.loads(line)
+                    if r.get("settings") == self.settings:
+                        self.data[(r["id"], *_key(r["after_me"], r["after_opp"]))] = r
+        self.added = 0
+
+    def equity(self, rec: dict[str, Any], state: State, raw: RawPlay) -> float:
+        k = (rec["id"], *_key(raw.me, raw.opp))
+        got = self.data.get(k)
+        if got is None:
+            if raw.me[0] == 15:
+                raise AssertionError("a winning play is always a candidate")
+            if self.roller is None:
+                fastgen.warm_up()
+                self.roller = TruncatedRollout(neural_evaluator(self.variant.name))
+            s = self.settings
+            res = self.roller.run(after(state, raw, self.variant.tracks_primes),
+                                  trials=s["trials"], seed=[s["seed"], rec["id"]],
+                                  horizon=s["horizon"])
+            got = {"id": rec["id"], "after_me": list(raw.me), "after_opp": list(raw.opp),
+                   "equity": round(-res.equity, 5), "se": round(res.std_error, 5),
+                   "settings": self.settings}
+            self.data[k] = got
+            with self.path.open("a") as f:
+                f.write(json.dumps(got, separators=(",", ":")) + "\n")
+            self.added += 1
+        return float(got["equity"])
+
+
+def interval(xs: Sequence[float]) -> tuple[float, float]:
+    if not xs:
+        return math.nan, math.nan
+    mean = float(np.mean(xs))
+    half = 1.96 * float(np.std(xs, ddof=1)) / math.sqrt(len(xs)) if len(xs) > 1 else math.inf
+    return mean, half
+
+
+def evaluate_levels(variant: Variant, header: dict[str, Any], records: list[dict[str, Any]],
+                    levels: Sequence[str], extras: Extras | None
+                    ) -> dict[str, dict[str, Any]]:
+    """Per level: errors per decision (None where unknown), phases, seconds."""
+    choosers = {lv: level_chooser(lv, variant) for lv in levels}
+    out: dict[str, dict[str, Any]] = {lv: {"errors": [], "phases": [], "skipped": 0,
+                                           "seconds": 0.0} for lv in levels}
+    for rec in records:
+        state = State(tuple(rec["me"]), tuple(rec["opp"]), rec["me_flag"], rec["opp_flag"])
+        raws = generate_raw(variant, state.me, state.opp, tuple(rec["dice"]))
+        cand = {_key(c["after_me"], c["after_opp"]): c["equity"] for c in rec["candidates"]}
+        picks: dict[str, int] = {}
+        for lv in levels:
+            t = time.process_time()
+            picks[lv] = choosers[lv](state, raws) if len(raws) > 1 else 0
+            out[lv]["seconds"] += time.process_time() - t
+        values: dict[str, float | None] = {}
+        for lv, k in picks.items():
+            key = _key(raws[k].me, raws[k].opp)
+            if key in cand:
+                values[lv] = cand[key]
+            elif extras is not None:
+                values[lv] = extras.equity(rec, state, raws[k])
+            else:
+                values[lv] = None
+        known = list(cand.values())
+        if extras is not None:
+            known += [e["equity"] for (i, *_rest), e in extras.data.items() if i == rec["id"]]
+        best = max(known)
+        for lv in levels:
+            val = values[lv]
+            if val is None:
+                out[lv]["skipped"] += 1
+                continue
+            out[lv]["errors"].append(best - val)
+            out[lv]["phases"].append(rec["phase"])
+    return out
+
+
+def summary(errors: Sequence[float]) -> dict[str, Any]:
+    mp = [1000.0 * e for e in errors]
+    m, h = interval(mp)
+    return {"n": len(mp), "mean_mp": m, "ci95_mp": h if math.isfinite(h) else None,
+            "blunders": (sum(1 for e in errors if e > BLUNDER) / len(errors)) if errors
+            else math.nan}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variant", required=True)
+    ap.add_argument("--level", action="append", default=None,
+                    help="level(s) to judge (repeat or comma-separate)")
+    ap.add_argument("--truth", default=None, help="truth file (default truth/<variant>.jsonl)")
+    ap.add_argument("--limit", type=int, default=None, help="use the first N decisions only")
+    ap.add_argument("--no-gnubg", action="store_true", help="backgammon: leave gnubg out")
+    ap.add_argument("--no-extra", action="store_true",
+                    help="do not roll out plays outside the truth candidates")
+    ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    args = ap.parse_args(argv)
+    v = find_variant(args.variant)
+    path = Path(args.truth) if args.truth else TRUTH_DIR / f"{v.name}.jsonl"
+    header, records = read_truth(path)
+    if header is None or not records:
+        raise SystemExit(f"no truth set at {path} (make it with benchmarks/make_truth.py)")
+    if header["variant"] != v.name:
+        raise SystemExit(f"{path.name} is a {header['variant']} truth set")
+    if args.limit:
+        records = records[:args.limit]
+    levels: list[str] = []
+    for item in args.level or list(DEFAULT_LEVELS):
+        levels += [x.strip() for x in item.split(",") if x.strip()]
+    if v.name == "backgammon" and not args.no_gnubg:
+        levels += [g for g in GNUBG_LEVELS if g not in levels]
+    extras = None if args.no_extra else Extras(path.with_suffix(".extra.jsonl"), header, v)
+    started = time.monotonic()
+    res = evaluate_levels(v, header, records, levels, extras)
+    ro = header["rollout"]
+    state = ("complete" if header["complete"] else
+             f"partial: {header['decisions_done']} of {header['decisions_wanted']} decisions")
+    print(f"{v.name}: {len(records)} decisions of {path.name} "
+          f"(rollouts: {ro['trials']} trials, {ro['player']}, truncated after "
+          f"{ro['horizon_turns']} turns; code {header['code_version']}; "
+          f"{state})")
+    diff_se = [c["diff_se"] for r in records for c in r["candidates"] if c["diff_se"] > 0]
+    if diff_se:
+        print(f"  rollout noise: median standard error of a candidate's difference to the "
+              f"best {1000 * float(np.median(diff_se)):.1f} mp")
+    phases = [p for p in PHASES if any(r["phase"] == p for r in records)]
+    counts = {p: sum(1 for r in records if r["phase"] == p) for p in phases}
+    print("  error per decision, millipoints (95% CI); blunders = share of errors over "
+          f"{BLUNDER}")
+    print(f"  {'level':10} {'all':>22} {'blunders':>9}  " +
+          "  ".join(f"{p + ' (' + str(counts[p]) + ')':>20}" for p in phases))
+    table: dict[str, Any] = {}
+    for lv in levels:
+        r = res[lv]
+        s = summary(r["errors"])
+        by = {p: summary([e for e, q in zip(r["errors"], r["phases"], strict=True) if q == p])
+              for p in phases}
+        table[lv] = {"all": s, "phases": by, "skipped": r["skipped"],
+                     "seconds": round(r["seconds"], 1)}
+        cells = "  ".join(f"{by[p]['mean_mp']:8.1f} ± {by[p]['ci95_mp'] or 0:6.1f}    "
+                          if by[p]["n"] > 1 else f"{'-':>20}" for p in phases)
+        skipped = f"  ({r['skipped']} not rolled out)" if r["skipped"] else ""
+        print(f"  {lv:10} {s['mean_mp']:9.1f} ± {s['ci95_mp'] or 0:5.1f} ({s['n']:3d}) "
+              f"{100 * s['blunders']:7.1f}%  {cells}{skipped}")
+    if extras is not None and extras.added:
+        print(f"  rolled out {extras.added} plays outside the candidates "
+              f"(kept in {extras.path.name})")
+    print(f"  {time.monotonic() - started:.0f} s")
+    if args.json:
+        print(json.dumps({"variant": v.name, "truth": path.name,
+                          "decisions": len(records), "levels": table}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,309 @@
+"""Build a truth set: checker-play decisions with their candidate plays rolled out.
+
+    python benchmarks/make_truth.py --variant backgammon --decisions 300 --trials 648 \
+        --horizon 5 --seed 17
+
+Decisions come from seeded games: even game numbers are `neural-2` self-play,
+odd ones `neural-2` against `heuristic` (sides alternating). Every turn with
+at least two legal plays whose 0-ply equities differ is a candidate; one in
+`--rate` of them (seeded) is kept, so that the decisions spread over many
+games. For each decision the candidate plays are the choices of 0, 1 and 2
+plies plus the next two best of the 2-ply ranking; each is rolled out
+(`jacquetd.bots.fastrollout`: 0-ply player for both sides, truncated after
+`--horizon` turns with the evaluator at the horizon, stratified first roll,
+luck subtracted at every turn) with `--trials` trials. All candidates of a
+decision share the dice (common random numbers), so the differences between
+them are much more precise than the equities themselves: each record gives
+both standard errors.
+
+Output: `benchmarks/truth/<variant>.jsonl`. The first line is a header (the
+command, seed, code version, rollout settings, and the counts actually
+reached); each next line is one decision. The file is rewritten after every
+decision, and a rerun with the same settings resumes where it stopped (the
+games are replayed, the finished rollouts are kept). Progress goes to
+`<variant>.progress` beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np
+
+from jacquetd import fastgen
+from jacquetd.bots.choosers import heuristic_chooser
+from jacquetd.bots.evaluator import neural_evaluator, plays_probs
+from jacquetd.bots.fastrollout import TruncatedRollout
+from jacquetd.bots.net import equity
+from jacquetd.bots.phases import phase_of
+from jacquetd.bots.search import Searcher, State, after
+from jacquetd.bots.selfplay import Chooser, Turn, play_game
+from jacquetd.rules import RawPlay, Variant, find_variant
+
+TRUTH_DIR = Path(__file__).resolve().parent / "truth"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A sampled decision before its rollouts."""
+
+    index: int
+    game: int
+    turn: int
+    source: str
+    state: State
+    dice: tuple[int, int]
+    raws: tuple[RawPlay, ...]
+    candidates: tuple[int, ...]
+    """Indexes into `raws`: the 2-, 1- and 0-ply choices, then the next best."""
+    choices: dict[int, int]
+    """plies -> index into `candidates`."""
+    ply_equity: dict[int, dict[int, float]]
+    """plies -> {candidate index -> equity at that depth} (only those searched)."""
+
+
+def code_version() -> str:
+    try:
+        out = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
+                             text=True, cwd=Path(__file__).resolve().parent, check=True)
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def choose_candidates(searcher: Searcher, state: State, raws: Sequence[RawPlay], extra: int
+                      ) -> tuple[tuple[int, ...], dict[int, int], dict[int, dict[int, float]]]:
+    rankings = list(searcher.rank(state, raws, 2))
+    while len(rankings) < 3:  # a single play never reaches here; keep the shape anyway
+        rankings.append(rankings[-1])
+    picks = [rankings[d][0][0] for d in (2, 1, 0)]
+    cands: list[int] = []
+    for i in picks:
+        if i not in cands:
+            cands.append(i)
+    added = 0
+    for i, _p, _d in rankings[2]:
+        if added >= extra:
+            break
+        if i not in cands:
+            cands.append(i)
+            added += 1
+    choices = {d: cands.index(rankings[d][0][0]) for d in (0, 1, 2)}
+    ply_eq: dict[int, dict[int, float]] = {}
+    for d in (0, 1, 2):
+        row = {}
+        for i, p, depth in rankings[d]:
+            if depth == d and i in cands:
+                row[cands.index(i)] = float(equity(p))
+        ply_eq[d] = row
+    return tuple(cands), choices, ply_eq
+
+
+def game_decisions(variant: Variant, searcher: Searcher, choosers: tuple[Chooser, Chooser],
+                   seed: int, game: int, source: str, rate: float, extra: int
+                   ) -> list[Decision]:
+    """Play game `game` and return the decisions sampled from it (index 0 each)."""
+    ev = searcher.ev
+    pick = np.random.default_rng([seed, game, 7])
+    found: list[Decision] = []
+    turn_no = [0]
+
+    def hook(player: int, turn: Turn, raws: Sequence[RawPlay], k: int) -> None:
+        n = turn_no[0]
+        turn_no[0] += 1
+        if len(raws) < 2:
+            return
+        state = State(turn.me, turn.opp, turn.me_flag, turn.opp_flag)
+        eq = equity(plays_probs(ev, raws, turn.me_flag, turn.opp_flag))
+        if float(eq.max() - eq.min()) < 1e-6:
+            return
+        if pick.random() >= rate:
+            return
+        cands, choices, ply_eq = choose_candidates(searcher, state, raws, extra)
+        found.append(Decision(0, game, n, source, state, turn.dice, tuple(raws), cands,
+                              choices, ply_eq))
+
+    play_game(variant, choosers, np.random.default_rng([seed, game]), first=game % 2,
+              on_turn=hook)
+    return found
+
+
+def decisions(variant: Variant, seed: int, rate: float, extra: int) -> Iterator[Decision]:
+    """The endless, seeded stream of sampled decisions of `variant`."""
+    searcher = Searcher(neural_evaluator(variant.name))
+
+    def neural2(turn: Turn, raws: Sequence[RawPlay]) -> int:
+        return searcher.best(State(turn.me, turn.opp, turn.me_flag, turn.opp_flag), raws, 2)
+
+    heur = heuristic_chooser(variant)
+    index = 0
+    game = 0
+    while True:
+        if game % 2 == 0:
+            choosers: tuple[Chooser, Chooser] = (neural2, neural2)
+            source = "neural-2 self-play"
+        else:
+            choosers = (neural2, heur) if (game // 2) % 2 == 0 else (heur, neural2)
+            source = "neural-2 vs heuristic"
+        for d in game_decisions(variant, searcher, choosers, seed, game, source, rate, extra):
+            yield Decision(index, d.game, d.turn, d.source, d.state, d.dice, d.raws,
+                           d.candidates, d.choices, d.ply_equity)
+            index += 1
+        game += 1
+
+
+def roll_out(variant: Variant, roller: TruncatedRollout, d: Decision, seed: int, trials: int,
+             horizon: int) -> dict[str, Any]:
+    """The record of a decision: every candidate rolled out with common dice."""
+    values: list[np.ndarray] = []
+    cands = []
+    for c in d.candidates:
+        raw = d.raws[c]
+        if raw.me[0] == 15:  # the play wins: its value is exact
+            p = plays_probs(roller.ev, [raw], d.state.me_flag, d.state.opp_flag)[0]
+            v = np.full(trials, float(equity(p)))
+            values.append(v)
+            cands.append((raw, v, 0.0, 0.0))
+            continue
+        nxt = after(d.state, raw, variant.tracks_primes)
+        r = roller.run(nxt, trials=trials, seed=[seed, d.index], horizon=horizon)
+        v = -r.values
+        values.append(v)
+        cands.append((raw, v, r.std_error, r.std_error_raw))
+    means = [float(v.mean()) for v in values]
+    best = int(np.argmax(means))
+    out_cands = []
+    for k, (raw, v, se, se_raw) in enumerate(cands):
+        diff = v - values[best]
+        out_cands.append({
+            "after_me": list(raw.me), "after_opp": list(raw.opp),
+            "steps": [list(s) for s in raw.steps],
+            "equity": round(means[k], 5), "se": round(se, 5), "se_raw": round(se_raw, 5),
+            "diff": round(float(diff.mean()), 5),
+            "diff_se": round(float(diff.std(ddof=1) / np.sqrt(trials)), 5),
+            "ply_equity": {str(p): round(row[k], 5) for p, row in d.ply_equity.items()
+                           if k in row},
+        })
+    return {
+        "id": d.index, "game": d.game, "turn": d.turn, "source": d.source,
+        "me": list(d.state.me), "opp": list(d.state.opp),
+        "me_flag": d.state.me_flag, "opp_flag": d.state.opp_flag,
+        "dice": list(d.dice), "legal_plays": len(d.raws),
+        "phase": phase_of(variant, d.state.me, d.state.opp),
+        "choices": {str(p): k for p, k in d.choices.items()},
+        "best": best, "candidates": out_cands,
+    }
+
+
+def read_truth(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The header and the decision records of a truth file (None, [] if it is missing)."""
+    if not path.exists():
+        return None, []
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if not lines or lines[0].get("type") != "header":
+        raise SystemExit(f"{path.name}: no header line")
+    return lines[0], lines[1:]
+
+
+def write_truth(path: Path, header: dict[str, Any], records: list[dict[str, Any]]) -> None:
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w") as f:
+        f.write(json.dumps(header) + "\n")
+        for r in records:
+            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+    tmp.replace(path)
+
+
+SETTINGS = ("variant", "seed", "trials", "horizon", "rate", "extra")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variant", required=True)
+    ap.add_argument("--decisions", type=int, default=300, help="decisions wanted")
+    ap.add_argument("--trials", type=int, default=648, help="trials per candidate play")
+    ap.add_argument("--horizon", type=int, default=5, help="turns before truncation")
+    ap.add_argument("--seed", type=int, default=17)
+    ap.add_argument("--rate", type=float, default=0.25,
+                    help="share of the eligible turns of a game that are kept")
+    ap.add_argument("--extra", type=int, default=2,
+                    help="candidates beyond the 0-, 1- and 2-ply choices")
+    ap.add_argument("--out", default=None, help="output file (default: truth/<variant>.jsonl)")
+    ap.add_argument("--max-minutes", type=float, default=None,
+                    help="stop cleanly after this long (the file stays resumable)")
+    args = ap.parse_args(argv)
+    v = find_variant(args.variant)
+    args.variant = v.name
+    path = Path(args.out) if args.out else TRUTH_DIR / f"{v.name}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    progress = path.with_suffix(".progress")
+    header, records = read_truth(path)
+    if header is not None:
+        for k in SETTINGS:
+            if header["settings"][k] != getattr(args, k):
+                raise SystemExit(f"{path.name} was made with {k}={header['settings'][k]!r}; "
+                                 f"rerun with the same settings or another --out")
+    command = ("python benchmarks/make_truth.py " +
+               " ".join(f"--{k} {getattr(args, k)}" for k in
+                        ("variant", "decisions", "trials", "horizon", "seed", "rate", "extra")))
+    fastgen.warm_up()
+    roller = TruncatedRollout(neural_evaluator(v.name))
+    started = time.monotonic()
+    seconds = float(header.get("cpu_seconds", 0.0)) if header else 0.0
+    done = {r["id"] for r in records}
+
+    def head(complete: bool) -> dict[str, Any]:
+        return {
+            "type": "header", "format": FORMAT, "variant": v.name, "command": command,
+            "settings": {k: getattr(args, k) for k in SETTINGS},
+            "code_version": code_version(),
+            "rollout": {"player": "neural (0 plies), both sides", "horizon_turns": args.horizon,
+                        "at_horizon": "0-ply evaluator, cubeless equity",
+                        "trials": args.trials,
+                        "variance_reduction": "stratified first roll (36), luck of every "
+                                              "turn subtracted (0-ply), common dice for all "
+                                              "candidates of a decision",
+                        "units": "cubeless money equity of the side on roll (points per "
+                                 "game, cube 1)"},
+            "decisions_wanted": args.decisions, "decisions_done": len(records),
+            "complete": complete, "cpu_seconds": round(seconds, 1),
+            "candidates_rolled_out": sum(len(r["candidates"]) for r in records),
+        }
+
+    t_last = time.process_time()
+    for d in decisions(v, args.seed, args.rate, args.extra):
+        if len(records) >= args.decisions:
+            break
+        if args.max_minutes is not None and time.monotonic() - started > 60 * args.max_minutes:
+            break
+        if d.index in done:
+            continue
+        records.append(roll_out(v, roller, d, args.seed, args.trials, args.horizon))
+        records.sort(key=lambda r: r["id"])
+        now = time.process_time()
+        seconds += now - t_last
+        t_last = now
+        write_truth(path, head(False), records)
+        progress.write_text(f"{len(records)}/{args.decisions} decisions, "
+                            f"{seconds:.0f} CPU s, {time.monotonic() - started:.0f} s wall, "
+                            f"last id {d.index}\n")
+    seconds += time.process_time() - t_last
+    write_truth(path, head(len(records) >= args.decisions), records)
+    sys.stderr.write(f"{v.name}: {len(records)} decisions in {path}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

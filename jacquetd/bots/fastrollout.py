@@ -1,0 +1,152 @@
+"""Truncated, variance-reduced rollouts for building truth sets (benchmarks/make_truth.py).
+
+A rollout here plays `trials` games from a position (the side `me` on roll,
+before its roll) with the 0-ply neural player for both sides, for at most
+`horizon` turns; a game still running at the horizon is scored by the
+evaluator's cubeless equity of the position reached. Two variance reductions
+apply, as in GNU Backgammon's rollouts:
+
+- the first roll is stratified: trial t gets roll `order[t % 36]` of a seeded
+  permutation of the 36 outcomes, so every 36 trials see each roll once;
+- every turn's luck, judged by the same 0-ply evaluator, is subtracted:
+  luck = E[best play | this roll] - E over the 21 rolls. Its expectation is
+  zero, so the estimate stays unbiased (with `horizon=1` it is exactly the
+  1-ply value).
+
+The 21-roll expansion that measures a turn's luck also gives the player's
+choice for the roll that came, so a turn costs one `roll_replies` call; the
+expansions are cached per position, which makes the first turns (shared by
+many trials) nearly free. Dice after the first roll come from a generator
+seeded by (seed, trial): rolling out several candidate plays with the same
+seed uses common random numbers, so the difference between two candidates
+has a much smaller error than either figure.
+
+This module is separate from `analysis.rollout` (full games, any player
+level, progress reports for the protocol) because truth sets need hundreds
+of thousands of cheap trials.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import features
+from .evaluator import Evaluator
+from .net import equity
+from .search import ROLLS, State, roll_replies
+
+_WEIGHTS = np.array([w for _, _, w in ROLLS])
+ROLL_INDEX: dict[tuple[int, int], int] = {}
+for _k, (_a, _b, _w) in enumerate(ROLLS):
+    ROLL_INDEX[(_a, _b)] = _k
+    ROLL_INDEX[(_b, _a)] = _k
+_ROLL36 = [ROLL_INDEX[(k // 6 + 1, k % 6 + 1)] for k in range(36)]
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """A position's 21 rolls with the 0-ply player's choice for each.
+
+    `best[r]` is the mover's equity after its best play with roll r,
+    `mean` the average over the rolls, `nxt[r]` the next position (the
+    opponent on roll) or None when the play ends the game.
+    """
+
+    best: np.ndarray
+    mean: float
+    nxt: tuple[State | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutResult:
+    """Per-trial, variance-reduced equities (from the view of the side on roll)."""
+
+    values: np.ndarray
+    raw: np.ndarray
+
+    @property
+    def equity(self) -> float:
+        return float(self.values.mean())
+
+    @property
+    def std_error(self) -> float:
+        n = len(self.values)
+        return float(self.values.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
+
+    @property
+    def std_error_raw(self) -> float:
+        n = len(self.raw)
+        return float(self.raw.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
+
+
+class TruncatedRollout:
+    """Rollouts with one evaluator, sharing a cache of position expansions."""
+
+    def __init__(self, ev: Evaluator, *, cache_limit: int = 200_000) -> None:
+        self.ev = ev
+        self.variant = ev.variant
+        self.cache: dict[State, Expansion] = {}
+        self.cache_limit = cache_limit
+        self.expansions = 0
+
+    def expand(self, s: State) -> Expansion:
+        got = self.cache.get(s)
+        if got is not None:
+            return got
+        after_me, after_opp, p, bounds = roll_replies(self.ev, s)
+        eq = equity(p)
+        ks = [bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]]))
+              for r in range(len(ROLLS))]
+        best = eq[ks]
+        mes, opps = after_me[ks], after_opp[ks]
+        flags = np.full(len(ks), s.me_flag)
+        if self.variant.tracks_primes and not s.me_flag:
+            flags = features.has_prime(mes)
+        me_rows, opp_rows = mes.tolist(), opps.tolist()
+        nxt: list[State | None] = [
+            None if me_rows[r][0] == 15 else
+            State(tuple(opp_rows[r]), tuple(me_rows[r]), s.opp_flag, bool(flags[r]))
+            for r in range(len(ks))]
+        e = Expansion(best, float((_WEIGHTS * best).sum()), tuple(nxt))
+        self.expansions += 1
+        if len(self.cache) >= self.cache_limit:
+            self.cache.clear()
+        self.cache[s] = e
+        return e
+
+    def run(self, s: State, *, trials: int, seed: int | list[int], horizon: int
+            ) -> RolloutResult:
+        """Roll out `s` (side on roll, before its roll); values are from its view."""
+        if trials < 1:
+            raise ValueError("trials must be at least 1")
+        if horizon < 1:
+            raise ValueError("horizon must be at least 1 turn")
+        seq = [seed] if isinstance(seed, int) else list(seed)
+        order = np.random.default_rng([*seq, 36]).permutation(36)
+        values = np.empty(trials)
+        raw = np.empty(trials)
+        for t in range(trials):
+            rng = np.random.default_rng([*seq, 1000 + t])
+            dice = _ROLL36[int(order[t % 36])]
+            state: State | None = s
+            sign = 1.0
+            luck = 0.0
+            result = 0.0
+            for turn in range(horizon):
+                assert state is not None
+                e = self.expand(state)
+                luck += sign * (e.best[dice] - e.mean)
+                result = sign * e.best[dice]
+                state = e.nxt[dice]
+                if state is None:
+                    break
+                sign = -sign
+                if turn + 1 < horizon:
+                    a, b = rng.integers(1, 7, size=2)
+                    dice = ROLL_INDEX[(int(a), int(b))]
+            values[t] = result - luck
+            raw[t] = result
+        return RolloutResult(values, raw)
