@@ -16,11 +16,9 @@ from functools import lru_cache
 import numpy as np
 
 from jacquetd.rules import Play, Position, find_variant, generate_raw, legal_plays
-from jacquetd.rules.geometry import has_prime, pip_count
-from jacquetd.rules.position import CubeOwner
+from jacquetd.rules.geometry import has_prime
 
 from . import cube as cubemod
-from . import features
 from .evaluator import neural_evaluator, result_probs
 from .luck import roll_luck
 from .net import equity
@@ -148,31 +146,7 @@ def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
     """
     base = pos.without_dice() if pos.dice else pos
     e = evaluate(base, plies=plies)
-    probs = e.probs()
-    v = pos.rules
-    me, opp = features.as_batch([pos.me]), features.as_batch([pos.opp])
-    if features.contact(v, me, opp)[0]:
-        x = cubemod.CONTACT_EFFICIENCY
-    else:
-        x = cubemod.race_efficiency((pip_count(pos.me) + pip_count(pos.opp)) / 2)
-    c = pos.cube
-    owner = "centre"
-    value = 1
-    if c is not None:
-        owner = {CubeOwner.CENTRE: "centre", CubeOwner.ON_ROLL: "me",
-                 CubeOwner.OPPONENT: "opponent"}[c.owner]
-        value = c.value
-    if pos.match is not None:
-        m = pos.match
-        d = cubemod.match_decision(probs, m.length - m.score[0], m.length - m.score[1], value,
-                                   owner if owner != "opponent" else "centre", m.crawford, x,
-                                   gammon_rate(pos.variant))
-    else:
-        d = cubemod.money_decision(probs, owner if owner != "opponent" else "centre", x)
-    if owner == "opponent":
-        d = cubemod.CubeDecision("no_double", d.take, d.no_double, d.double_take,
-                                 d.double_drop, d.cube_efficiency, d.mode)
-    return d
+    return cubemod.position_decision(pos, e.probs(), gammon_rate(pos.variant))
 
 
 @dataclass(frozen=True)

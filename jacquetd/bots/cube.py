@@ -17,7 +17,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from itertools import pairwise
 
-from . import met
+from jacquetd.rules import Position
+from jacquetd.rules.geometry import pip_count
+from jacquetd.rules.position import CubeOwner
+
+from . import features, met
 from .net import LOSE_BG, LOSE_G, WIN, WIN_BG, WIN_G
 
 CONTACT_EFFICIENCY = 0.68
@@ -127,3 +131,39 @@ def match_decision(probs: list[float] | tuple[float, ...], need_me: int, need_op
         # no double possible (Crawford game, C5) or useless (the cube already wins the match)
         decision = CubeDecision("no_double", decision.take, nd, dt, dp, x, "match")
     return decision
+
+
+def efficiency(pos: Position, x_contact: float | None = None) -> float:
+    """The cube efficiency used for `pos`: contact, or the race value for its pip counts."""
+    v = pos.rules
+    me, opp = features.as_batch([pos.me]), features.as_batch([pos.opp])
+    if features.contact(v, me, opp)[0]:
+        return CONTACT_EFFICIENCY if x_contact is None else x_contact
+    return race_efficiency((pip_count(pos.me) + pip_count(pos.opp)) / 2)
+
+
+def position_decision(pos: Position, probs: tuple[float, ...], gammon_rate: float,
+                      x_contact: float | None = None) -> CubeDecision:
+    """The cube decision of `pos` (side on roll, before its roll) from its cubeless
+    probabilities: money without a match, match play otherwise; an opponent's
+    cube or the Crawford game gives 'no_double'. `x_contact` overrides the
+    contact efficiency (to measure other values)."""
+    x = efficiency(pos, x_contact)
+    c = pos.cube
+    owner = "centre"
+    value = 1
+    if c is not None:
+        owner = {CubeOwner.CENTRE: "centre", CubeOwner.ON_ROLL: "me",
+                 CubeOwner.OPPONENT: "opponent"}[c.owner]
+        value = c.value
+    if pos.match is not None:
+        m = pos.match
+        d = match_decision(probs, m.length - m.score[0], m.length - m.score[1], value,
+                           owner if owner != "opponent" else "centre", m.crawford, x,
+                           gammon_rate)
+    else:
+        d = money_decision(probs, owner if owner != "opponent" else "centre", x)
+    if owner == "opponent":
+        d = CubeDecision("no_double", d.take, d.no_double, d.double_take, d.double_drop,
+                         d.cube_efficiency, d.mode)
+    return d

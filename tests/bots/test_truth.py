@@ -1,0 +1,90 @@
+"""The truth sets can be regenerated: same decisions, same figures within their errors.
+
+For each variant, the first decisions of `benchmarks/truth/<variant>.jsonl`
+are sampled again from the recorded seed and settings (the seeded games are
+replayed), and their candidate plays are rolled out again with fewer trials
+(the same dice streams). The positions, dice, candidates and the 0/1/2-ply
+choices must be identical, and every candidate's equity must agree with the
+recorded one within four combined standard errors.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+
+import pytest
+
+from benchmarks.make_truth import TRUTH_DIR, decisions, read_truth, roll_out
+from jacquetd.bots.evaluator import neural_evaluator
+from jacquetd.bots.fastrollout import TruncatedRollout
+from jacquetd.bots.search import State
+from jacquetd.rules import find_variant
+
+SLICE = 10
+TRIALS = 36
+
+
+def slice_size() -> int:
+    budget = os.environ.get("JACQUETD_SLOW_BUDGET")
+    return min(SLICE, 4) if budget else SLICE
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["backgammon", "jacquet", "jacquet-be"])
+def test_truth_slice_regenerates(variant: str) -> None:
+    path = TRUTH_DIR / f"{variant}.jsonl"
+    header, records = read_truth(path)
+    assert header is not None, f"missing truth set {path.name}"
+    s = header["settings"]
+    assert header["decisions_done"] == len(records) > 0
+    v = find_variant(variant)
+    roller = TruncatedRollout(neural_evaluator(v.name))
+    n = min(slice_size(), len(records))
+    stream = decisions(v, s["seed"], s["rate"], s["extra"])
+    for rec, d in zip(records[:n], itertools.islice(stream, n), strict=True):
+        assert rec["id"] == d.index
+        assert (rec["me"], rec["opp"], rec["dice"]) == (list(d.state.me), list(d.state.opp),
+                                                         list(d.dice))
+        again = roll_out(v, roller, d, s["seed"], TRIALS, s["horizon"])
+        assert again["choices"] == rec["choices"]
+        assert again["phase"] == rec["phase"]
+        for old, new in zip(rec["candidates"], again["candidates"], strict=True):
+            assert (old["after_me"], old["after_opp"]) == (new["after_me"], new["after_opp"])
+            tolerance = 4 * math.hypot(old["se"], new["se"]) + 1e-4
+            assert abs(old["equity"] - new["equity"]) <= tolerance, (rec["id"], old, new)
+
+
+def test_rollout_of_one_turn_is_the_one_ply_value() -> None:
+    # truncated after one turn, luck subtraction leaves exactly the 1-ply value
+    from jacquetd.bots.net import equity
+    from jacquetd.bots.search import Searcher
+    from jacquetd.bots.selfplay import start_side
+
+    for name in ("backgammon", "jacquet"):
+        v = find_variant(name)
+        ev = neural_evaluator(name)
+        side = start_side(v)
+        state = State(side, side)
+        res = TruncatedRollout(ev).run(state, trials=40, seed=[1, 2], horizon=1)
+        one_ply = float(equity(Searcher(ev).evaluate_states([state], 1)[0]))
+        assert res.equity == pytest.approx(one_ply, abs=1e-9)
+        assert res.std_error == pytest.approx(0.0, abs=1e-9)
+        assert res.std_error_raw > 0.0
+
+
+def test_rollout_is_reproducible_and_seed_dependent() -> None:
+    from jacquetd.bots.selfplay import start_side
+
+    v = find_variant("backgammon")
+    ev = neural_evaluator(v.name)
+    side = start_side(v)
+    state = State(side, side)
+    a = TruncatedRollout(ev).run(state, trials=36, seed=[5], horizon=3)
+    b = TruncatedRollout(ev).run(state, trials=36, seed=[5], horizon=3)
+    c = TruncatedRollout(ev).run(state, trials=36, seed=[6], horizon=3)
+    assert list(a.values) == list(b.values)
+    assert list(a.values) != list(c.values)
+    with pytest.raises(ValueError, match="horizon"):
+        TruncatedRollout(ev).run(state, trials=36, seed=[5], horizon=0)
