@@ -157,6 +157,8 @@ class Gnubg:
         else:
             m = pos.match
             ci = g.cubeinfo(c.value, owner, 0, m.length, tuple(m.score), int(m.crawford), 0)
+        ci["jacoby"] = 0  # the match id carries the rule: money play here has no Jacoby
+        ci["beavers"] = 0
         pi = g.posinfo(0, 0, 0, 1, (0, 0))
         gid = g.gnubgid(board, ci, pi)
         self._quiet(f"set gnubgid {gid}")
