@@ -47,10 +47,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from positions import gnubg_board
 
-from jacquetd.bots import analysis
+from jacquetd.bots import analysis, cubeful
 from jacquetd.bots import cube as cubemod
 from jacquetd.bots.choosers import neural_chooser
 from jacquetd.bots.evaluator import neural_evaluator
+from jacquetd.bots.search import Searcher
 from jacquetd.bots.selfplay import Turn, play_game
 from jacquetd.rules import Position, RawPlay, find_variant
 from jacquetd.rules.position import Cube, CubeOwner, MatchState
@@ -229,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--positions", type=int, default=500)
     ap.add_argument("--plies", type=int, default=0, help="our evaluation depth")
     ap.add_argument("--gnubg-plies", type=int, default=2)
+    ap.add_argument("--method", choices=("shipped", "janowski", "cubeful"), default="shipped",
+                    help="money decisions: as analysis.cube_decision ships them, Janowski "
+                         "at --plies, or the one-roll cubeful search with leaves at "
+                         "--plies - 1 (match play: Janowski always)")
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--rate", type=float, default=0.2)
     ap.add_argument("--scan", action="store_true", help="also scan contact efficiencies")
@@ -238,13 +243,19 @@ def main(argv: list[str] | None = None) -> int:
     sides = sample_positions(args.positions, args.seed, args.rate)
     cases = make_cases(sides, args.seed)
     gn = Gnubg(args.gnubg_plies)
+    searcher = Searcher(neural_evaluator("backgammon"))
     rows: list[dict[str, Any]] = []
     scan = [round(x, 2) for x in np.arange(0.4, 0.91, 0.05)] if args.scan else []
     for k, case in enumerate(cases):
         pos = case.position
         g = gn.analyse(pos)
         probs = analysis.evaluate(pos, plies=args.plies).probs()
-        d = decision_at(pos, probs, None)
+        if args.method == "shipped":
+            d = analysis.cube_decision(pos, plies=args.plies)
+        elif args.method == "cubeful" and case.mode == "money":
+            d = cubeful.money_decision(searcher, pos, max(args.plies, 1))
+        else:
+            d = decision_at(pos, probs, None)
         ours = our_class(d)
         row = {"mode": case.mode, "gnubg": g.action, "ours": ours, "cost": cost(ours, g),
                "close": abs(g.nd - min(g.dt, g.dp)) < CLOSE,
@@ -255,8 +266,10 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"\r{k + 1}/{len(cases)} decisions   ")
     sys.stderr.write("\n")
     out: dict[str, Any] = {"positions": args.positions, "plies": args.plies,
+                           "method": args.method,
                            "gnubg_plies": args.gnubg_plies, "seed": args.seed}
-    print(f"backgammon cube decisions: ours at {args.plies} plies vs gnubg {args.gnubg_plies}-ply "
+    print(f"backgammon cube decisions: ours ({args.method}) at {args.plies} plies vs gnubg "
+          f"{args.gnubg_plies}-ply "
           f"cubeful, {args.positions} positions from neural self-play (seed {args.seed})")
     for mode in ("money", "match"):
         for subset, name in ((lambda r: True, "all"), (lambda r: r["close"], "close")):

@@ -82,7 +82,8 @@ def money_equity(probs: list[float] | tuple[float, ...], owner: str, x: float) -
     return x * live_money(probs[WIN], avg_w, avg_l, owner) + (1.0 - x) * dead
 
 
-def _decide(nd: float, dt: float, dp: float, x: float, mode: str) -> CubeDecision:
+def decide(nd: float, dt: float, dp: float, x: float, mode: str) -> CubeDecision:
+    """The action and the answer from the three equities (the doubler's view)."""
     take = "take" if dt <= dp else "drop"
     best_double = min(dt, dp)
     eps = 1e-9
@@ -100,7 +101,7 @@ def money_decision(probs: list[float] | tuple[float, ...], owner: str, x: float
     """Money play: `owner` of the cube is 'centre' or 'me' (the side on roll may double)."""
     nd = money_equity(probs, owner, x)
     dt = 2.0 * money_equity(probs, "opponent", x)
-    return _decide(nd, dt, 1.0, x, "money")
+    return decide(nd, dt, 1.0, x, "money")
 
 
 def match_decision(probs: list[float] | tuple[float, ...], need_me: int, need_opp: int,
@@ -126,7 +127,7 @@ def match_decision(probs: list[float] | tuple[float, ...], need_me: int, need_op
     nd = x * live(cube, own) + (1 - x) * dead(cube)
     dt = x * live(2 * cube, met.THEIRS) + (1 - x) * dead(2 * cube)
     dp = m.mwc(need_me - cube, need_opp, post or crawford)
-    decision = _decide(nd, dt, dp, x, "match")
+    decision = decide(nd, dt, dp, x, "match")
     if crawford or cube >= need_me:
         # no double possible (Crawford game, C5) or useless (the cube already wins the match)
         decision = CubeDecision("no_double", decision.take, nd, dt, dp, x, "match")

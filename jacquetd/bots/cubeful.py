@@ -1,0 +1,110 @@
+"""A one-roll cubeful search for money cube decisions, as GNU Backgammon's n-ply cubeful.
+
+Janowski's formula (`cube.py`) turns cubeless probabilities into a cubeful
+equity in one step, with a fixed cube efficiency. The search looks one roll
+further: for each of the 21 rolls the side on roll makes its best play
+(cubeless, 0 plies) and the opponent, then on roll, takes its own best cube
+action at the leaf (double when doubling gains and we answer optimally,
+else play on), valued by Janowski from the leaf's probabilities at
+`plies - 1` plies. The average over the rolls is the no-double equity; the
+same with the cube turned to 2 and owned by the opponent gives the
+double/take equity. Played-out games count their exact result. Money play
+only (equities per unit of the cube in play); match play keeps Janowski's
+formula on match-winning chances.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jacquetd.rules import Position
+from jacquetd.rules.geometry import pip_count
+from jacquetd.rules.position import CubeOwner
+
+from . import cube as cubemod
+from . import features
+from .net import equity, flip
+from .players import state_of
+from .search import ROLLS, Searcher, State, roll_replies
+
+
+def _efficiency(variant: object, me: np.ndarray, opp: np.ndarray, x_contact: float) -> float:
+    if features.contact(variant, me[None, :], opp[None, :])[0]:  # type: ignore[arg-type]
+        return x_contact
+    return cubemod.race_efficiency((pip_count(tuple(me)) + pip_count(tuple(opp))) / 2)
+
+
+def _leaf_value(probs: np.ndarray, owner: str, x: float) -> float:
+    """Cubeful money equity of the side on roll at a leaf, taking its best cube action."""
+    p = tuple(float(v) for v in probs)
+    nd = cubemod.money_equity(p, owner, x)
+    if owner == "opponent":
+        return nd
+    dt = 2.0 * cubemod.money_equity(p, "opponent", x)
+    return max(nd, min(dt, 1.0))
+
+
+def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
+                  x_contact: float | None = None) -> tuple[float, float]:
+    """(no double, double/take) equities of `state` (side on roll, before its roll).
+
+    `owner` is 'centre' or 'me' (the side on roll may double). Leaves are
+    evaluated at `plies - 1` plies.
+    """
+    v = searcher.variant
+    xc = cubemod.CONTACT_EFFICIENCY if x_contact is None else x_contact
+    after_me, after_opp, p, bounds = roll_replies(searcher.ev, state)
+    eq = equity(p)
+    ks = [bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]])) for r in range(len(ROLLS))]
+    live = [r for r, k in enumerate(ks) if after_me[k, 0] < 15]
+    leaf_probs: dict[int, np.ndarray] = {}
+    if live:
+        if plies <= 1:
+            for r in live:
+                leaf_probs[r] = flip(p[ks[r]])  # the leaf seen by the opponent, on roll
+        else:
+            states = []
+            for r in live:
+                k = ks[r]
+                flag = state.me_flag
+                if v.tracks_primes and not flag:
+                    flag = bool(features.has_prime(after_me[k:k + 1])[0])
+                states.append(State(tuple(int(c) for c in after_opp[k]),
+                                    tuple(int(c) for c in after_me[k]), state.opp_flag, flag))
+            deeper = searcher.evaluate_states(states, plies - 1)
+            for r, row in zip(live, deeper, strict=True):
+                leaf_probs[r] = row
+    opp_owner_nd = "centre" if owner == "centre" else "opponent"
+    nd = 0.0
+    dt = 0.0
+    for r, (_a, _b, w) in enumerate(ROLLS):
+        k = ks[r]
+        if r not in leaf_probs:
+            result = float(eq[k])  # the game is over: its exact value at this cube
+            nd += w * result
+            dt += w * result
+            continue
+        x = _efficiency(v, after_opp[k], after_me[k], xc)
+        nd -= w * _leaf_value(leaf_probs[r], opp_owner_nd, x)
+        dt -= w * _leaf_value(leaf_probs[r], "me", x)
+    return nd, 2.0 * dt
+
+
+def money_decision(searcher: Searcher, pos: Position, plies: int = 1,
+                   x_contact: float | None = None) -> cubemod.CubeDecision:
+    """The money cube decision of `pos` by the one-roll cubeful search.
+
+    An opponent's cube gives 'no_double' (with the figures of a centred cube).
+    """
+    c = pos.cube
+    owner = "centre"
+    if c is not None and c.owner == CubeOwner.ON_ROLL:
+        owner = "me"
+    base = pos.without_dice() if pos.dice else pos
+    nd, dt = money_cubeful(searcher, state_of(base), owner, plies, x_contact)
+    x = cubemod.efficiency(pos, x_contact)
+    d = cubemod.decide(nd, dt, 1.0, x, "money")
+    if c is not None and c.owner == CubeOwner.OPPONENT:
+        d = cubemod.CubeDecision("no_double", d.take, d.no_double, d.double_take,
+                                 d.double_drop, d.cube_efficiency, d.mode)
+    return d
