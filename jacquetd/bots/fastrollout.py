@@ -85,7 +85,7 @@ class RolloutResult:
 class TruncatedRollout:
     """Rollouts with one evaluator, sharing a cache of position expansions."""
 
-    def __init__(self, ev: Evaluator, *, cache_limit: int = 200_000) -> None:
+    def __init__(self, ev: Evaluator, *, cache_limit: int = 20_000) -> None:
         self.ev = ev
         self.variant = ev.variant
         self.cache: dict[State, Expansion] = {}
