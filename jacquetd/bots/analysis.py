@@ -19,6 +19,7 @@ from jacquetd.rules import Play, Position, find_variant, generate_raw, legal_pla
 from jacquetd.rules.geometry import has_prime
 
 from . import cube as cubemod
+from . import cubeful
 from .evaluator import neural_evaluator, result_probs
 from .luck import roll_luck
 from .net import equity
@@ -142,8 +143,13 @@ def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
     match play otherwise (match-winning chances, `met.py`). The decision is
     for the side on roll before it rolls (dice in `pos` are ignored); a cube
     owned by the opponent or a Crawford game gives 'no_double'. With the cube
-    off (Jacquet's default) the figures are those of a centred cube.
+    off (Jacquet's default) the figures are those of a centred cube. In
+    `backgammon` money play at 1 ply and more, the one-roll cubeful search
+    (`cubeful.py`, leaves at `plies - 1`) replaces Janowski's formula: it
+    measured closer to GNU Backgammon's 2-ply cubeful decisions.
     """
+    if pos.match is None and plies >= 1 and pos.variant in cubeful.MEASURED_VARIANTS:
+        return cubeful.money_decision(_searcher(pos.variant), pos, plies)
     base = pos.without_dice() if pos.dice else pos
     e = evaluate(base, plies=plies)
     return cubemod.position_decision(pos, e.probs(), gammon_rate(pos.variant))

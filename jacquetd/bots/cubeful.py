@@ -27,6 +27,12 @@ from .net import equity, flip
 from .players import state_of
 from .search import ROLLS, Searcher, State, roll_replies
 
+MEASURED_VARIANTS: frozenset[str] = frozenset({"backgammon"})
+"""Where `analysis.cube_decision` uses the search for money play at 1 ply and more:
+where it measured better than Janowski's formula against GNU Backgammon's 2-ply
+cubeful analysis (benchmarks/bench_cube.py; README). Elsewhere nothing to
+measure against yet, so Janowski's formula stays."""
+
 
 def _efficiency(variant: object, me: np.ndarray, opp: np.ndarray, x_contact: float) -> float:
     if features.contact(variant, me[None, :], opp[None, :])[0]:  # type: ignore[arg-type]
