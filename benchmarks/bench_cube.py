@@ -225,6 +225,11 @@ def decision_at(pos: Position, probs: tuple[float, ...], x_contact: float | None
     return cubemod.position_decision(pos, probs, analysis.gammon_rate(pos.variant), x_contact)
 
 
+def gnubg_race_efficiency(pips: float) -> float:
+    """GNU Backgammon's race cube efficiency (its defaults), to measure against ours."""
+    return min(0.7, max(0.6, 0.55 + 0.00125 * pips))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--positions", type=int, default=500)
@@ -237,9 +242,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--rate", type=float, default=0.2)
     ap.add_argument("--scan", action="store_true", help="also scan contact efficiencies")
+    ap.add_argument("--race-x", choices=("shipped", "gnubg"), default="shipped",
+                    help="race cube efficiency: ours (0.68 x min(1, pips/50)) or GNU "
+                         "Backgammon's (0.55 + 0.00125 x pips, within 0.6-0.7)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     started = time.monotonic()
+    if args.race_x == "gnubg":
+        cubemod.race_efficiency = gnubg_race_efficiency  # type: ignore[assignment]
     sides = sample_positions(args.positions, args.seed, args.rate)
     cases = make_cases(sides, args.seed)
     gn = Gnubg(args.gnubg_plies)
@@ -266,9 +276,10 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"\r{k + 1}/{len(cases)} decisions   ")
     sys.stderr.write("\n")
     out: dict[str, Any] = {"positions": args.positions, "plies": args.plies,
-                           "method": args.method,
+                           "method": args.method, "race_x": args.race_x,
                            "gnubg_plies": args.gnubg_plies, "seed": args.seed}
-    print(f"backgammon cube decisions: ours ({args.method}) at {args.plies} plies vs gnubg "
+    print(f"backgammon cube decisions: ours ({args.method}, race efficiency {args.race_x}) at "
+          f"{args.plies} plies vs gnubg "
           f"{args.gnubg_plies}-ply "
           f"cubeful, {args.positions} positions from neural self-play (seed {args.seed})")
     for mode in ("money", "match"):

@@ -65,3 +65,12 @@ def test_cost_counts_the_doubler_and_the_taker() -> None:
     assert cost("no double", g) == pytest.approx(0.10)
     # doubling is right, but the pass answer gives away 0.30
     assert cost("double/pass", g) == pytest.approx(0.30)
+
+
+def test_cubeful_search_is_exact_when_every_roll_wins() -> None:
+    # two checkers on the 1-point: every roll bears both off, a single game won
+    pos = race({1: 2}, {6: 3, 5: 3})
+    d = analysis.cube_decision(pos, plies=1)
+    assert d.no_double == pytest.approx(1.0)
+    assert d.double_take == pytest.approx(2.0)
+    assert (d.action, d.take) == ("double", "drop")
