@@ -95,7 +95,7 @@ class Service:
         self.cfg = cfg
         self.pool = pool
         self.stats = stats or Stats()
-        self.endpoints = endpoints or {}
+        self.endpoints = endpoints if endpoints is not None else {}  # the daemon fills it later
         self.draining = False
         self._clients: dict[str, _Client] = {}
         self._anon = itertools.count()
