@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +41,21 @@ def database_path(cfg: Config) -> Path | None:
     if cfg.db is None:
         return None
     return Path(cfg.db).expanduser() if cfg.db else default_db_path()
+
+
+def private_folder(folder: Path, *, tighten: bool) -> None:
+    """Create `folder` (and its parents) with mode 0700; `tighten`: also make an existing
+    one private (the default data folder, which earlier versions created 0755)."""
+    missing = []
+    probe = folder
+    while not probe.exists():
+        missing.append(probe)
+        probe = probe.parent
+    for f in reversed(missing):
+        f.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(f, 0o700)  # whatever the umask
+    if tighten and folder.is_dir():
+        os.chmod(folder, 0o700)
 
 
 def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
@@ -78,7 +94,7 @@ async def open_matches(cfg: Config, pool: WorkerPool) -> AsyncMatchService | Non
     if path is None:
         return None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent, tighten=path == default_db_path())
         store = MatchStore(path, synchronous="FULL")
     except (OSError, StoreError) as exc:
         raise ConfigError(f"cannot open the match database {path}: {exc}") from None

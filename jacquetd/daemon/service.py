@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from jacquetd.daemon.config import Config
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
 from jacquetd.matches import AsyncMatchService, Caller
+from jacquetd.matches.secrecy import Secrets
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +106,9 @@ class Service:
         self._levels: list[str] | None = None
         self._jobs_running = 0  # run_job calls in progress
         self.matches: AsyncMatchService | None = None  # hosted matches (None: off)
-        self._names: dict[str, str] = {}  # byte-stream peer -> the `client` it gave `hello`
+        self._run = secrets.token_hex(8)  # anonymous retry scopes never outlive the process
+        self._own_secrets = Secrets.random()
+        self._sessions: dict[str, str] = {}  # byte-stream peer -> the session of its `hello`
 
     # ---- introspection ----------------------------------------------------------------
 
@@ -174,10 +178,13 @@ class Service:
             if cmd == "analyze_record":
                 args = self._record_args(args)
             if cmd in handlers.FRONT_HANDLERS:
+                session = self._hello_session(args) if cmd == "hello" else None
                 result = handlers.FRONT_HANDLERS[cmd](_Context(self, peer), args)
+                if session is not None:
+                    result["session"] = session
+                    if not peer.key.startswith("zmq:"):  # a routing id can be taken over
+                        self._sessions[peer.key] = session
                 self._reply_now(peer, request, arrived, Reply.success(request.id, result))
-                if cmd == "hello" and args.get("client") and not peer.key.startswith("zmq:"):
-                    self._names[peer.key] = str(args["client"])
                 if cmd == "quit":
                     self.end_session(peer)
                 return
@@ -190,11 +197,37 @@ class Service:
 
     # ---- hosted matches -------------------------------------------------------------------
 
-    def client_identity(self, peer: Peer) -> str:
-        """Who a match request comes from, for retries: the ZeroMQ routing id, or on a byte
-        stream the `client` given to `hello` (else the connection)."""
-        name = self._names.get(peer.key)
-        return f"client:{name}" if name is not None else peer.key
+    @property
+    def secrets(self) -> Secrets:
+        """The server key: the match database's, else one for this process."""
+        if self.matches is not None:
+            return self.matches.service.store.secrets
+        return self._own_secrets
+
+    def _hello_session(self, args: dict[str, Any]) -> str:
+        given = args.get("session")
+        if given is None:
+            return self.secrets.new_session()
+        if not self.secrets.check_session(given):
+            raise ProtocolError(ErrorCode.BAD_ARGUMENT, "session: not a session key this "
+                                "server issued", field="session")
+        return str(given)
+
+    def caller(self, peer: Peer, request: Request, args: dict[str, Any]) -> Caller:
+        """Who a match request comes from, for retries (SPEC 12.5): the session the request
+        presents (`session`), else the one its byte-stream connection resumed in `hello`;
+        without a session, the connection of this process only (and no token is ever
+        stored for it or replayed to it)."""
+        session = args.get("session")
+        if session is not None:
+            if not self.secrets.check_session(session):
+                raise ProtocolError(ErrorCode.BAD_ARGUMENT, "session: not a session key this "
+                                    "server issued", field="session")
+        else:
+            session = self._sessions.get(peer.key)
+        if session is None:
+            return Caller(f"anon:{self._run}:{peer.key}", request.id)
+        return Caller(self.secrets.scope(session), request.id, session)
 
     def _match_service(self) -> AsyncMatchService:
         if self.matches is None:
@@ -212,8 +245,7 @@ class Service:
                 return
             result = first
         else:
-            result = matches.service.handle(cmd, args, Caller(self.client_identity(peer),
-                                                              request.id))
+            result = matches.service.handle(cmd, args, self.caller(peer, request, args))
             match_id = result.get("match_id") or args.get("match_id")
             if isinstance(match_id, str):
                 matches.kick(match_id)  # bot seats act on their own
@@ -386,7 +418,7 @@ class Service:
         peer.end_session()
 
     def peer_gone(self, peer: Peer) -> None:
-        self._names.pop(peer.key, None)
+        self._sessions.pop(peer.key, None)
         client = self._clients.get(peer.key)
         if client is None:
             return

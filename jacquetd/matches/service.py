@@ -45,7 +45,14 @@ from .players import (
     random_move,
 )
 from .state import DICE_MODES, Act, HostedMatch, MatchConfig, Seat, result_names
-from .store import MatchStore, StoredMatch, StoredRequest, StoreError
+from .store import (
+    SECRET_REPLY_FIELDS,
+    MatchStore,
+    StoredMatch,
+    StoredRequest,
+    StoreError,
+    withhold_secrets,
+)
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +76,16 @@ ACTIONS = frozenset({"match_new", "match_roll", "match_move", "match_double", "m
 
 @dataclass(frozen=True)
 class Caller:
-    """Who sends a request: `client` is the peer's stable identity (the idempotency scope),
-    `request_id` the request's id (None: no retry protection)."""
+    """Who sends a request: `client` is the retry scope (whoever can present it gets the
+    stored replies of its requests), `request_id` the request's id (None: no retry
+    protection), `session` the session key the request proved it holds (the daemon checks
+    it; `secrecy.Secrets.check_session`). The tokens of a stored reply are sealed with the
+    session key and given back only to a request that presents it; without a session
+    they are never stored, and a replay carries null in their place (`withheld: true`)."""
 
     client: str = ""
     request_id: int | str | None = None
+    session: str | None = None
 
 
 @dataclass(frozen=True)
@@ -193,7 +205,8 @@ def _get_dice(args: Mapping[str, Any], name: str = "dice") -> tuple[int, int] | 
 
 
 def _fingerprint(cmd: str, args: Mapping[str, Any]) -> str:
-    body = {k: v for k, v in args.items() if k != "timeout_ms" and v is not None}
+    body = {k: v for k, v in args.items()
+            if k not in ("timeout_ms", "session") and v is not None}
     text = json.dumps([cmd, body], sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -264,12 +277,36 @@ class MatchService:
         if stored.fingerprint != fp:
             raise MatchError("conflict", f"request id {caller.request_id!r} was already used "
                              "by this client for a different action")
-        return fp, {**stored.reply, "replayed": True}
+        return fp, {**self._unsealed(stored.reply, caller), "replayed": True}
 
     def _request(self, caller: Caller, fp: str, reply: dict[str, Any]) -> StoredRequest | None:
         if caller.request_id is None:
             return None
-        return StoredRequest(caller.client, caller.request_id, fp, reply)
+        return StoredRequest(caller.client, caller.request_id, fp, self._sealed(reply, caller))
+
+    def _sealed(self, reply: dict[str, Any], caller: Caller) -> dict[str, Any]:
+        """What the store keeps of a reply: its tokens sealed with the session, or none."""
+        if not any(k in reply for k in SECRET_REPLY_FIELDS):
+            return reply
+        if caller.session is None:
+            return withhold_secrets(reply)
+        box = self.store.secrets.seal
+        out = dict(reply)
+        out["tokens"] = [None if t is None else box(t, caller.session) for t in reply["tokens"]]
+        out["owner_token"] = box(reply["owner_token"], caller.session)
+        out["sealed"] = True
+        return out
+
+    def _unsealed(self, stored: dict[str, Any], caller: Caller) -> dict[str, Any]:
+        if not stored.pop("sealed", False):
+            return stored
+        opened = [None if t is None else self.store.secrets.unseal(t, caller.session)
+                  for t in stored["tokens"]]
+        owner = self.store.secrets.unseal(stored["owner_token"], caller.session)
+        if owner is None or any(o is None and t is not None
+                                for o, t in zip(opened, stored["tokens"], strict=True)):
+            return withhold_secrets(stored)
+        return {**stored, "tokens": opened, "owner_token": owner}
 
     def _load(self, match_id: Any) -> _Live:
         if not isinstance(match_id, str) or not match_id:
@@ -302,16 +339,16 @@ class MatchService:
         """Forget the in-memory state (after a failed write): the next use replays the log."""
         self._live.pop(match_id, None)
 
-    @staticmethod
-    def _who(live: _Live, token: Any) -> tuple[str, int | None]:
+    def _who(self, live: _Live, token: Any) -> tuple[str, int | None]:
         """("seat", side), ("owner", None) or ("watcher", None)."""
         if not isinstance(token, str) or not token:
             return "watcher", None
         tokens = live.row.tokens
+        hashed = self.store.secrets.token_hash(token)
         for side, t in enumerate(tokens["seats"]):
-            if t is not None and hmac.compare_digest(t, token):
+            if t is not None and hmac.compare_digest(t, hashed):
                 return "seat", side
-        if hmac.compare_digest(tokens["owner"], token):
+        if hmac.compare_digest(tokens["owner"], hashed):
             return "owner", None
         return "watcher", None
 
@@ -325,11 +362,14 @@ class MatchService:
     def _summary(self, live: _Live) -> dict[str, Any]:
         hm = live.hm
         score = hm.score()
-        return {"status": live.status, "updated_at": live.updated_at,
-                "ended_at": live.updated_at if live.status in ("over", "closed") else None,
-                "score0": score[0], "score1": score[1], "winner": hm.winner(),
-                "games": len(hm.rules.games), "actions": len(hm.acts),
-                "events": live.last_event}
+        summary = {"status": live.status, "updated_at": live.updated_at,
+                   "ended_at": live.updated_at if live.status in ("over", "closed") else None,
+                   "score0": score[0], "score1": score[1], "winner": hm.winner(),
+                   "games": len(hm.rules.games), "actions": len(hm.acts),
+                   "events": live.last_event}
+        if live.status in ("over", "closed"):
+            summary["seed"] = live.row.seed  # no longer secret: written in clear
+        return summary
 
     def _resume(self, live: _Live) -> None:
         if live.status != "adjourned":
@@ -548,7 +588,10 @@ class MatchService:
                      "owner_token": tokens["owner"],
                      **{k: v for k, v in self._brief(live, None, numbered).items()
                         if k not in ("match_id", "may")}}
-            row = StoredMatch(match_id, row.config, row.seed, tokens, live.status, now, now,
+            hashed = {"seats": [None if t is None else self.store.secrets.token_hash(t)
+                                for t in tokens["seats"]],
+                      "owner": self.store.secrets.token_hash(tokens["owner"])}
+            row = StoredMatch(match_id, row.config, row.seed, hashed, live.status, now, now,
                               None, hm.score(), None, 1, 0, live.last_event)
             live.row = row
             try:

@@ -15,6 +15,13 @@ transaction that writes, together:
 So a process killed at any instant leaves either all of an action or none of
 it. `synchronous=FULL` (the default) also survives a power cut; NORMAL is
 enough for a killed process and is faster.
+
+Secrets at rest (`secrecy.Secrets`, keyed by the file `DB-key` beside the
+database, mode 0600): the `tokens` column holds keyed hashes of the tokens,
+never the tokens; the seed of a match not yet over is sealed (`seed_box`) and
+written in clear (`seed`) only once the match is over or closed; stored replies
+never hold a token in clear (see `MatchService`). A version-1 database is
+converted when it is opened.
 """
 
 from __future__ import annotations
@@ -28,8 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+from .secrecy import Secrets
+
+SCHEMA_VERSION = 2
 DB_NAME = "matches.sqlite3"
+KEY_SUFFIX = "-key"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,6 +47,7 @@ CREATE TABLE IF NOT EXISTS matches (
     id TEXT PRIMARY KEY,
     config TEXT NOT NULL,
     seed INTEGER,
+    seed_box TEXT,
     tokens TEXT NOT NULL,
     status TEXT NOT NULL,
     variant TEXT NOT NULL,
@@ -81,7 +92,7 @@ CREATE TABLE IF NOT EXISTS requests (
 """
 
 SUMMARY_COLUMNS = ("status", "updated_at", "ended_at", "score0", "score1", "winner", "games",
-                   "actions", "events")
+                   "actions", "events", "seed")
 
 
 class StoreError(RuntimeError):
@@ -104,7 +115,8 @@ def request_key(request_id: int | str) -> str:
 
 @dataclass(frozen=True)
 class StoredMatch:
-    """A row of `matches`, decoded."""
+    """A row of `matches`, decoded. `seed` is the true seed (unsealed); `tokens` holds the
+    keyed hashes of the tokens (`Secrets.token_hash`)."""
 
     id: str
     config: dict[str, Any]
@@ -131,6 +143,20 @@ class StoredRequest:
     reply: dict[str, Any]
 
 
+SECRET_REPLY_FIELDS = ("tokens", "owner_token")
+
+
+def withhold_secrets(reply: dict[str, Any]) -> dict[str, Any]:
+    """`reply` without the tokens it carries (null in their place), marked `withheld`."""
+    out = dict(reply)
+    if isinstance(out.get("tokens"), list):
+        out["tokens"] = [None for _ in out["tokens"]]
+    if "owner_token" in out:
+        out["owner_token"] = None
+    out["withheld"] = True
+    return out
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
@@ -153,6 +179,15 @@ class MatchStore:
         if self.path != ":memory:":
             parent = Path(self.path).parent
             parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # the file is created private before SQLite opens it (its -wal and -shm files
+            # take its mode)
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        try:
+            self.secrets = (Secrets.random() if self.path == ":memory:"
+                            else Secrets.load(self.path + KEY_SUFFIX))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"cannot read the key of the match database {self.path}: "
+                             f"{exc}") from exc
         try:
             self._db = sqlite3.connect(self.path, timeout=busy_timeout_s, isolation_level=None,
                                        check_same_thread=False)
@@ -161,15 +196,51 @@ class MatchStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(_SCHEMA)
-            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
-                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) != SCHEMA_VERSION:
+            row = None
+            if self._db.execute("SELECT name FROM sqlite_master WHERE name='meta'").fetchone():
+                row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is not None and int(row[0]) == 1:
+                self._upgrade_from_1()
+            elif row is not None and int(row[0]) != SCHEMA_VERSION:
                 raise StoreError(f"{self.path}: schema version {row[0]}, this code reads "
                                  f"{SCHEMA_VERSION}")
+            self._db.executescript(_SCHEMA)
+            if row is None:
+                self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
+                                 (str(SCHEMA_VERSION),))
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the match database {self.path}: {exc}") from exc
+
+    def _upgrade_from_1(self) -> None:
+        """Version 1 kept tokens, seeds and the tokens of stored replies in clear: hash the
+        tokens, seal the seeds of matches not over, withhold the stored replies' tokens."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("ALTER TABLE matches ADD COLUMN seed_box TEXT")
+            rows = db.execute("SELECT id, tokens, seed, status FROM matches").fetchall()
+            for match_id, tokens_text, seed, status in rows:
+                tokens = json.loads(tokens_text)
+                hashed = {"seats": [None if t is None else self.secrets.token_hash(t)
+                                    for t in tokens["seats"]],
+                          "owner": self.secrets.token_hash(tokens["owner"])}
+                box = None if seed is None else self.secrets.seal(str(seed))
+                clear = seed if status in ("over", "closed") else None
+                db.execute("UPDATE matches SET tokens = ?, seed = ?, seed_box = ? WHERE id = ?",
+                           (_dumps(hashed), clear, box, match_id))
+            for client, rid, reply_text in db.execute(
+                    "SELECT client, request_id, reply FROM requests").fetchall():
+                reply = json.loads(reply_text)
+                if "owner_token" in reply or "tokens" in reply:
+                    reply = withhold_secrets(reply)
+                    db.execute("UPDATE requests SET reply = ? WHERE client = ? AND "
+                               "request_id = ?", (json.dumps(reply, separators=(",", ":")),
+                                                  client, rid))
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     @property
     def journal_mode(self) -> str:
@@ -232,11 +303,14 @@ class MatchStore:
 
         def write(db: sqlite3.Connection) -> None:
             db.execute(
-                "INSERT INTO matches (id, config, seed, tokens, status, variant, length, "
-                "player0, player1, bots, created_at, updated_at, ended_at, score0, score1, "
-                "winner, games, actions, events) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (match.id, _dumps(match.config), match.seed, _dumps(match.tokens),
+                "INSERT INTO matches (id, config, seed, seed_box, tokens, status, variant, "
+                "length, player0, player1, bots, created_at, updated_at, ended_at, score0, "
+                "score1, winner, games, actions, events) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (match.id, _dumps(match.config),
+                 match.seed if match.status in ("over", "closed") else None,
+                 None if match.seed is None else self.secrets.seal(str(match.seed)),
+                 _dumps(match.tokens),
                  match.status, match.config["variant"], match.config["length"],
                  seats[0].get("name", ""), seats[1].get("name", ""),
                  sum(1 for s in seats if s["player"] == "bot"), match.created_at,
@@ -283,11 +357,17 @@ class MatchStore:
                 raise StoreError(f"match database read failed: {exc}") from exc
 
     _MATCH_COLUMNS = ("id, config, seed, tokens, status, created_at, updated_at, ended_at, "
-                      "score0, score1, winner, games, actions, events")
+                      "score0, score1, winner, games, actions, events, seed_box")
 
-    @staticmethod
-    def _decode(row: tuple[Any, ...]) -> StoredMatch:
-        return StoredMatch(row[0], json.loads(row[1]), row[2], json.loads(row[3]), row[4],
+    def _decode(self, row: tuple[Any, ...]) -> StoredMatch:
+        seed = row[2]
+        if seed is None and row[14] is not None:
+            opened = self.secrets.unseal(row[14])
+            if opened is None:
+                raise StoreError(f"match {row[0]}: its seed cannot be opened with this "
+                                 "database's key")
+            seed = int(opened)
+        return StoredMatch(row[0], json.loads(row[1]), seed, json.loads(row[3]), row[4],
                            row[5], row[6], row[7], (row[8], row[9]), row[10], row[11], row[12],
                            row[13])
 

@@ -1,0 +1,158 @@
+"""Hardening under hostile and heavy use (issue: secrets, fairness, bounds, shutdown).
+
+Every test talks to a real `jacquetd serve` over real sockets. Each one names the
+defect it guards against; on the code before the fix it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from jacquetd_protocol.messages import Reply
+
+from tests.conftest import DaemonProcess
+from tests.daemon.wire import TcpClient, ZmqClient
+
+Start = Callable[..., DaemonProcess]
+
+
+def tcp_call(client: TcpClient, line: str) -> Reply:
+    client.send_line(line)
+    return client.recv_final()
+
+
+def msg_call(client: TcpClient, request: dict[str, Any]) -> Reply:
+    client.send_bytes(msgpack.packb(request))
+    return client.recv_final()
+
+
+def hosted(start: Start, db: Path, *extra: str) -> DaemonProcess:
+    return start("--workers", "1", "--db", str(db), *extra)
+
+
+NEW = {"variant": "jacquet", "seat1": "random", "name0": "ann"}
+
+
+# ---- 1. retry identities cannot be claimed ---------------------------------------------------
+
+
+def _new_by_every_kind(daemon: DaemonProcess, session: str | None) -> dict[str, Reply]:
+    """match_new with request id 1 from every kind of client identity."""
+    out: dict[str, Reply] = {}
+    anon = ZmqClient(daemon.zmq)
+    out["zmq-anonymous"] = anon.call("match_new", id=1, **NEW)
+    named = ZmqClient(daemon.zmq, identity=b"explicit-identity")
+    out["zmq-identity"] = named.call("match_new", id=1, **NEW)
+    plain = TcpClient(daemon.tcp)
+    out["tcp-no-hello"] = msg_call(plain, {"id": 1, "cmd": "match_new", **NEW})
+    hello = TcpClient(daemon.tcp)
+    assert msg_call(hello, {"id": 0, "cmd": "hello", "client": "mytool"}).ok
+    out["tcp-hello-client"] = msg_call(hello, {"id": 1, "cmd": "match_new", **NEW})
+    if session is not None:
+        sess = ZmqClient(daemon.zmq)
+        out["zmq-session"] = sess.call("match_new", id=1, session=session, **NEW)
+        sess.close()
+        bound = TcpClient(daemon.tcp)
+        assert msg_call(bound, {"id": 0, "cmd": "hello", "session": session}).ok
+        out["tcp-session"] = msg_call(bound, {"id": 1, "cmd": "match_new", **NEW})
+        bound.close()
+    for c in (anon, named):
+        c.close()
+    for t in (plain, hello):
+        t.close()
+    return out
+
+
+def test_restart_replays_nothing_to_a_new_client_of_any_kind(start_jacquetd: Start,
+                                                             tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    daemon = hosted(start_jacquetd, db)
+    probe = ZmqClient(daemon.zmq)
+    session = probe.call("hello").result["session"]
+    probe.close()
+    first = _new_by_every_kind(daemon, session)
+    # the same session over another transport is the same client: its retry is answered
+    resumed = first.pop("tcp-session")
+    assert resumed.ok and resumed.result["replayed"] is True
+    assert resumed.result["owner_token"] == first["zmq-session"].result["owner_token"]
+    for kind, reply in first.items():
+        assert reply.ok and not reply.result.get("replayed"), (kind, reply)
+    assert daemon.stop() == 0
+
+    daemon = hosted(start_jacquetd, db)
+    again = _new_by_every_kind(daemon, None)
+    for kind, reply in again.items():
+        assert reply.ok, (kind, reply)
+        assert not reply.result.get("replayed"), f"{kind}: a previous run's reply was replayed"
+        assert reply.result["match_id"] != first[kind].result["match_id"], kind
+    # the session's holder, and only it, gets its stored reply, tokens included
+    holder = ZmqClient(daemon.zmq)
+    back = holder.call("match_new", id=1, session=session, **NEW)
+    assert back.ok and back.result["replayed"] is True
+    assert back.result["tokens"] == first["zmq-session"].result["tokens"]
+    assert back.result["owner_token"] == first["zmq-session"].result["owner_token"]
+    other = holder.call("hello").result["session"]
+    fresh = holder.call("match_new", id=1, session=other, **NEW)
+    assert fresh.ok and not fresh.result.get("replayed")
+    forged = holder.call("match_new", id=1, session=session[:-2] + "AA", **NEW)
+    assert not forged.ok and forged.error["code"] == "bad_argument"
+    assert forged.error["field"] == "session"
+    holder.close()
+    daemon.stop()
+
+
+def test_a_taken_over_zmq_identity_gets_no_token(start_jacquetd: Start, tmp_path: Path) -> None:
+    daemon = hosted(start_jacquetd, tmp_path / "m.sqlite3")
+    owner = ZmqClient(daemon.zmq, identity=b"shared-id")
+    made = owner.call("match_new", id=7, **NEW)
+    assert made.ok and made.result["owner_token"]
+    owner.close()
+    time.sleep(0.3)  # the owner has left; another peer takes its identity
+    thief = ZmqClient(daemon.zmq, identity=b"shared-id")
+    got = thief.call("match_new", id=7, **NEW)
+    assert got.ok
+    assert got.result.get("owner_token") is None and got.result["tokens"] == [None, None]
+    assert got.result.get("withheld") is True
+    thief.close()
+    daemon.stop()
+
+
+# ---- 12. secrets at rest -----------------------------------------------------------------------
+
+
+def test_data_folder_is_private_and_holds_no_token_or_live_seed(start_jacquetd: Start,
+                                                               tmp_path: Path) -> None:
+    home = tmp_path / "data"
+    env_home = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(home)
+    try:
+        daemon = start_jacquetd("--workers", "1", "--db", str(home / "jacquetd" /
+                                                               "matches.sqlite3"))
+    finally:
+        if env_home is None:
+            del os.environ["XDG_DATA_HOME"]
+        else:
+            os.environ["XDG_DATA_HOME"] = env_home
+    client = ZmqClient(daemon.zmq)
+    session = client.call("hello").result["session"]
+    made = client.call("match_new", id=1, session=session, seed=424242, **NEW).result
+    daemon.stop()
+    folder = home / "jacquetd"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    for f in folder.iterdir():
+        assert stat.S_IMODE(f.stat().st_mode) & 0o077 == 0, f
+    dump = subprocess.run([sys.executable, "-c", "import sqlite3,sys; "
+                           "print('\\n'.join(sqlite3.connect(sys.argv[1]).iterdump()))",
+                           str(folder / "matches.sqlite3")], capture_output=True, text=True,
+                          check=True).stdout
+    assert made["owner_token"] not in dump and made["tokens"][0] not in dump
+    assert session not in dump
+    assert "424242" not in dump
