@@ -549,6 +549,9 @@ class MatchService:
         for i in (0, 1):
             spec = (_get_str(args, f"seat{i}", default="client") or "client").strip()
             name = _get_str(args, f"name{i}", default="") or ""
+            if not printable(name):
+                raise bad_argument(f"name{i}", "must not hold control characters (line ends, "
+                                   "tabs, ...)")
             if spec == "client":
                 seats.append(Seat("client", None, name))
                 continue
@@ -814,8 +817,10 @@ class MatchService:
             if live.status in ("over", "closed") and live.row.seed is not None:
                 h["Seed"] = str(live.row.seed)
             for i, seat in enumerate(c.seats):
-                h[f"Player{i}"] = seat.name or ("client" if seat.kind == "client"
-                                                else f"bot:{seat.level}")
+                # a name stored before names were checked may hold a line end: never let it
+                # break the record
+                h[f"Player{i}"] = header_text(seat.name) or (
+                    "client" if seat.kind == "client" else f"bot:{seat.level}")
             h["Created"] = _iso(live.row.created_at)
             if live.status in ("over", "closed"):
                 h["Ended"] = _iso(live.updated_at)
@@ -949,6 +954,19 @@ class MatchService:
                 done.append(match_id)
             self._evict()
         return done
+
+
+def printable(text: str) -> bool:
+    """True when `text` holds no control or format character (no line end, no tab)."""
+    return all(ch == " " or ch.isprintable() for ch in text)
+
+
+def header_text(text: str) -> str:
+    """`text` fit for a record header: every control character becomes a space."""
+    if printable(text):
+        return text
+    return " ".join("".join(ch if ch == " " or ch.isprintable() else " " for ch in text)
+                    .split())
 
 
 def _iso(t: float) -> str:

@@ -156,3 +156,43 @@ def test_data_folder_is_private_and_holds_no_token_or_live_seed(start_jacquetd: 
     assert made["owner_token"] not in dump and made["tokens"][0] not in dump
     assert session not in dump
     assert "424242" not in dump
+
+
+# ---- 9. names with control characters ----------------------------------------------------------
+
+
+def test_control_characters_in_names_are_refused_and_old_ones_still_export(
+        start_jacquetd: Start, tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    daemon = hosted(start_jacquetd, db)
+    client = TcpClient(daemon.tcp)
+    for bad in ("ann\nbob", "tab\there", "cr\r", "nul\x00", "sep\u2028x"):
+        reply = msg_call(client, {"id": 1, "cmd": "match_new", "name0": bad})
+        assert not reply.ok and reply.error["code"] == "bad_argument", (bad, reply)
+        assert reply.error["field"] == "name0"
+    made = msg_call(client, {"id": 2, "cmd": "match_new", "name0": "ann", "seat1": "random"})
+    assert made.ok
+    mid = made.result["match_id"]
+    client.close()
+    daemon.stop()
+    # a match stored by an earlier version, with a line end in a name
+    import json
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    config = json.loads(con.execute("SELECT config FROM matches WHERE id = ?",
+                                    (mid,)).fetchone()[0])
+    config["seats"][0]["name"] = "ann\nStatus: forged"
+    con.execute("UPDATE matches SET config = ? WHERE id = ?", (json.dumps(config), mid))
+    con.commit()
+    con.close()
+    daemon = hosted(start_jacquetd, db)
+    client = TcpClient(daemon.tcp)
+    exported = msg_call(client, {"id": 3, "cmd": "match_export", "match_id": mid})
+    assert exported.ok, exported
+    record = exported.result["record"]
+    assert '; [Player0 "ann Status: forged"]\n' in record
+    analysed = msg_call(client, {"id": 4, "cmd": "analyze_record", "match_id": mid})
+    assert analysed.ok, analysed
+    client.close()
+    daemon.stop()
