@@ -252,7 +252,9 @@ class Service:
         self._reply_now(peer, request, arrived, Reply.success(request.id, result))
 
     def _admit(self, peer: Peer, request: Request) -> tuple[_Client, Any]:
-        client = self._clients.setdefault(peer.key, _Client())
+        """The client's entry (registered only once a request of it is in flight: a refused
+        request leaves nothing behind) and the key of this request."""
+        client = self._clients.get(peer.key) or _Client()
         key: Any = request.id if request.id is not None else ("anon", next(self._anon))
         if key in client.pending:
             raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"request {request.id!r} is already in "
@@ -302,8 +304,7 @@ class Service:
                     log.exception("event=watch_failed match=%s", match_id)
                 self._complete(pending, Reply.failure(request.id, err))
 
-        client.pending[key] = pending
-        self._idle.clear()
+        self._track(peer, client, key, pending)
         if request.args.get("timeout_ms"):
             deadline = arrived + request.args["timeout_ms"] / 1000.0
             pending.timer = asyncio.get_running_loop().call_later(
@@ -350,12 +351,16 @@ class Service:
         except PoolClosed as exc:
             raise ProtocolError(ErrorCode.BUSY, str(exc)) from None
         pending.job_id = job_id
-        client.pending[key] = pending
-        self._idle.clear()
+        self._track(peer, client, key, pending)
         loop = asyncio.get_running_loop()
         pending.timer = loop.call_later(max(0.0, deadline - time.monotonic()), self._expire,
                                         pending)
         future.add_done_callback(lambda fut: self._job_done(pending, fut))
+
+    def _track(self, peer: Peer, client: _Client, key: Any, pending: _Pending) -> None:
+        client.pending[key] = pending
+        self._clients[peer.key] = client
+        self._idle.clear()
 
     def _job_done(self, pending: _Pending, future: asyncio.Future[tuple[Any, ...]]) -> None:
         if future.cancelled() or pending.done:

@@ -196,3 +196,21 @@ def test_control_characters_in_names_are_refused_and_old_ones_still_export(
     assert analysed.ok, analysed
     client.close()
     daemon.stop()
+
+
+# ---- 10. refused requests leave nothing behind ---------------------------------------------------
+
+
+def test_refused_engine_requests_leave_no_client_entry(start_jacquetd: Start) -> None:
+    daemon = start_jacquetd("--workers", "1", "--db", "off")
+    for i in range(40):
+        client = TcpClient(daemon.tcp)
+        reply = tcp_call(client, f"{i} best_move jacquet/24:30/24:15/-/00 dice=21")
+        assert not reply.ok and reply.error["code"] == "bad_position"
+        client.close()
+    probe = ZmqClient(daemon.zmq)
+    stats = probe.call("stats").result
+    assert stats["clients"] == 0 and stats["inflight"] == 0, stats
+    probe.close()
+    assert daemon.stop() == 0
+    assert "event=drained in_flight=0 cut_short=0" in daemon.log_text()
