@@ -62,6 +62,7 @@ class _Splitter:
             if self._scanner is not None:
                 out.append(ProtocolError(ErrorCode.BAD_FRAME, "stream ended inside a msgpack "
                                          "message"))
+                self.broken = True  # answered in msgpack, like any broken msgpack stream
             else:
                 self._buf += b"\n"
                 self._next_text(out)

@@ -61,8 +61,9 @@ def to_text(frame: bytes, strip_newline: bool = True) -> str:
     (other than tab) and embedded line ends, since one frame is one line."""
     try:
         text = frame.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _frame_error("text is not valid UTF-8") from None
+    except UnicodeDecodeError as exc:
+        raise _frame_error(f"text is not valid UTF-8 (byte {exc.start + 1})",
+                           _readable_id(frame)) from None
     if strip_newline:
         text = text.removesuffix("\n").removesuffix("\r")
     for ch in text:
@@ -71,6 +72,15 @@ def to_text(frame: bytes, strip_newline: bool = True) -> str:
                 raise _frame_error("one request per line")
             raise _frame_error(f"control character {ch!r} in text")
     return text
+
+
+def _readable_id(frame: bytes) -> int | None:
+    """The id of a line that cannot be read as a whole, when its first word is one."""
+    head = frame.lstrip(b" \t").split(None, 1)[0] if frame.strip() else b""
+    if head.isdigit() and _ID_RE.match(head.decode("ascii")):
+        value = int(head)
+        return value if value <= MAX_ID else None
+    return None
 
 
 def _parse_id(word: str) -> int:

@@ -214,3 +214,51 @@ def test_refused_engine_requests_leave_no_client_entry(start_jacquetd: Start) ->
     probe.close()
     assert daemon.stop() == 0
     assert "event=drained in_flight=0 cut_short=0" in daemon.log_text()
+
+
+# ---- 14. error details -----------------------------------------------------------------------
+
+
+def _raw_reply(addr: tuple[str, int], data: bytes, half_close: bool = False) -> bytes:
+    import socket
+
+    with socket.create_connection(addr, timeout=10) as s:
+        s.sendall(data)
+        if half_close:
+            s.shutdown(socket.SHUT_WR)
+        out = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                return out
+            out += chunk
+            if not half_close and (out.endswith(b"\n\n") or out[:1] in (b"\x83", b"\x82")):
+                return out
+
+
+def test_error_details(jacquetd_server: DaemonProcess) -> None:
+    addr = jacquetd_server.tcp
+    # a msgpack object cut short by the end of the stream is answered in msgpack
+    cut = msgpack.packb({"id": 5, "cmd": "ping"})[:-2]
+    raw = _raw_reply(addr, cut, half_close=True)
+    assert 0x80 <= raw[0] <= 0x8F, raw
+    reply = msgpack.unpackb(raw)
+    assert reply["ok"] is False and reply["error"]["code"] == "bad_frame"
+    # bad_frame speaks the protocol's words, not the msgpack library's
+    bad_utf8 = b"\x82\xa2id\x06\xa3cmd\xa2\xff\xfe"
+    reply = msgpack.unpackb(_raw_reply(addr, bad_utf8, half_close=True))
+    assert reply["error"]["code"] == "bad_frame"
+    assert reply["error"]["message"] == "a string is not valid UTF-8", reply
+    dup = b"\x83\xa2id\x07\xa3cmd\xa4ping\xa2id\x08"
+    reply = msgpack.unpackb(_raw_reply(addr, dup, half_close=True))
+    assert reply["error"]["message"] == "duplicate key in a map", reply
+    # a text line with invalid UTF-8 keeps the id it had
+    text = _raw_reply(addr, b"17 ping \xff\xfe\n", half_close=True).decode()
+    assert text.startswith("?17 bad_frame"), text
+    # hello's max_frame_bytes is the one SPEC.md section 10 documents
+    client = ZmqClient(jacquetd_server.zmq)
+    limits = client.call("hello").result["limits"]
+    client.close()
+    spec = (Path(__file__).resolve().parents[2] / "protocol" / "SPEC.md").read_text()
+    assert f"| `max_frame_bytes` | {limits['max_frame_bytes']} |" in spec
+    assert f'"max_frame_bytes": {limits["max_frame_bytes"]},' in spec
