@@ -94,8 +94,9 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-format", choices=("kv", "json"), help="default: kv (key=value)")
     p.add_argument("--db", metavar="PATH",
                    help="SQLite database of hosted matches (default: jacquetd/matches.sqlite3 "
-                   "in the user's data folder, $XDG_DATA_HOME or ~/.local/share); 'off' "
-                   "disables the match commands")
+                   "in the user's data folder, $XDG_DATA_HOME or ~/.local/share; also "
+                   "'default'); 'off' disables the match commands. One daemon owns a "
+                   "database. `jacquetd stdio` opens one only when given --db")
     p.add_argument("--max-matches", type=int, metavar="N",
                    help="hosted matches in play at once (default 256)")
     p.add_argument("--match-idle-timeout", type=float, metavar="S",
@@ -185,7 +186,10 @@ def load_config(args: argparse.Namespace, stdio: bool = False) -> Config:
         changes = {k: None for k in ("tcp", "gnubg") if k not in explicit}
         cfg = dataclasses.replace(cfg, **changes)
     if stdio:
-        cfg = dataclasses.replace(cfg, zmq_bind=None, tcp=None, gnubg=None)
+        # an engine spawned by a client opens no match database unless asked to (`--db
+        # PATH`, `--db default`, or `db` in the file): the user's may belong to a daemon
+        cfg = dataclasses.replace(cfg, zmq_bind=None, tcp=None, gnubg=None,
+                                  db=cfg.db if "db" in explicit else None)
     return cfg
 
 

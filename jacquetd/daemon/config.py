@@ -255,7 +255,10 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
             changes[key] = bool(value)
         elif key == "db":
             text = str(value).strip()
-            changes[key] = None if text.lower() in OFF_WORDS - {""} else text
+            # "default" (or empty): the user's data folder; an engine on stdio opens a
+            # database only when asked to (see cli.load_config)
+            changes[key] = (None if text.lower() in OFF_WORDS - {""}
+                            else "" if text.lower() == "default" else text)
         elif key == "max_matches":
             changes[key] = _positive_int(key, value)
         elif key == "match_idle_timeout_s":

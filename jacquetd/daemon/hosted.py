@@ -28,6 +28,7 @@ from jacquetd.matches import (
     StoreError,
     default_db_path,
 )
+from jacquetd.matches.store import StoreInUse
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,8 @@ async def open_matches(cfg: Config, pool: WorkerPool) -> AsyncMatchService | Non
     try:
         private_folder(path.parent, tighten=path == default_db_path())
         store = MatchStore(path, synchronous="FULL")
+    except StoreInUse as exc:
+        raise ConfigError(str(exc)) from None
     except (OSError, StoreError) as exc:
         raise ConfigError(f"cannot open the match database {path}: {exc}") from None
     limits = MatchLimits(max_open=cfg.max_matches, idle_timeout_s=cfg.match_idle_timeout_s)

@@ -26,6 +26,7 @@ converted when it is opened.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sqlite3
@@ -40,6 +41,7 @@ from .secrecy import Secrets
 SCHEMA_VERSION = 2
 DB_NAME = "matches.sqlite3"
 KEY_SUFFIX = "-key"
+LOCK_SUFFIX = "-lock"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -97,6 +99,34 @@ SUMMARY_COLUMNS = ("status", "updated_at", "ended_at", "score0", "score1", "winn
 
 class StoreError(RuntimeError):
     """The database cannot be opened or written, or holds something this code cannot read."""
+
+
+class StoreInUse(StoreError):
+    """Another process holds the database (`pid`: its process id, 0 if unknown)."""
+
+    def __init__(self, path: str, pid: int) -> None:
+        holder = f"process {pid}" if pid else "another process"
+        super().__init__(f"the match database {path} is in use by {holder}; one daemon "
+                         "owns a database (stop it, or give another --db)")
+        self.pid = pid
+
+
+def take_lock(path: str) -> int:
+    """Hold an exclusive lock on `path` for the life of this process (or until the returned
+    descriptor is closed), with our pid written in it; StoreInUse names the holder."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+        finally:
+            os.close(fd)
+        raise StoreInUse(path.removesuffix(LOCK_SUFFIX),
+                         int(text) if text.isdigit() else 0) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
 
 
 def default_db_path(env: dict[str, str] | None = None) -> Path:
@@ -170,7 +200,7 @@ class MatchStore:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL",
-                 busy_timeout_s: float = 5.0) -> None:
+                 busy_timeout_s: float = 5.0, exclusive: bool = True) -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous}")
         self.path = str(path)
@@ -182,6 +212,9 @@ class MatchStore:
             # the file is created private before SQLite opens it (its -wal and -shm files
             # take its mode)
             os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        self._lock_fd: int | None = None
+        if self.path != ":memory:" and exclusive:
+            self._lock_fd = take_lock(self.path + LOCK_SUFFIX)
         try:
             self.secrets = (Secrets.random() if self.path == ":memory:"
                             else Secrets.load(self.path + KEY_SUFFIX))
@@ -249,6 +282,9 @@ class MatchStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)  # releases the lock
+                self._lock_fd = None
 
     # -- writing -----------------------------------------------------------------------
 

@@ -262,3 +262,45 @@ def test_error_details(jacquetd_server: DaemonProcess) -> None:
     spec = (Path(__file__).resolve().parents[2] / "protocol" / "SPEC.md").read_text()
     assert f"| `max_frame_bytes` | {limits['max_frame_bytes']} |" in spec
     assert f'"max_frame_bytes": {limits["max_frame_bytes"]},' in spec
+
+
+# ---- 11. one daemon owns a match database ----------------------------------------------------
+
+
+def test_a_second_daemon_refuses_the_database_naming_the_holder(start_jacquetd: Start,
+                                                                tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    first = hosted(start_jacquetd, db)
+    second = subprocess.run(
+        [sys.executable, "-m", "jacquetd", "serve", "--workers", "1", "--db", str(db),
+         "--bind", "tcp://127.0.0.1:0", "--tcp", "off", "--gnubg", "off"],
+        cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert second.returncode != 0
+    lines = [ln for ln in second.stderr.splitlines() if ln.startswith("jacquetd:")]
+    assert len(lines) == 1 and f"process {first.proc.pid}" in lines[0], second.stderr
+    # the same refusal for an engine on stdio asked to open it
+    stdio = subprocess.run(
+        [sys.executable, "-m", "jacquetd", "stdio", "--workers", "1", "--db", str(db)],
+        input="1 ping\n", cwd=Path(__file__).resolve().parents[2], capture_output=True,
+        text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert stdio.returncode != 0 and f"process {first.proc.pid}" in stdio.stderr
+    assert first.alive()
+    first.stop()
+
+
+def test_an_engine_on_stdio_opens_no_match_database_unless_asked(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {**os.environ, "XDG_DATA_HOME": str(home),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    run = subprocess.run([sys.executable, "-m", "jacquetd", "stdio", "--workers", "1"],
+                         input="1 match_list\n", capture_output=True, text=True, timeout=120,
+                         env=env)
+    assert run.stdout.startswith("?1 forbidden"), run.stdout
+    assert not (home / "jacquetd" / "matches.sqlite3").exists()
+    asked = subprocess.run([sys.executable, "-m", "jacquetd", "stdio", "--workers", "1",
+                            "--db", "default"], input="1 match_list\n", capture_output=True,
+                           text=True, timeout=120, env=env)
+    assert asked.stdout.startswith("=1"), asked.stdout + asked.stderr
+    assert (home / "jacquetd" / "matches.sqlite3").exists()
