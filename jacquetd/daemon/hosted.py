@@ -111,6 +111,17 @@ async def open_matches(cfg: Config, pool: WorkerPool) -> AsyncMatchService | Non
     return matches
 
 
+async def stop_bots(matches: AsyncMatchService | None) -> None:
+    """Shutdown: the bot seats stop now (a decision running in a worker is abandoned and
+    nothing more is stored for them); the matches stay in play, and their bots resume
+    when the daemon starts again."""
+    if matches is not None:
+        # the flag first: a driver whose cancel is lost (asyncio.wait_for in Python 3.11
+        # swallows a cancel that meets a finished decision) still stops at its next turn
+        matches.service.stop_bots()
+        await matches.aclose()
+
+
 async def close_matches(matches: AsyncMatchService | None) -> None:
     if matches is None:
         return

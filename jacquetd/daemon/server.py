@@ -40,7 +40,8 @@ from jacquetd.daemon.workers import WorkerPool
 
 log = logging.getLogger(__name__)
 
-SOCKET_LINGER_MS = 1000  # at shutdown, queued replies get this long to leave
+SOCKET_LINGER_MS = 250  # at shutdown, queued replies get this long to leave
+POOL_CLOSE_S = 0.5  # at shutdown, workers get this long to exit before they are killed
 SNDHWM = 10_000  # replies queued per peer before that peer's replies are dropped
 RCVHWM = 10_000
 
@@ -280,11 +281,15 @@ class Daemon:
         return await self.shutdown()
 
     async def shutdown(self) -> int:
-        # Stop accepting connections, finish what is in flight (bounded), then close.
+        # Stop accepting connections and stop the bot seats (at their next decision: a
+        # decision in a worker is abandoned), finish what is in flight (bounded by the drain
+        # timeout), then close, each step bounded, within about a second.
         if self.tcp is not None:
             self.tcp.stop_accepting()
         if self.gnubg is not None:
             self.gnubg.stop_accepting()
+        self.service.draining = True
+        await hosted.stop_bots(self.service.matches)
         in_flight = self.service.in_flight
         cut = await self.service.drain(self.cfg.drain_timeout_s)
         log.info("event=drained in_flight=%d cut_short=%d", in_flight, cut)
@@ -300,7 +305,7 @@ class Daemon:
             await self.zmq.close()
         await hosted.close_matches(self.service.matches)
         self.service.matches = None
-        await self.pool.close()
+        await self.pool.close(timeout=POOL_CLOSE_S)
 
 
 def serve(cfg: Config) -> int:
@@ -325,13 +330,15 @@ async def _stdio_main(cfg: Config) -> int:
     stopper = asyncio.create_task(daemon._stop.wait())
     await asyncio.wait({session, stopper}, return_when=asyncio.FIRST_COMPLETED)
     stopper.cancel()
+    daemon.service.draining = True
+    await hosted.stop_bots(daemon.service.matches)
     await daemon.service.drain(cfg.drain_timeout_s)
     if not session.done():
         session.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await session
     await hosted.close_matches(daemon.service.matches)
-    await daemon.pool.close()
+    await daemon.pool.close(timeout=POOL_CLOSE_S)
     sys.stdout.flush()
     return 0
 

@@ -247,8 +247,8 @@ class Service:
         else:
             result = matches.service.handle(cmd, args, self.caller(peer, request, args))
             match_id = result.get("match_id") or args.get("match_id")
-            if isinstance(match_id, str):
-                matches.kick(match_id)  # bot seats act on their own
+            if isinstance(match_id, str) and not self.draining:
+                matches.kick(match_id)  # bot seats act on their own (not while stopping)
         self._reply_now(peer, request, arrived, Reply.success(request.id, result))
 
     def _admit(self, peer: Peer, request: Request) -> tuple[_Client, Any]:

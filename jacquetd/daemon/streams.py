@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 _conn_ids = itertools.count(1)
 GNUBG_MAX_PENDING_LINES = 256  # lines read ahead of the one being answered; then reading pauses
 EOF_POLL_S = 0.01
+CLOSE_WAIT_S = 0.3  # at shutdown, how long connections get to close
 
 
 class _Connection(asyncio.Protocol):
@@ -303,7 +304,7 @@ class StreamServer:
             conn.close()
         if self.server is not None:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.server.wait_closed(), 2.0)
+                await asyncio.wait_for(self.server.wait_closed(), CLOSE_WAIT_S)
 
 
 # ---- stdio -------------------------------------------------------------------------------

@@ -164,6 +164,7 @@ class WorkerPool:
         workers = [w for w in self._workers if w is not None]
         for worker in workers:
             self._detach(worker)
+            worker.stop_flag.value = 1  # a job still running stops at its next check
             with contextlib.suppress(OSError, ValueError):
                 worker.conn.send(None)
         deadline = time.monotonic() + timeout

@@ -227,6 +227,7 @@ class MatchService:
         self.clock = clock
         self.play_bots_inline = play_bots_inline
         self._lock = threading.RLock()
+        self.bots_stopped = False
         self._live: dict[str, _Live] = {}
         self._listeners: list[Callable[[str, int], None]] = []
         self._handlers: dict[str, Callable[[Mapping[str, Any], Caller], dict[str, Any]]] = {
@@ -835,8 +836,16 @@ class MatchService:
 
     # -- bots --------------------------------------------------------------------------
 
+    def stop_bots(self) -> None:
+        """Shutdown: from now on no bot seat decides (`bot_job` is None) and no bot answer
+        is applied; the matches stay in play and their bots resume in the next process."""
+        with self._lock:
+            self.bots_stopped = True
+
     def bot_job(self, match_id: str) -> BotJob | None:
         """The decision a bot seat of this match must take now, if any."""
+        if self.bots_stopped:
+            return None
         with self._lock:
             live = self._load(match_id)
             hm = live.hm
@@ -879,7 +888,8 @@ class MatchService:
         `random` level's choice (logged), so a bot seat never stalls its match."""
         with self._lock:
             live = self._live.get(job.match_id)
-            if (live is None or live.status != "playing" or len(live.hm.acts) != job.seq
+            if (self.bots_stopped or live is None or live.status != "playing"
+                    or len(live.hm.acts) != job.seq
                     or live.hm.to_act() != job.side):
                 return False
             q = job.question

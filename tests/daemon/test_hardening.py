@@ -7,6 +7,7 @@ defect it guards against; on the code before the fix it fails.
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -304,3 +305,40 @@ def test_an_engine_on_stdio_opens_no_match_database_unless_asked(tmp_path: Path)
                            text=True, timeout=120, env=env)
     assert asked.stdout.startswith("=1"), asked.stdout + asked.stderr
     assert (home / "jacquetd" / "matches.sqlite3").exists()
+
+
+# ---- 7. SIGTERM stops the bot seats ----------------------------------------------------------------
+
+
+def _log_time(line: str) -> float:
+    import datetime as dt
+
+    stamp = line.split("ts=", 1)[1].split()[0]
+    return dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+        tzinfo=dt.UTC).timestamp()
+
+
+def test_sigterm_stops_bot_seats_before_drained(start_jacquetd: Start, tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "m.sqlite3"
+    daemon = hosted(start_jacquetd, db, "--drain-timeout", "2")
+    client = ZmqClient(daemon.zmq)
+    for i in range(8):
+        made = client.call("match_new", id=i, variant="backgammon", length=99,
+                           seat0="random", seat1="random", seed=i)
+        assert made.ok, made
+    con = sqlite3.connect(db)
+    deadline = time.monotonic() + 60
+    while con.execute("SELECT COUNT(*) FROM actions").fetchone()[0] < 200:
+        assert time.monotonic() < deadline, "the bots do not play"
+        time.sleep(0.05)
+    client.close()
+    assert daemon.stop(signal.SIGTERM, timeout=60) == 0
+    drained = [ln for ln in daemon.log_text().splitlines() if "event=drained" in ln]
+    assert len(drained) == 1
+    last_action = con.execute("SELECT MAX(at) FROM actions").fetchone()[0]
+    playing = con.execute("SELECT COUNT(*) FROM matches WHERE status = 'playing'").fetchone()[0]
+    con.close()
+    assert playing > 0  # the matches were still in play: the bots were stopped, not finished
+    assert last_action <= _log_time(drained[0]), "a bot seat acted after the drain"
