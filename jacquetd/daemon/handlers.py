@@ -551,6 +551,7 @@ _worker_state: dict[str, Any] = {"seed": None, "test_levels": False}
 def init_worker(seed: int | None, test_levels: bool = False) -> None:
     _worker_state["seed"] = seed
     _worker_state["test_levels"] = test_levels
+    engine_api.no_table_builds_in_requests()
     for level in engine_api.levels():  # warm the bots' imports before the first request
         if level != "random":
             break

@@ -19,6 +19,7 @@ import contextlib
 import logging
 import os
 import signal
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply
 from zmq.auth.asyncio import AsyncioAuthenticator
 
-from jacquetd.daemon import handlers, hosted, streams
+from jacquetd.daemon import engine_api, handlers, hosted, streams
 from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
@@ -230,6 +231,7 @@ class Daemon:
         self.tcp: streams.StreamServer | None = None
         self.gnubg: streams.StreamServer | None = None
         self._stop = asyncio.Event()
+        self.table_builder: subprocess.Popen[bytes] | None = None
 
     def _on_restart(self, reason: str) -> None:
         if reason == "died":
@@ -241,9 +243,28 @@ class Daemon:
         log.info("event=signal signal=%s", signame)
         self._stop.set()
 
+    def build_tables(self) -> None:
+        """Start building the missing bear-off tables in a background process (once, under
+        a file lock, saved atomically), apart from any request and its deadline."""
+        missing = engine_api.missing_tables()
+        if not missing:
+            return
+        self.table_builder = subprocess.Popen(
+            [sys.executable, "-m", engine_api.BEAROFF_MODULE], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            preexec_fn=lambda: os.nice(10))
+        log.info("event=bearoff_build_started rules=%s pid=%d", ",".join(missing),
+                 self.table_builder.pid)
+
+    def stop_table_builder(self) -> None:
+        """The builder outlives the daemon (its own session: a Ctrl-C does not reach it)
+        until its tables are saved, so that no build is cut short; only forget it here."""
+        self.table_builder = None
+
     async def start(self) -> None:
         cfg = self.cfg
         log.info("event=fastgen_ready seconds=%.3f", handlers.warm_up())
+        self.build_tables()
         self.pool.start()
         self.service.matches = await hosted.open_matches(cfg, self.pool)
         if cfg.zmq_bind is not None:
@@ -305,6 +326,7 @@ class Daemon:
             await self.zmq.close()
         await hosted.close_matches(self.service.matches)
         self.service.matches = None
+        self.stop_table_builder()
         await self.pool.close(timeout=POOL_CLOSE_S)
 
 
@@ -321,6 +343,7 @@ def run_stdio(cfg: Config) -> int:
 async def _stdio_main(cfg: Config) -> int:
     daemon = Daemon(cfg)
     handlers.warm_up()
+    daemon.build_tables()
     daemon.pool.start()
     daemon.service.matches = await hosted.open_matches(cfg, daemon.pool)
     loop = asyncio.get_running_loop()
@@ -338,6 +361,7 @@ async def _stdio_main(cfg: Config) -> int:
     with contextlib.suppress(asyncio.CancelledError):
         await session
     await hosted.close_matches(daemon.service.matches)
+    daemon.stop_table_builder()
     await daemon.pool.close(timeout=POOL_CLOSE_S)
     sys.stdout.flush()
     return 0

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+import pytest
 from jacquetd_protocol.messages import Reply
 
 from tests.conftest import DaemonProcess
@@ -307,7 +308,7 @@ def test_an_engine_on_stdio_opens_no_match_database_unless_asked(tmp_path: Path)
     assert (home / "jacquetd" / "matches.sqlite3").exists()
 
 
-# ---- 7. SIGTERM stops the bot seats ----------------------------------------------------------------
+# ---- 7. SIGTERM stops the bot seats -----------------------------------------------------
 
 
 def _log_time(line: str) -> float:
@@ -342,3 +343,61 @@ def test_sigterm_stops_bot_seats_before_drained(start_jacquetd: Start, tmp_path:
     con.close()
     assert playing > 0  # the matches were still in play: the bots were stopped, not finished
     assert last_action <= _log_time(drained[0]), "a bot seat acted after the drain"
+
+
+# ---- 5. the bear-off tables are built apart from requests ---------------------------------------
+
+_HOME = [0, 2, 2, 2, 3, 3, 3] + [0] * 19  # borne off, points 1-24, bar: all home
+RACE = {"on_roll": _HOME, "opponent": _HOME}
+
+
+def _fresh_cache_daemon(start: Start, cache: Path) -> DaemonProcess:
+    old = os.environ.get("JACQUETD_CACHE")
+    os.environ["JACQUETD_CACHE"] = str(cache)
+    try:
+        return start("--workers", "1", "--db", "off")
+    finally:
+        if old is None:
+            del os.environ["JACQUETD_CACHE"]
+        else:
+            os.environ["JACQUETD_CACHE"] = old
+
+
+def _builder_pid(daemon: DaemonProcess) -> int:
+    line = next(ln for ln in daemon.log_text().splitlines() if "event=bearoff_build_started" in ln)
+    return int(line.rsplit("pid=", 1)[1].split()[0])
+
+
+def test_a_race_inside_a_short_deadline_is_answered_while_the_tables_build(
+        start_jacquetd: Start, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    daemon = _fresh_cache_daemon(start_jacquetd, cache)
+    builder = _builder_pid(daemon)
+    try:
+        client = ZmqClient(daemon.zmq)
+        position = client.call("position", position={"variant": "backgammon", **RACE})
+        assert position.ok, position
+        reply = client.call("evaluate", position=position.result["position_id"],
+                            timeout_ms=3000, timeout=30)
+        assert reply.ok, reply  # the network answers; no request waits for the build
+        assert 0.0 <= reply.result["win"] <= 1.0
+        client.close()
+        daemon.stop()
+    finally:
+        os.kill(builder, signal.SIGKILL)  # the test's own builder; the slow test lets it finish
+
+
+@pytest.mark.slow
+def test_the_tables_are_built_once_and_saved(start_jacquetd: Start, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = _fresh_cache_daemon(start_jacquetd, cache)
+    second = _fresh_cache_daemon(start_jacquetd, cache)  # both find the tables missing
+    builders = [_builder_pid(first), _builder_pid(second)]
+    first.stop()
+    second.stop()
+    deadline = time.monotonic() + 900
+    while any(Path(f"/proc/{pid}").exists() for pid in builders):
+        assert time.monotonic() < deadline, "the tables were not built"
+        time.sleep(1)
+    names = sorted(p.name for p in cache.iterdir() if p.suffix == ".npz")
+    assert names == ["bearoff-rearmost-v1.npz", "bearoff-standard-v1.npz"]
