@@ -55,7 +55,13 @@ class Limits:
     max_queue: int = 512  # requests waiting for a worker, all clients together
     default_timeout_ms: int = 300_000  # deadline of a request without timeout_ms
     tcp_write_buffer_bytes: int = 1024 * 1024  # a TCP peer that lets more pile up is dropped
-    max_connections: int = 1024  # TCP and gnubg connections together
+    max_connections: int = 1024  # TCP and gnubg connections together (stdio not counted)
+    max_connections_per_source: int = 128  # of those, from one source address
+    # A byte-stream connection with nothing in flight that sends nothing this long is closed.
+    idle_timeout_ms: int = 300_000
+    # A message (protocol request, gnubg line) begun must end within this; else the
+    # connection is closed (a peer that trickles bytes holds nothing for long).
+    message_timeout_ms: int = 30_000
     gnubg_max_line_bytes: int = 4096  # a longer gnubg line gets an error line
 
     def to_dict(self) -> dict[str, int]:

@@ -270,13 +270,14 @@ class Daemon:
         if cfg.zmq_bind is not None:
             self.zmq = ZmqEndpoint(cfg, self.service)
             self.endpoints["zmq"] = self.zmq.bind(cfg.zmq_bind)
+        counts = streams.ConnectionCounts()  # max_connections: both endpoints together
         if cfg.tcp is not None:
             self.tcp = streams.StreamServer(cfg, self.service, streams.ProtocolConnection,
-                                            "tcp")
+                                            "tcp", counts)
             self.endpoints["tcp"] = await self.tcp.start(*cfg.tcp)
         if cfg.gnubg is not None:
             self.gnubg = streams.StreamServer(cfg, self.service, streams.GnubgConnection,
-                                              "gnubg")
+                                              "gnubg", counts)
             self.endpoints["gnubg"] = await self.gnubg.start(*cfg.gnubg)
         if self.zmq is not None:
             self.zmq.start()

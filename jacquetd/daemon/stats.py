@@ -29,6 +29,7 @@ class Stats:
     worker_restarts: int = 0  # workers replaced after dying
     worker_recycled: int = 0  # workers replaced because they ignored a cancel
     clients_dropped: int = 0  # peers disconnected for misbehaving (write buffer, ...)
+    connections_refused: int = 0  # over max_connections or max_connections_per_source
     _latency: dict[str, deque[float]] = field(default_factory=dict)
     _count: Counter[str] = field(default_factory=Counter)
 
@@ -64,6 +65,7 @@ class Stats:
             "worker_recycled": self.worker_recycled,
             "rejected_frames": self.rejected_frames,
             "clients_dropped": self.clients_dropped,
+            "connections_refused": self.connections_refused,
             "errors": dict(sorted(self.errors.items())),
             "latency_window": LATENCY_WINDOW,
             "commands": commands,

@@ -21,7 +21,7 @@ import pytest
 from jacquetd_protocol.messages import Reply
 
 from tests.conftest import DaemonProcess
-from tests.daemon.wire import TcpClient, ZmqClient
+from tests.daemon.wire import GnubgClient, TcpClient, ZmqClient
 
 Start = Callable[..., DaemonProcess]
 
@@ -401,3 +401,80 @@ def test_the_tables_are_built_once_and_saved(start_jacquetd: Start, tmp_path: Pa
         time.sleep(1)
     names = sorted(p.name for p in cache.iterdir() if p.suffix == ".npz")
     assert names == ["bearoff-rearmost-v1.npz", "bearoff-standard-v1.npz"]
+
+
+# ---- 8. idle and message timeouts, connection limits ------------------------------------------
+
+
+def _closed_by_daemon(sock: Any, within: float = 30.0) -> bool:
+    sock.settimeout(within)
+    try:
+        while True:
+            data = sock.recv(4096)
+            if not data:
+                return True
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_idle_and_trickling_connections_are_closed_and_sources_bounded(
+        start_jacquetd: Start) -> None:
+    import socket
+
+    daemon = start_jacquetd("--workers", "1", "--db", "off", "--limit", "idle_timeout_ms=300",
+                            "--limit", "message_timeout_ms=600", "--limit",
+                            "max_connections_per_source=4", "--limit", "max_connections=6")
+    # an idle connection, on both endpoints
+    for addr in (daemon.tcp, daemon.gnubg):
+        idle = socket.create_connection(addr)
+        assert _closed_by_daemon(idle)
+        idle.close()
+    # a peer that trickles one line, a byte at a time, faster than the idle timeout
+    slow = socket.create_connection(daemon.tcp)
+    closed = False
+    for ch in b"1 ping" * 20:
+        try:
+            slow.send(bytes([ch]))
+        except (BrokenPipeError, ConnectionResetError):
+            closed = True
+            break
+        time.sleep(0.1)
+    assert closed or _closed_by_daemon(slow, 5.0)
+    slow.close()
+    # a connection that is answered keeps working while it talks
+    busy = TcpClient(daemon.tcp)
+    for i in range(5):
+        assert tcp_call(busy, f"{i} ping").ok
+        time.sleep(0.1)
+    # per source: 4 (this one included), the fifth is refused with busy
+    held = [TcpClient(daemon.tcp) for _ in range(3)]
+    extra = TcpClient(daemon.tcp)
+    refused = extra.recv_final()
+    assert not refused.ok and refused.error["code"] == "busy"
+    assert refused.error["limit"] == "max_connections_per_source"
+    for c in [busy, *held, extra]:
+        c.close()
+    time.sleep(0.3)
+    stats = ZmqClient(daemon.zmq)
+    counted = stats.call("stats").result
+    assert counted["connections_refused"] >= 1 and counted["clients_dropped"] >= 3
+    stats.close()
+    daemon.stop()
+
+
+def test_max_connections_counts_both_endpoints_together(start_jacquetd: Start) -> None:
+    daemon = start_jacquetd("--workers", "1", "--db", "off", "--limit", "max_connections=2")
+    a = TcpClient(daemon.tcp)
+    b = GnubgClient(daemon.gnubg)
+    assert b.ask("version", 4).startswith("Interface: 2")
+    assert tcp_call(a, "1 ping").ok
+    third = GnubgClient(daemon.gnubg)
+    assert third.read_lines(1) == ["Error: too many connections\n"]
+    fourth = TcpClient(daemon.tcp)
+    refused = fourth.recv_final()
+    assert refused.error["code"] == "busy" and refused.error["limit"] == "max_connections"
+    for c in (a, b, third, fourth):
+        c.close()
+    daemon.stop()
