@@ -42,6 +42,7 @@ from jacquetd.daemon.workers import WorkerPool
 log = logging.getLogger(__name__)
 
 SOCKET_LINGER_MS = 250  # at shutdown, queued replies get this long to leave
+BATCH = 16  # ZeroMQ messages handled per turn of the event loop
 POOL_CLOSE_S = 0.5  # at shutdown, workers get this long to exit before they are killed
 SNDHWM = 10_000  # replies queued per peer before that peer's replies are dropped
 RCVHWM = 10_000
@@ -140,7 +141,14 @@ class ZmqEndpoint:
             return
         max_frame = self.cfg.limits.max_frame_bytes
         codec_limits = self.cfg.limits.codec_limits()
+        taken = 0
         while True:
+            # Fairness: libzmq fair-queues the peers; after a bounded batch the loop gets
+            # a turn (other endpoints, worker replies, timers), whatever keeps arriving.
+            taken += 1
+            if taken >= BATCH:
+                taken = 0
+                await asyncio.sleep(0)
             try:
                 frames = await sock.recv_multipart(copy=True)
             except asyncio.CancelledError:

@@ -35,6 +35,7 @@ _conn_ids = itertools.count(1)
 GNUBG_MAX_PENDING_LINES = 256  # lines read ahead of the one being answered; then reading pauses
 EOF_POLL_S = 0.01
 CLOSE_WAIT_S = 0.3  # at shutdown, how long connections get to close
+BATCH = 16  # messages of one connection handled per turn of the event loop
 
 
 class _Connection(asyncio.Protocol):
@@ -146,6 +147,8 @@ class ProtocolConnection(_Connection):
         super().__init__(server)
         self.decoder = StreamDecoder(self.cfg.limits.codec_limits())
         self.ending = False
+        self.backlog: deque[bytes | ProtocolError] = deque()
+        self.draining_backlog = False
 
     def refuse(self, reason: str, limit: str) -> None:
         err = ProtocolError(ErrorCode.BUSY, reason, limit=limit)
@@ -163,10 +166,31 @@ class ProtocolConnection(_Connection):
     def data_received(self, data: bytes) -> None:
         items = self.decoder.feed(data)
         self.input_seen(self.decoder.in_message)
-        feed_protocol(self, items)
+        self.backlog.extend(items)
+        if not self.draining_backlog:
+            self.drain_backlog()
+
+    def drain_backlog(self) -> None:
+        """Handle at most BATCH messages now; the rest on a later turn of the event loop,
+        reading paused meanwhile, so one connection's flood cannot hold the loop: every
+        connection, endpoint and worker reply gets its turn in between (round robin)."""
+        batch = [self.backlog.popleft() for _ in range(min(BATCH, len(self.backlog)))]
+        feed_protocol(self, batch)
+        transport = self.transport
+        if self.backlog and not self.closed:
+            self.draining_backlog = True
+            if transport is not None and not transport.is_closing():
+                transport.pause_reading()
+            asyncio.get_running_loop().call_soon(self.drain_backlog)
+            return
+        self.draining_backlog = False
+        if transport is not None and not transport.is_closing() and not self.closed:
+            transport.resume_reading()
 
     def eof_received(self) -> bool:
-        feed_protocol(self, self.decoder.finish())
+        self.backlog.extend(self.decoder.finish())
+        if not self.draining_backlog:
+            self.drain_backlog()
         asyncio.get_running_loop().create_task(close_when_idle(self))
         return True  # keep our half open to answer what is in flight
 
@@ -197,7 +221,8 @@ def feed_protocol(peer: Any, items: list[bytes | ProtocolError]) -> None:
 
 async def close_when_idle(peer: Any) -> None:
     """After end of input: wait for the peer's requests in flight, then close."""
-    while not peer.closed and peer.service.pending_count(peer.key):
+    while not peer.closed and (peer.service.pending_count(peer.key)
+                               or getattr(peer, "backlog", None)):
         await asyncio.sleep(EOF_POLL_S)
     peer.end_session()
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import msgpack
 import pytest
+import zmq
 from jacquetd_protocol.messages import Reply
 
 from tests.conftest import DaemonProcess
@@ -477,4 +478,35 @@ def test_max_connections_counts_both_endpoints_together(start_jacquetd: Start) -
     assert refused.error["code"] == "busy" and refused.error["limit"] == "max_connections"
     for c in (a, b, third, fourth):
         c.close()
+    daemon.stop()
+
+
+# ---- 2. a flood on one endpoint does not starve the others ---------------------------------------
+
+FLOOD = 30_000
+
+
+def test_a_zeromq_flood_does_not_starve_tcp_or_engine_replies(start_jacquetd: Start) -> None:
+    from jacquetd_protocol.codec import encode_request
+    from jacquetd_protocol.messages import Request
+
+    daemon = start_jacquetd("--workers", "1", "--db", "off")
+    flooder = ZmqClient(daemon.zmq)
+    flooder.sock.setsockopt(zmq.SNDHWM, 0)
+    body = encode_request(Request(None, "legal_moves", {"position": "start:backgammon",
+                                                       "dice": [3, 1]}, "msgpack"))
+    for _ in range(FLOOD):
+        flooder.sock.send(body)
+    tcp = TcpClient(daemon.tcp)
+    assert tcp_call(tcp, "1 ping").ok
+    engine = ZmqClient(daemon.zmq)
+    best = engine.call("best_move", position="start:backgammon", dice=[3, 1], level="random",
+                       timeout=60)
+    assert best.ok, best
+    stats = tcp_call(tcp, "2 stats").result
+    # both were answered while the flood was still being served
+    assert stats["received"] < FLOOD, stats["received"]
+    for c in (flooder, engine):
+        c.close()
+    tcp.close()
     daemon.stop()
