@@ -63,6 +63,14 @@ class Limits:
     # connection is closed (a peer that trickles bytes holds nothing for long).
     message_timeout_ms: int = 30_000
     gnubg_max_line_bytes: int = 4096  # a longer gnubg line gets an error line
+    # Work one request may ask for: search depth (4 plies takes about 40 s here; 5 takes
+    # minutes and gigabytes), the memory of the worker running it (a worker over it is
+    # replaced and the request gets `too_large`), and the share of the workers (percent,
+    # at least one of two or more) kept for cheap requests while heavy ones (2 plies and
+    # more, record analysis, a budget over a second) wait.
+    max_plies: int = 4
+    worker_max_rss_mb: int = 2048
+    cheap_share_percent: int = 25
 
     def to_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)

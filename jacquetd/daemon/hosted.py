@@ -69,7 +69,8 @@ def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
         time_s = float(getattr(job, "time_s", 60.0))
         deadline = time.monotonic() + time_s + grace_s
         try:
-            job_id, future = pool.submit(MATCH_BOT, {"call": call}, deadline=deadline)
+            job_id, future = pool.submit(MATCH_BOT, {"call": call}, deadline=deadline,
+                                         heavy=time_s > 1.0)
         except (PoolBusy, PoolClosed) as exc:
             raise RuntimeError(f"no worker for a bot seat: {exc}") from None
         try:

@@ -232,6 +232,8 @@ class Daemon:
             log_level=logging.getLogger().getEffectiveLevel(),
             test_levels=cfg.test_levels,
             on_restart=self._on_restart,
+            max_rss_mb=cfg.limits.worker_max_rss_mb,
+            cheap_share_percent=cfg.limits.cheap_share_percent,
         )
         self.endpoints: dict[str, str] = {}
         self.service = Service(cfg, self.pool, endpoints=self.endpoints, stats=self.stats)

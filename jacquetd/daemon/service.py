@@ -330,8 +330,9 @@ class Service:
         limits = self.cfg.limits
         if self.draining:
             raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
-        client, key = self._admit(peer, request)
+        handlers.check_plies(args.get("plies"), limits.max_plies)
         job_args = handlers.prepare(request.cmd, args)
+        client, key = self._admit(peer, request)
         timeout_ms = args.get("timeout_ms") or limits.default_timeout_ms
         deadline = arrived + timeout_ms / 1000.0
         pending = _Pending(peer, request, key, arrived)
@@ -344,8 +345,8 @@ class Service:
 
         try:
             job_id, future = self.pool.submit(
-                request.cmd, job_args, deadline=deadline, on_partial=on_partial
-            )
+                request.cmd, job_args, deadline=deadline, on_partial=on_partial,
+                heavy=handlers.is_heavy(request.cmd, job_args))
         except PoolBusy as exc:
             raise ProtocolError(ErrorCode.BUSY, str(exc), limit="max_queue") from None
         except PoolClosed as exc:
@@ -446,7 +447,8 @@ class Service:
             outcome: tuple[Any, ...] = ("error", ErrorCode.BUSY, "shutting down", None, None, {})
         else:
             try:
-                job_id, future = self.pool.submit(cmd, args, deadline=arrived + timeout_s)
+                job_id, future = self.pool.submit(cmd, args, deadline=arrived + timeout_s,
+                                                  heavy=handlers.is_heavy(cmd, args))
             except (PoolBusy, PoolClosed) as exc:
                 outcome = ("error", ErrorCode.BUSY, str(exc), None, None, {})
             else:
@@ -457,6 +459,9 @@ class Service:
                 except TimeoutError:
                     self.pool.abandon(job_id)
                     outcome = ("error", ErrorCode.TIMEOUT, "no answer in time", None, None, {})
+                except asyncio.CancelledError:
+                    self.pool.abandon(job_id)  # the requester left: stop its work
+                    raise
                 finally:
                     self._jobs_running -= 1
                     if not self._clients and not self._jobs_running:

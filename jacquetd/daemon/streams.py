@@ -290,8 +290,8 @@ class GnubgConnection(_Connection):
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         self.wakeup.set()
-        if self.task is not None and exc is not None:
-            self.task.cancel()
+        if self.task is not None:
+            self.task.cancel()  # nobody is left to answer: stop the line's work too
 
     async def answer_lines(self) -> None:
         while not self.closed:
@@ -339,6 +339,10 @@ class GnubgConnection(_Connection):
         else:
             cmd = handlers.GNUBG_EVALUATE
             args = {"board": action.board, "options": action.options}
+            plies = action.options.get("plies")
+            limit = self.cfg.limits.max_plies
+            if isinstance(plies, int) and plies > limit:
+                return f"Error: plies {plies} is more than this server serves ({limit})\n"
         outcome = await self.service.run_job(cmd, args)
         if outcome[0] == "ok":
             return str(outcome[1]["reply"])
@@ -351,6 +355,8 @@ class GnubgConnection(_Connection):
             return "Error: server busy, try again\n"
         if code == ErrorCode.TIMEOUT:
             return "Error: no answer in time\n"
+        if code == ErrorCode.TOO_LARGE:
+            return f"Error: {message}\n"
         return "Error: internal error\n"
 
 

@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 # Numerical libraries must not start a thread per core in every worker.
 THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
+RSS_CHECK_S = 0.25  # how often the workers' memory is looked at
 PartialSink = Callable[[dict[str, Any]], None]
 # ("ok", result) or ("error", code, message, rule, field, extra)
 JobOutcome = tuple[Any, ...]
@@ -65,6 +66,7 @@ class _Job:
     future: asyncio.Future[JobOutcome]
     on_partial: PartialSink | None
     abandoned: bool = False
+    heavy: bool = False
 
 
 @dataclass(eq=False)
@@ -77,6 +79,7 @@ class _Worker:
     job: _Job | None = None
     kill_timer: asyncio.TimerHandle | None = None
     dead: bool = False
+    over_memory: int = 0  # MB it held when it was killed for holding too much
 
 
 def _error(code: str, message: str) -> JobOutcome:
@@ -101,8 +104,17 @@ class WorkerPool:
         log_level: int = logging.INFO,
         test_levels: bool = False,
         on_restart: Callable[[str], None] | None = None,
+        max_rss_mb: int = 0,
+        cheap_share_percent: int = 0,
     ) -> None:
         self.size = max(1, size)
+        self.max_rss_mb = max_rss_mb  # 0: no memory cap
+        # workers kept for cheap jobs: a share of the pool, at least one of two or more
+        reserved = 0
+        if self.size >= 2 and cheap_share_percent > 0:
+            reserved = max(1, self.size * cheap_share_percent // 100)
+        self.heavy_slots = max(1, self.size - reserved)
+        self._rss_task: asyncio.Task[None] | None = None
         self.max_queue = max_queue
         self.cancel_grace_s = cancel_grace_s
         self.log_level = log_level
@@ -127,6 +139,30 @@ class WorkerPool:
             os.environ[name] = "1"
         for index in range(self.size):
             self._spawn(index)
+        if self.max_rss_mb > 0:
+            self._rss_task = self._loop.create_task(self._watch_memory(), name="worker-rss")
+
+    async def _watch_memory(self) -> None:
+        """Kill a worker whose resident memory passes `max_rss_mb` (its request then gets
+        `too_large`); cheaper and more reliable than an address-space limit, which the
+        compiled code's reservations would hit first."""
+        page_mb = os.sysconf("SC_PAGE_SIZE") / (1 << 20)
+        while not self._closing:
+            await asyncio.sleep(RSS_CHECK_S)
+            for worker in self._workers:
+                if worker is None or worker.dead or worker.job is None:
+                    continue
+                try:
+                    with open(f"/proc/{worker.process.pid}/statm") as fh:
+                        rss_mb = int(fh.read().split()[1]) * page_mb
+                except (OSError, ValueError, IndexError):
+                    continue
+                if rss_mb > self.max_rss_mb:
+                    worker.over_memory = int(rss_mb)
+                    log.warning("event=worker_kill index=%d reason=memory rss_mb=%d cmd=%s",
+                                worker.index, rss_mb, worker.job.cmd)
+                    with contextlib.suppress(OSError):
+                        worker.process.kill()
 
     def _spawn(self, index: int) -> None:
         if self._closing:
@@ -158,6 +194,8 @@ class WorkerPool:
     async def close(self, timeout: float = 2.0) -> None:
         """Stop every worker: ask politely, then kill after ``timeout``."""
         self._closing = True
+        if self._rss_task is not None:
+            self._rss_task.cancel()
         for job in list(self._jobs.values()):
             self._finish(job, _error("internal", "the daemon is shutting down"))
         self._queue.clear()
@@ -187,8 +225,10 @@ class WorkerPool:
         deadline: float | None,
         seed: int | None = None,
         on_partial: PartialSink | None = None,
+        heavy: bool = False,
     ) -> tuple[int, asyncio.Future[JobOutcome]]:
-        """Queue a job; returns its id and a future of its outcome.
+        """Queue a job; returns its id and a future of its outcome. A `heavy` job runs only
+        on the workers not kept for cheap jobs (`heavy_slots` at once).
 
         Raises :class:`PoolBusy` when ``max_queue`` jobs are already waiting.
         """
@@ -197,7 +237,8 @@ class WorkerPool:
         if len(self._queue) >= self.max_queue:
             raise PoolBusy(f"{len(self._queue)} requests already wait for a worker")
         loop = self._require_loop()
-        job = _Job(next(self._ids), cmd, args, deadline, seed, loop.create_future(), on_partial)
+        job = _Job(next(self._ids), cmd, args, deadline, seed, loop.create_future(), on_partial,
+                   heavy=heavy)
         self._jobs[job.job_id] = job
         self._queue.append(job)
         self._dispatch()
@@ -232,13 +273,26 @@ class WorkerPool:
     def pids(self) -> list[int]:
         return [w.process.pid or 0 for w in self._workers if w is not None and not w.dead]
 
+    def _next_job(self) -> _Job | None:
+        """The oldest job that may start now: a heavy one only while fewer than
+        `heavy_slots` heavy jobs run, so cheap jobs always find a worker."""
+        heavy_running = sum(1 for w in self._workers
+                            if w is not None and w.job is not None and w.job.heavy)
+        for job in self._queue:
+            if not job.heavy or heavy_running < self.heavy_slots:
+                self._queue.remove(job)
+                return job
+        return None
+
     def _dispatch(self) -> None:
         for worker in self._workers:
             if not self._queue:
                 return
             if worker is None or worker.dead or worker.job is not None:
                 continue
-            job = self._queue.popleft()
+            job = self._next_job()
+            if job is None:
+                return
             worker.stop_flag.value = 0
             try:
                 worker.conn.send(("job", job.job_id, job.cmd, job.args, job.deadline, job.seed))
@@ -310,7 +364,13 @@ class WorkerPool:
             job.cmd if job is not None else "-",
         )
         if job is not None and not job.abandoned:
-            self._finish(job, _error("internal", "the worker running this request died"))
+            if worker.over_memory:
+                self._finish(job, ("error", "too_large", f"the request took more memory "
+                                   f"({worker.over_memory} MB) than a worker may hold "
+                                   f"(limits.worker_max_rss_mb = {self.max_rss_mb})", None,
+                                   None, {"limit": "worker_max_rss_mb"}))
+            else:
+                self._finish(job, _error("internal", "the worker running this request died"))
         if self._on_restart is not None:
             self._on_restart(reason)
         lived = time.monotonic() - worker.started

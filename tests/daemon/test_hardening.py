@@ -510,3 +510,78 @@ def test_a_zeromq_flood_does_not_starve_tcp_or_engine_replies(start_jacquetd: St
         c.close()
     tcp.close()
     daemon.stop()
+
+
+# ---- 3. bounded work per request ---------------------------------------------------------------
+
+
+def test_depth_is_bounded_on_every_endpoint(jacquetd_server: DaemonProcess) -> None:
+    client = ZmqClient(jacquetd_server.zmq)
+    limit = client.call("hello").result["limits"]["max_plies"]
+    for cmd in ("evaluate", "cube", "analyze"):
+        args: dict[str, Any] = {"position": "start:backgammon", "plies": limit + 1}
+        if cmd == "analyze":
+            args["dice"] = [3, 1]
+        if cmd == "cube":
+            args["position"] = "start:backgammon"
+        reply = client.call(cmd, **args)
+        assert not reply.ok and reply.error["code"] == "bad_argument", (cmd, reply)
+        assert reply.error["limit"] == "max_plies" and reply.error["field"] == "plies"
+    client.close()
+    gnubg = GnubgClient(jacquetd_server.gnubg)
+    board = "board:You:Opp:1:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0"  # noqa: E501
+    answer = gnubg.ask(f"evaluation fibsboard {board} plies 50")
+    assert answer.startswith("Error: plies 50 is more than this server serves"), answer
+    gnubg.close()
+
+
+def test_heavy_requests_leave_a_worker_for_cheap_ones(start_jacquetd: Start) -> None:
+    daemon = start_jacquetd("--workers", "2", "--db", "off", "--test-levels")
+    client = ZmqClient(daemon.zmq)
+    heavy = [client.send("best_move", position="start", dice=[3, 1], level="test-sleep",
+                         time_ms=60_000) for _ in range(2)]
+    time.sleep(0.5)
+    cheap = client.call("best_move", position="start", dice=[3, 1], level="random", timeout=30)
+    assert cheap.ok  # answered while both heavy requests are still in flight
+    stats = client.call("stats").result
+    assert stats["inflight"] == 2 and stats["queued"] == 1, stats
+    cancels = [client.send("cancel", target=rid) for rid in heavy]
+    finals = {r.id: r for r in (client.recv_final(30) for _ in range(4))}
+    assert all(finals[c].ok for c in cancels)
+    assert all(finals[rid].error["code"] == "cancelled" for rid in heavy)
+    client.close()
+    daemon.stop()
+
+
+def test_a_worker_over_its_memory_cap_is_replaced(start_jacquetd: Start) -> None:
+    daemon = start_jacquetd("--workers", "1", "--db", "off", "--test-levels", "--limit",
+                            "worker_max_rss_mb=400")
+    client = ZmqClient(daemon.zmq)
+    reply = client.call("best_move", position="start", dice=[3, 1], level="test-hog",
+                        time_ms=60_000, timeout=60)
+    assert not reply.ok and reply.error["code"] == "too_large", reply
+    assert reply.error["limit"] == "worker_max_rss_mb"
+    after = client.call("best_move", position="start", dice=[3, 1], level="random", timeout=60)
+    assert after.ok
+    client.close()
+    daemon.stop()
+
+
+def test_a_gnubg_request_stops_when_its_client_leaves(start_jacquetd: Start) -> None:
+    daemon = start_jacquetd("--workers", "1", "--db", "off", "--limit", "max_plies=8")
+    gnubg = GnubgClient(daemon.gnubg)
+    board = "board:You:Opp:1:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0"  # noqa: E501
+    gnubg.send(f"evaluation fibsboard {board} plies 6\n".encode())
+    time.sleep(1.0)
+    import socket
+    import struct
+
+    # gone for good (a reset, not an end of input, which asks for the answers first): its
+    # evaluation must stop, and the worker serve others
+    gnubg.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    gnubg.close()
+    client = ZmqClient(daemon.zmq)
+    reply = client.call("best_move", position="start", dice=[3, 1], level="random", timeout=60)
+    assert reply.ok, reply
+    client.close()
+    daemon.stop()
