@@ -68,6 +68,7 @@ class Limits:
     # replaced and the request gets `too_large`), and the share of the workers (percent,
     # at least one of two or more) kept for cheap requests while heavy ones (2 plies and
     # more, record analysis, a budget over a second) wait.
+    max_watches: int = 10_000  # match_watch streams open at once, all clients together
     max_plies: int = 4
     worker_max_rss_mb: int = 2048
     cheap_share_percent: int = 25

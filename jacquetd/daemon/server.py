@@ -44,8 +44,9 @@ log = logging.getLogger(__name__)
 SOCKET_LINGER_MS = 250  # at shutdown, queued replies get this long to leave
 BATCH = 16  # ZeroMQ messages handled per turn of the event loop
 POOL_CLOSE_S = 0.5  # at shutdown, workers get this long to exit before they are killed
-SNDHWM = 10_000  # replies queued per peer before that peer's replies are dropped
-RCVHWM = 10_000
+SNDHWM = 1_000  # replies queued per peer before that peer is dropped (see _send_failed)
+RCVHWM = 1_000  # requests libzmq reads ahead per peer (then the peer's sends wait)
+DROP_S = 5.0  # a dropped ZeroMQ peer's requests are ignored this long
 
 
 def create_keys(directory: str | Path, name: str) -> tuple[Path, Path]:
@@ -97,7 +98,7 @@ class ZmqEndpoint:
         self.sock: zmq.asyncio.Socket | None = None
         self.address = ""
         self._task: asyncio.Task[None] | None = None
-        self.dropped_replies = 0
+        self.dropped: dict[bytes, float] = {}  # identity -> until when it is ignored
 
     def bind(self, endpoint: str) -> str:
         cfg = self.cfg
@@ -164,6 +165,8 @@ class ZmqEndpoint:
                 peer = _ZmqPeer(self, frames[0], len(frames) > 2 and frames[1] == b"")
                 self.service.reject(peer, err, detect_encoding(frames[-1]))
                 continue
+            if self.dropped and self.ignored(envelope[0]):
+                continue
             peer = _ZmqPeer(self, envelope[0], len(envelope) == 2)
             encoding: Encoding = detect_encoding(body)
             if len(body) > max_frame:
@@ -196,12 +199,31 @@ class ZmqEndpoint:
             future.add_done_callback(lambda f: f.cancelled() or f.exception())
 
     def _send_failed(self, peer: _ZmqPeer, exc: zmq.ZMQError) -> None:
-        # EAGAIN: the peer does not read and its queue is full; EHOSTUNREACH: it left,
-        # so what it still has in flight (a match_watch that never ends) is stopped.
-        self.dropped_replies += 1
+        # EAGAIN: the peer does not read and SNDHWM replies wait for it: it is dropped (as
+        # a TCP peer that does not read is): what it has in flight is stopped and its
+        # requests are ignored for DROP_S seconds. EHOSTUNREACH: it left, so what it
+        # still has in flight (a match_watch that never ends) is stopped.
+        self.service.stats.replies_dropped += 1
         log.debug("event=zmq_reply_dropped peer=%s error=%s", peer.key, exc)
-        if exc.errno == zmq.EHOSTUNREACH and self.service.pending_count(peer.key):
-            asyncio.get_running_loop().call_soon(self.service.peer_gone, peer)
+        loop = asyncio.get_running_loop()
+        if exc.errno == zmq.EAGAIN:
+            if peer.identity not in self.dropped:
+                self.service.stats.clients_dropped += 1
+                log.warning("event=client_dropped peer=%s reason=not_reading", peer.key)
+            self.dropped[peer.identity] = loop.time() + DROP_S
+        if self.service.pending_count(peer.key):
+            loop.call_soon(self.service.peer_gone, peer)
+
+    def ignored(self, identity: bytes) -> bool:
+        """Whether a request of this peer is ignored (it was dropped not long ago)."""
+        until = self.dropped.get(identity)
+        if until is None:
+            return False
+        if asyncio.get_running_loop().time() < until:
+            self.service.stats.requests_ignored += 1
+            return True
+        del self.dropped[identity]
+        return False
 
     async def close(self) -> None:
         if self._task is not None:

@@ -109,8 +109,14 @@ class Service:
         self._run = secrets.token_hex(8)  # anonymous retry scopes never outlive the process
         self._own_secrets = Secrets.random()
         self._sessions: dict[str, str] = {}  # byte-stream peer -> the session of its `hello`
+        self._watch_count = 0
 
     # ---- introspection ----------------------------------------------------------------
+
+    @property
+    def watches(self) -> int:
+        """match_watch streams open now."""
+        return self._watch_count
 
     @property
     def in_flight(self) -> int:
@@ -151,6 +157,7 @@ class Service:
             "received": snap.pop("requests_received"),
             "worker_pids": self.pool.pids(),
             "clients": len(self._clients),
+            "watches": self._watch_count,
             **snap,
         }
 
@@ -271,6 +278,9 @@ class Service:
         if self.draining:
             raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
         matches = self._match_service()
+        if self.watches >= self.cfg.limits.max_watches:
+            raise ProtocolError(ErrorCode.BUSY, f"{self.watches} match_watch streams are open",
+                                limit="max_watches")
         client, key = self._admit(peer, request)
         pending = _Pending(peer, request, key, arrived)
         match_id = first["match_id"]
@@ -294,6 +304,7 @@ class Service:
                                                      "limit": limit})
 
         async def guarded() -> None:
+            self._watch_count += 1
             try:
                 await stream()
             except asyncio.CancelledError:
@@ -303,6 +314,8 @@ class Service:
                 if err.code == ErrorCode.INTERNAL:
                     log.exception("event=watch_failed match=%s", match_id)
                 self._complete(pending, Reply.failure(request.id, err))
+            finally:
+                self._watch_count -= 1
 
         self._track(peer, client, key, pending)
         if request.args.get("timeout_ms"):

@@ -585,3 +585,55 @@ def test_a_gnubg_request_stops_when_its_client_leaves(start_jacquetd: Start) -> 
     assert reply.ok, reply
     client.close()
     daemon.stop()
+
+
+# ---- 4. bounded queues and watches; every request answered or its peer dropped ------------
+
+
+def test_watches_are_capped(start_jacquetd: Start, tmp_path: Path) -> None:
+    daemon = hosted(start_jacquetd, tmp_path / "m.sqlite3", "--limit", "max_watches=3")
+    client = ZmqClient(daemon.zmq)
+    mid = client.call("match_new", id="new", **NEW).result["match_id"]
+    watches = [client.send("match_watch", match_id=mid) for _ in range(3)]
+    time.sleep(0.3)
+    refused = client.call("match_watch", match_id=mid, id="fourth")
+    assert not refused.ok and refused.error["code"] == "busy"
+    assert refused.error["limit"] == "max_watches"
+    stats = client.call("stats").result
+    assert stats["watches"] == 3
+    for rid in watches:
+        client.send("cancel", target=rid)
+    client.close()
+    daemon.stop()
+
+
+def test_a_zeromq_peer_that_does_not_read_is_dropped_and_every_request_accounted(
+        start_jacquetd: Start) -> None:
+    daemon = start_jacquetd("--workers", "1", "--db", "off")
+    lazy = ZmqClient(daemon.zmq)
+    lazy.sock.setsockopt(zmq.RCVHWM, 10)
+    lazy.sock.setsockopt(zmq.SNDHWM, 0)
+    sent = 20_000
+    for i in range(sent):
+        lazy.send("legal_moves", id=i, position="start:backgammon", dice=[3, 1])
+    probe = ZmqClient(daemon.zmq)
+    deadline = time.monotonic() + 120
+    while True:
+        stats = probe.call("stats", timeout=30).result
+        answered = stats["latency_ms"].get("legal_moves", {}).get("count", 0)
+        if answered + stats["requests_ignored"] >= sent or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert stats["clients_dropped"] >= 1
+    # every request was answered (the reply was sent, or discarded once the peer was
+    # dropped) or ignored while the peer was dropped: none is unaccounted for
+    assert answered + stats["requests_ignored"] == sent, stats
+    got = 0
+    while lazy.sock.poll(500):
+        lazy.sock.recv()
+        got += 1
+    assert got + stats["replies_dropped"] == answered
+    assert probe.call("ping").ok
+    for c in (lazy, probe):
+        c.close()
+    daemon.stop()
