@@ -70,7 +70,8 @@ def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
         deadline = time.monotonic() + time_s + grace_s
         try:
             job_id, future = pool.submit(MATCH_BOT, {"call": call}, deadline=deadline,
-                                         heavy=time_s > 1.0)
+                                         heavy=time_s > 1.0,
+                                         owner=f"match:{getattr(job, 'match_id', '')}")
         except (PoolBusy, PoolClosed) as exc:
             raise RuntimeError(f"no worker for a bot seat: {exc}") from None
         try:

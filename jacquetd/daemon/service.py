@@ -359,7 +359,7 @@ class Service:
         try:
             job_id, future = self.pool.submit(
                 request.cmd, job_args, deadline=deadline, on_partial=on_partial,
-                heavy=handlers.is_heavy(request.cmd, job_args))
+                heavy=handlers.is_heavy(request.cmd, job_args), owner=peer.key)
         except PoolBusy as exc:
             raise ProtocolError(ErrorCode.BUSY, str(exc), limit="max_queue") from None
         except PoolClosed as exc:
@@ -449,7 +449,7 @@ class Service:
         return len(client.pending) if client is not None else 0
 
     async def run_job(self, cmd: str, args: dict[str, Any],
-                      timeout_s: float | None = None) -> tuple[Any, ...]:
+                      timeout_s: float | None = None, owner: str = "") -> tuple[Any, ...]:
         """Run a worker job for an endpoint with its own wire language (gnubg): the
         same queue bound, deadline and stats, an outcome tuple instead of a reply."""
         arrived = time.monotonic()
@@ -461,7 +461,8 @@ class Service:
         else:
             try:
                 job_id, future = self.pool.submit(cmd, args, deadline=arrived + timeout_s,
-                                                  heavy=handlers.is_heavy(cmd, args))
+                                                  heavy=handlers.is_heavy(cmd, args),
+                                                  owner=owner)
             except (PoolBusy, PoolClosed) as exc:
                 outcome = ("error", ErrorCode.BUSY, str(exc), None, None, {})
             else:

@@ -343,7 +343,7 @@ class GnubgConnection(_Connection):
             limit = self.cfg.limits.max_plies
             if isinstance(plies, int) and plies > limit:
                 return f"Error: plies {plies} is more than this server serves ({limit})\n"
-        outcome = await self.service.run_job(cmd, args)
+        outcome = await self.service.run_job(cmd, args, owner=self.key)
         if outcome[0] == "ok":
             return str(outcome[1]["reply"])
         code, message = outcome[1], outcome[2]

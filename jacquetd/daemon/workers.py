@@ -67,6 +67,67 @@ class _Job:
     on_partial: PartialSink | None
     abandoned: bool = False
     heavy: bool = False
+    owner: str = ""  # the client it is for: waiting jobs are taken client by client
+
+
+class _FairQueue:
+    """Waiting jobs, one queue per client, served round robin: a client with many jobs
+    waiting delays another client's job by at most one job of its own per turn."""
+
+    def __init__(self) -> None:
+        self._by_owner: dict[str, deque[_Job]] = {}
+        self._turns: deque[str] = deque()
+        self._size = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __bool__(self) -> bool:
+        return self._size > 0
+
+    def append(self, job: _Job) -> None:
+        queue = self._by_owner.get(job.owner)
+        if queue is None:
+            queue = self._by_owner[job.owner] = deque()
+            self._turns.append(job.owner)
+        queue.append(job)
+        self._size += 1
+
+    def push_front(self, job: _Job) -> None:
+        queue = self._by_owner.get(job.owner)
+        if queue is None:
+            queue = self._by_owner[job.owner] = deque()
+            self._turns.appendleft(job.owner)
+        queue.appendleft(job)
+        self._size += 1
+
+    def _take(self, owner: str, queue: deque[_Job], job: _Job) -> _Job:
+        queue.remove(job)
+        self._size -= 1
+        if not queue:
+            del self._by_owner[owner]
+            self._turns.remove(owner)
+        return job
+
+    def remove(self, job: _Job) -> None:
+        queue = self._by_owner.get(job.owner)
+        if queue is not None and job in queue:
+            self._take(job.owner, queue, job)
+
+    def pop_next(self, heavy_allowed: bool) -> _Job | None:
+        for _ in range(len(self._turns)):
+            owner = self._turns[0]
+            self._turns.rotate(-1)  # this client's turn is used: it goes to the back
+            queue = self._by_owner[owner]
+            for job in queue:
+                if heavy_allowed or not job.heavy:
+                    return self._take(owner, queue, job)
+        return None
+
+    def clear(self) -> None:
+        self._by_owner.clear()
+        self._turns.clear()
+        self._size = 0
 
 
 @dataclass(eq=False)
@@ -123,7 +184,7 @@ class WorkerPool:
         self._on_restart = on_restart
         self._ctx = _mp_context()
         self._workers: list[_Worker | None] = [None] * self.size
-        self._queue: deque[_Job] = deque()
+        self._queue = _FairQueue()
         self._jobs: dict[int, _Job] = {}
         self._ids = itertools.count(1)
         self._seeds = itertools.count(1)
@@ -226,6 +287,7 @@ class WorkerPool:
         seed: int | None = None,
         on_partial: PartialSink | None = None,
         heavy: bool = False,
+        owner: str = "",
     ) -> tuple[int, asyncio.Future[JobOutcome]]:
         """Queue a job; returns its id and a future of its outcome. A `heavy` job runs only
         on the workers not kept for cheap jobs (`heavy_slots` at once).
@@ -238,7 +300,7 @@ class WorkerPool:
             raise PoolBusy(f"{len(self._queue)} requests already wait for a worker")
         loop = self._require_loop()
         job = _Job(next(self._ids), cmd, args, deadline, seed, loop.create_future(), on_partial,
-                   heavy=heavy)
+                   heavy=heavy, owner=owner)
         self._jobs[job.job_id] = job
         self._queue.append(job)
         self._dispatch()
@@ -252,8 +314,7 @@ class WorkerPool:
         job.abandoned = True
         if not job.future.done():
             job.future.cancel()
-        with contextlib.suppress(ValueError):
-            self._queue.remove(job)
+        self._queue.remove(job)
         for worker in self._workers:
             if worker is not None and worker.job is job and not worker.dead:
                 worker.stop_flag.value = 1
@@ -274,15 +335,11 @@ class WorkerPool:
         return [w.process.pid or 0 for w in self._workers if w is not None and not w.dead]
 
     def _next_job(self) -> _Job | None:
-        """The oldest job that may start now: a heavy one only while fewer than
-        `heavy_slots` heavy jobs run, so cheap jobs always find a worker."""
+        """The next job that may start now, clients taken in turn: a heavy one only while
+        fewer than `heavy_slots` heavy jobs run, so cheap jobs always find a worker."""
         heavy_running = sum(1 for w in self._workers
                             if w is not None and w.job is not None and w.job.heavy)
-        for job in self._queue:
-            if not job.heavy or heavy_running < self.heavy_slots:
-                self._queue.remove(job)
-                return job
-        return None
+        return self._queue.pop_next(heavy_running < self.heavy_slots)
 
     def _dispatch(self) -> None:
         for worker in self._workers:
@@ -298,7 +355,7 @@ class WorkerPool:
                 worker.conn.send(("job", job.job_id, job.cmd, job.args, job.deadline, job.seed))
             except (OSError, ValueError):
                 # The worker is dying; the sentinel will fire. Keep the job for another.
-                self._queue.appendleft(job)
+                self._queue.push_front(job)
                 continue
             worker.job = job
 

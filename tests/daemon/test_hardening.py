@@ -637,3 +637,21 @@ def test_a_zeromq_peer_that_does_not_read_is_dropped_and_every_request_accounted
     for c in (lazy, probe):
         c.close()
     daemon.stop()
+
+
+def test_waiting_engine_requests_are_served_client_by_client(start_jacquetd: Start) -> None:
+    daemon = start_jacquetd("--workers", "1", "--db", "off", "--test-levels")
+    greedy = ZmqClient(daemon.zmq)
+    mine = [greedy.send("best_move", position="start", dice=[3, 1], level="test-sleep",
+                        time_ms=300) for _ in range(12)]
+    time.sleep(0.2)
+    other = ZmqClient(daemon.zmq)
+    assert other.call("best_move", position="start", dice=[3, 1], level="random",
+                      timeout=60).ok
+    waiting = other.call("stats").result["inflight"]
+    assert waiting >= 8, waiting  # served after at most one of the greedy client's jobs
+    finals = [greedy.recv_final(60) for _ in mine]
+    assert all(r.ok for r in finals)
+    for c in (greedy, other):
+        c.close()
+    daemon.stop()
