@@ -42,7 +42,7 @@ from jacquetd.daemon.workers import WorkerPool
 log = logging.getLogger(__name__)
 
 SOCKET_LINGER_MS = 250  # at shutdown, queued replies get this long to leave
-BATCH = 16  # ZeroMQ messages handled per turn of the event loop
+BATCH = 4  # ZeroMQ messages handled per turn of the event loop
 POOL_CLOSE_S = 0.5  # at shutdown, workers get this long to exit before they are killed
 SNDHWM = 1_000  # replies queued per peer before that peer is dropped (see _send_failed)
 RCVHWM = 1_000  # requests libzmq reads ahead per peer (then the peer's sends wait)

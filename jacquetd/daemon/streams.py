@@ -35,7 +35,7 @@ _conn_ids = itertools.count(1)
 GNUBG_MAX_PENDING_LINES = 256  # lines read ahead of the one being answered; then reading pauses
 EOF_POLL_S = 0.01
 CLOSE_WAIT_S = 0.3  # at shutdown, how long connections get to close
-BATCH = 16  # messages of one connection handled per turn of the event loop
+BATCH = 4  # messages of one connection handled per turn of the event loop
 
 
 class _Connection(asyncio.Protocol):

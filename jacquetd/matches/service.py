@@ -25,6 +25,7 @@ import logging
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +59,7 @@ log = logging.getLogger(__name__)
 
 STATUSES = ("playing", "adjourned", "over", "closed")
 MAX_SEED = (1 << 63) - 1
+RECENT_EVENTS = 1024  # events of a match kept in memory for its watchers
 ID_CHARS = frozenset("0123456789abcdef")
 
 RESIGN_WORDS = {
@@ -144,6 +146,8 @@ class _Live:
     declined: int | None = None
     """The action count at which the bot on roll declined to double."""
     touched: float = field(default_factory=time.monotonic)
+    recent: deque[dict[str, Any]] = field(default_factory=deque)
+    """The last stored events read back (contiguous numbers), for watchers."""
 
 
 # -- argument helpers --------------------------------------------------------------------
@@ -700,11 +704,31 @@ class MatchService:
                          self.limits.max_events) or self.limits.max_events
         with self._lock:
             live = self._load(args.get("match_id"))
-            events = self.events(live.row.id, after, limit)
+            events = self._recent_events(live, after, limit)
             last = events[-1]["n"] if events else after
             return {"match_id": live.row.id, "events": events, "last_event": live.last_event,
                     "status": live.status,
                     "done": live.status in ("over", "closed") and last >= live.last_event}
+
+    def _recent_events(self, live: _Live, after: int, limit: int) -> list[dict[str, Any]]:
+        """`events`, served from the match's last stored events kept in memory when they
+        cover the request: hundreds of watchers of one match then cost one read per event,
+        not one each. The memory holds only events read back from the store."""
+        recent = live.recent
+        first = recent[0]["n"] if recent else None
+        if first is not None and first <= after + 1 and recent[-1]["n"] >= live.last_event:
+            start = after + 1 - first
+            return [recent[i] for i in range(start, min(len(recent), start + limit))]
+        events = self.events(live.row.id, after, limit)
+        if events:
+            if recent and recent[-1]["n"] + 1 == events[0]["n"]:
+                recent.extend(events)
+            elif not recent or events[0]["n"] < recent[0]["n"]:
+                recent.clear()
+                recent.extend(events)
+            while len(recent) > RECENT_EVENTS:
+                recent.popleft()
+        return events
 
     def events(self, match_id: str, after: int = 0, limit: int | None = None
                ) -> list[dict[str, Any]]:
