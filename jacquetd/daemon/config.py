@@ -116,6 +116,12 @@ class Config:
     db: str | None = ""
     max_matches: int = 256
     match_idle_timeout_s: float = 3600.0
+    # Retention (at start and every few hours): finished and closed matches are kept this
+    # many days after they ended, at most keep_matches of them; stored replies (retries)
+    # keep_replies_days. Matches in play or adjourned are never pruned.
+    keep_days: float = 365.0
+    keep_matches: int = 100_000
+    keep_replies_days: float = 7.0
 
     @property
     def worker_count(self) -> int:
@@ -197,6 +203,9 @@ _TOP_FIELDS = {
     "db",
     "max_matches",
     "match_idle_timeout_s",
+    "keep_days",
+    "keep_matches",
+    "keep_replies_days",
 }
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -274,8 +283,12 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
             # database only when asked to (see cli.load_config)
             changes[key] = (None if text.lower() in OFF_WORDS - {""}
                             else "" if text.lower() == "default" else text)
-        elif key == "max_matches":
+        elif key in ("max_matches", "keep_matches"):
             changes[key] = _positive_int(key, value)
+        elif key in ("keep_days", "keep_replies_days"):
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ConfigError(f"{origin}: {key} must be a number >= 0")
+            changes[key] = float(value)
         elif key == "match_idle_timeout_s":
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise ConfigError(f"{origin}: {key} must be a number > 0")

@@ -28,7 +28,7 @@ from jacquetd.matches import (
     StoreError,
     default_db_path,
 )
-from jacquetd.matches.store import StoreInUse
+from jacquetd.matches.store import Retention, StoreInUse, prune
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,34 @@ async def open_matches(cfg: Config, pool: WorkerPool) -> AsyncMatchService | Non
                                 housekeeping_s=housekeeping, bot_grace_s=BOT_GRACE_S + 1.0)
     await matches.start()
     log.info("event=matches_open db=%s playing=%d", path, len(service.playing()))
+    policy = retention(cfg)
+    prune_now(store, policy)
+    _PRUNERS[id(matches)] = asyncio.create_task(_prune_every(store, policy), name="prune")
     return matches
+
+
+PRUNE_EVERY_S = 6 * 3600.0
+_PRUNERS: dict[int, asyncio.Task[None]] = {}
+
+
+def retention(cfg: Config) -> Retention:
+    return Retention(cfg.keep_days, cfg.keep_matches, cfg.keep_replies_days)
+
+
+def prune_now(store: MatchStore, policy: Retention) -> None:
+    try:
+        counts = prune(store, policy, time.time())
+    except StoreError:
+        log.exception("event=prune_failed")
+        return
+    if counts["matches"] or counts["replies"]:
+        log.info("event=pruned matches=%d replies=%d", counts["matches"], counts["replies"])
+
+
+async def _prune_every(store: MatchStore, policy: Retention) -> None:
+    while True:
+        await asyncio.sleep(PRUNE_EVERY_S)
+        prune_now(store, policy)
 
 
 async def stop_bots(matches: AsyncMatchService | None) -> None:
@@ -127,5 +154,8 @@ async def stop_bots(matches: AsyncMatchService | None) -> None:
 async def close_matches(matches: AsyncMatchService | None) -> None:
     if matches is None:
         return
+    pruner = _PRUNERS.pop(id(matches), None)
+    if pruner is not None:
+        pruner.cancel()
     await matches.aclose()
     matches.service.close()

@@ -26,6 +26,7 @@ converted when it is opened.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -472,3 +473,76 @@ class MatchStore:
                            "ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
                            [*args, limit, offset])
         return [self._decode(r) for r in rows], total
+
+
+# -- maintenance (retention, `jacquetd db`) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Retention:
+    """What the store keeps of the past: finished and closed matches (with their actions,
+    events and stored replies) for `keep_days` after they ended, and at most
+    `keep_matches` of them (the oldest go first); stored replies (for retries) for
+    `keep_replies_days`. Matches in play or adjourned are never pruned."""
+
+    keep_days: float = 365.0
+    keep_matches: int = 100_000
+    keep_replies_days: float = 7.0
+
+
+def prune(store: MatchStore, policy: Retention, now: float) -> dict[str, int]:
+    """Apply `policy`; returns how many matches and stored replies were deleted."""
+    ended = ("over", "closed")
+
+    def write(db: sqlite3.Connection) -> None:
+        old = [r[0] for r in db.execute(
+            "SELECT id FROM matches WHERE status IN (?, ?) AND ended_at < ?",
+            (*ended, now - policy.keep_days * 86400.0))]
+        extra = [r[0] for r in db.execute(
+            "SELECT id FROM matches WHERE status IN (?, ?) ORDER BY ended_at DESC, id "
+            "LIMIT -1 OFFSET ?", (*ended, policy.keep_matches))]
+        gone = sorted(set(old) | set(extra))
+        db.executemany("DELETE FROM requests WHERE match_id = ?", [(m,) for m in gone])
+        db.executemany("DELETE FROM matches WHERE id = ?", [(m,) for m in gone])
+        replies = db.execute("DELETE FROM requests WHERE at < ?",
+                             (now - policy.keep_replies_days * 86400.0,)).rowcount
+        counts["matches"], counts["replies"] = len(gone), replies
+
+    counts = {"matches": 0, "replies": 0}
+    store._transaction(write)
+    return counts
+
+
+def stats(store: MatchStore) -> dict[str, Any]:
+    """Sizes of the database: matches by status, rows per table, bytes on disk."""
+    by_status = dict(store._query("SELECT status, COUNT(*) FROM matches GROUP BY status"))
+    rows = {t: int(store._query(f"SELECT COUNT(*) FROM {t}")[0][0])
+            for t in ("matches", "actions", "events", "requests")}
+    size = 0
+    for suffix in ("", "-wal"):
+        with contextlib.suppress(OSError):
+            size += os.path.getsize(store.path + suffix)
+    return {"path": store.path, "matches": by_status, "rows": rows, "bytes": size}
+
+
+def check(store: MatchStore) -> list[str]:
+    """Problems found: SQLite's integrity check, then every action log without gaps and
+    every match readable (its seed opens with this database's key). [] when sound."""
+    problems = [r[0] for r in store._query("PRAGMA integrity_check") if r[0] != "ok"]
+    for (match_id,) in store._query("SELECT id FROM matches"):
+        try:
+            store.get(match_id)
+            store.actions(match_id)
+        except StoreError as exc:
+            problems.append(str(exc))
+    return problems
+
+
+def vacuum(store: MatchStore) -> int:
+    """Rebuild the file to give the space of deleted rows back; returns bytes freed."""
+    before = stats(store)["bytes"]
+    with store._lock:
+        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store._db.execute("VACUUM")
+        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return max(0, before - stats(store)["bytes"])

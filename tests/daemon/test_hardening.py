@@ -655,3 +655,59 @@ def test_waiting_engine_requests_are_served_client_by_client(start_jacquetd: Sta
     for c in (greedy, other):
         c.close()
     daemon.stop()
+
+
+# ---- 13. retention and `jacquetd db` -------------------------------------------------------
+
+
+def _db(*args: str) -> subprocess.CompletedProcess[str]:
+    repo = Path(__file__).resolve().parents[2]
+    return subprocess.run([sys.executable, "-m", "jacquetd", "db", *args], cwd=repo,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(repo)})
+
+
+def test_retention_and_the_db_command(start_jacquetd: Start, tmp_path: Path) -> None:
+    import json
+    import sqlite3
+
+    db = tmp_path / "m.sqlite3"
+    daemon = hosted(start_jacquetd, db)
+    client = ZmqClient(daemon.zmq)
+    ids = []
+    for i in range(3):
+        made = client.call("match_new", id=i, variant="jacquet", seat0="random",
+                           seat1="random", seed=i).result
+        ids.append(made["match_id"])
+    deadline = time.monotonic() + 120
+    while client.call("match_list", status=["over"]).result["total"] < 3:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    refused = _db("stats", "--db", str(db))  # the daemon owns it
+    assert refused.returncode == 2 and f"process {daemon.proc.pid}" in refused.stderr
+    client.close()
+    daemon.stop()
+    con = sqlite3.connect(db)
+    con.execute("UPDATE matches SET ended_at = ended_at - 400 * 86400 WHERE id = ?", (ids[0],))
+    con.commit()
+    con.close()
+    stats = json.loads(_db("stats", "--db", str(db)).stdout)
+    assert stats["matches"] == {"over": 3} and stats["rows"]["events"] > 0
+    assert _db("check", "--db", str(db)).stdout.strip() == "ok"
+    pruned = _db("prune", "--db", str(db), "--keep-matches", "1")
+    assert pruned.stdout.startswith("pruned 2 matches"), pruned.stdout + pruned.stderr
+    after = json.loads(_db("stats", "--db", str(db)).stdout)
+    assert after["matches"] == {"over": 1}
+    assert _db("vacuum", "--db", str(db)).returncode == 0
+    # the daemon applies the policy when it starts
+    daemon = hosted(start_jacquetd, db, "--config", str(_toml(tmp_path, "keep_days = 0.0")))
+    client = ZmqClient(daemon.zmq)
+    assert client.call("match_list", status=["all"]).result["total"] == 0
+    client.close()
+    daemon.stop()
+
+
+def _toml(folder: Path, text: str) -> Path:
+    path = folder / "jacquetd.toml"
+    path.write_text(text + "\n")
+    return path
