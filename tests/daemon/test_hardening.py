@@ -711,3 +711,13 @@ def _toml(folder: Path, text: str) -> Path:
     path = folder / "jacquetd.toml"
     path.write_text(text + "\n")
     return path
+
+
+def test_spec_documents_every_server_limit_with_its_shipped_default() -> None:
+    import dataclasses
+
+    from jacquetd.daemon.config import Limits
+
+    spec = (Path(__file__).resolve().parents[2] / "protocol" / "SPEC.md").read_text()
+    for f in dataclasses.fields(Limits):
+        assert f"| `{f.name}` | {f.default} |" in spec, f.name
