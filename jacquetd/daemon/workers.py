@@ -31,6 +31,7 @@ import multiprocessing.sharedctypes
 import os
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -233,7 +234,8 @@ class WorkerPool:
         worker_seed = None if self._seed is None else self._seed * 1000 + next(self._seeds)
         process = self._ctx.Process(
             target=worker_main,
-            args=(back, stop_flag, index, worker_seed, self.log_level, self.test_levels),
+            args=(back, stop_flag, index, worker_seed, self.log_level, self.test_levels,
+                  os.getpid()),
             name=f"jacquetd-worker-{index}",
             daemon=True,
         )
@@ -462,6 +464,21 @@ class WorkerPool:
 # ---- the worker process -------------------------------------------------------
 
 
+FRONT_CHECK_S = 1.0
+
+
+def _exit_with_front(front_pid: int) -> None:
+    """In a worker: exit as soon as the front process no longer exists."""
+    while True:
+        time.sleep(FRONT_CHECK_S)
+        try:
+            os.kill(front_pid, 0)
+        except ProcessLookupError:
+            os._exit(4)
+        except PermissionError:
+            pass
+
+
 def worker_main(
     conn: multiprocessing.connection.Connection,
     stop_flag: Any,
@@ -469,10 +486,15 @@ def worker_main(
     seed: int | None,
     log_level: int,
     test_levels: bool = False,
+    front_pid: int = 0,
 ) -> None:
-    """Entry point of a worker process: run jobs until told to exit."""
+    """Entry point of a worker process: run jobs until told to exit (or until the front
+    process is gone: a daemon killed outright must not leave a worker computing)."""
     for name in THREAD_ENV:
         os.environ[name] = "1"
+    if front_pid:
+        threading.Thread(target=_exit_with_front, args=(front_pid,), daemon=True,
+                         name="front-watch").start()
     # The front process decides when workers stop (it drains first): a Ctrl-C
     # or a SIGTERM sent to the whole process group must not kill jobs.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -721,3 +721,21 @@ def test_spec_documents_every_server_limit_with_its_shipped_default() -> None:
     spec = (Path(__file__).resolve().parents[2] / "protocol" / "SPEC.md").read_text()
     for f in dataclasses.fields(Limits):
         assert f"| `{f.name}` | {f.default} |" in spec, f.name
+
+
+def test_workers_do_not_outlive_a_killed_daemon(start_jacquetd: Start) -> None:
+    daemon = start_jacquetd("--workers", "1", "--db", "off", "--test-levels")
+    client = ZmqClient(daemon.zmq)
+    pid = client.call("stats").result["worker_pids"][0]
+    client.send("best_move", position="start", dice=[3, 1], level="test-hang", time_ms=60_000)
+    time.sleep(0.3)
+    daemon.proc.kill()
+    daemon.proc.wait(10)
+    client.close()
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{pid}").exists():
+        status = Path(f"/proc/{pid}/status").read_text() if Path(f"/proc/{pid}").exists() else ""
+        if "State:\tZ" in status:
+            break
+        assert time.monotonic() < deadline, "the worker outlived its daemon"
+        time.sleep(0.2)
