@@ -739,3 +739,40 @@ def test_workers_do_not_outlive_a_killed_daemon(start_jacquetd: Start) -> None:
             break
         assert time.monotonic() < deadline, "the worker outlived its daemon"
         time.sleep(0.2)
+
+
+# ---- 6. cube decisions at every match length ------------------------------------------------
+
+
+def test_cube_answers_at_every_match_length_the_protocol_accepts(start_jacquetd: Start) -> None:
+    from jacquetd.rules.position import MAX_MATCH_LENGTH
+
+    daemon = start_jacquetd("--workers", "2", "--db", "off")
+    client = ZmqClient(daemon.zmq)
+    start = client.call("position", position="start:backgammon").result["position"]
+    lengths = list(range(1, 1001))  # positions.py: match.length 1-1000
+    codes: dict[int, str] = {}
+    for chunk in range(0, len(lengths), 50):
+        sent = {}
+        for length in lengths[chunk:chunk + 50]:
+            score = [length - 2, length - 1] if length > 2 else [0, 0]
+            pos = {**start, "match": {"length": length, "score": score, "crawford": False}}
+            sent[client.send("cube", position=pos, timeout_ms=120_000)] = length
+        for _ in sent:
+            reply = client.recv_final(180)
+            codes[sent[reply.id]] = "ok" if reply.ok else reply.error["code"]
+    # the rules core plays matches up to 255 points; longer ones are refused clearly
+    expected = {length: "ok" if length <= MAX_MATCH_LENGTH else "bad_position"
+                for length in lengths}
+    bad = {length: code for length, code in codes.items() if code != expected[length]}
+    assert not bad, bad
+    client.close()
+    # the gnubg endpoint, at match length 150 (it answered `internal` before)
+    gnubg = GnubgClient(daemon.gnubg)
+    board = ("board:You:Opp:150:140:145:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:"
+             "2:0:1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0")
+    answer = gnubg.ask(f"evaluation fibsboard {board} plies 0")
+    assert len(answer.split()) == 6, answer
+    assert gnubg.ask(board) in ("double\n", "roll\n")  # its cube decision (no dice)
+    gnubg.close()
+    daemon.stop()
