@@ -11,4 +11,5 @@ if ! ls /usr/games/gnubg >/dev/null 2>&1 && ! command -v gnubg >/dev/null 2>&1; 
     fi
 fi
 python3 -m pip install -q -e '.[test]'
+python3 -m ruff check .
 exec python3 -m pytest -q "$@"
