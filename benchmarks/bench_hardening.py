@@ -356,11 +356,47 @@ def report(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def shutdown_times(runs: int = 3, drain_s: float = 2.0) -> list[float]:
+    """Seconds from SIGTERM to exit while 8 bot-against-bot 99-point matches are in play."""
+    import signal
+
+    from tests.daemon.wire import ZmqClient
+
+    folder = tempfile.mkdtemp(prefix="jacquetd-stop-")
+    env = {**os.environ, "XDG_DATA_HOME": folder, "PYTHONPATH": str(REPO)}
+    times = []
+    for run in range(runs):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jacquetd", "serve", "--workers", "2", "--bind",
+             "tcp://127.0.0.1:0", "--tcp", "off", "--gnubg", "off", "--drain-timeout",
+             str(drain_s), "--db", f"{folder}/m{run}.sqlite3"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=REPO)
+        assert proc.stdout is not None
+        endpoint = dict(re.findall(r"(\w+)=(\S+)", proc.stdout.readline().decode()))["zmq"]
+        client = ZmqClient(endpoint)
+        for i in range(8):
+            client.call("match_new", id=i, variant="backgammon", length=99, seat0="random",
+                        seat1="random", seed=i)
+        client.close()
+        time.sleep(3.0)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(120)
+        times.append(time.monotonic() - started)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--shutdown", action="store_true",
+                        help="measure SIGTERM to exit with bot matches in play instead")
     args = parser.parse_args()
+    if args.shutdown:
+        for i, seconds in enumerate(shutdown_times()):
+            print(f"SIGTERM run {i}: exit after {seconds:.2f} s (drain timeout 2 s)")
+        return
     folder = tempfile.mkdtemp(prefix="jacquetd-soak-")
     env = {**os.environ, "XDG_DATA_HOME": folder, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(
