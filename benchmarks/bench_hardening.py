@@ -14,8 +14,9 @@ Meanwhile a probe on every endpoint measures ``ping`` (gnubg: ``version``) and
 ``best_move level=random`` (gnubg: a ``board:`` decision, the endpoint's level
 being ``random``), and the front process's resident memory is sampled. Prints
 the probes' p50/p99, the peak RSS, and for every flood how many requests were
-sent, answered, and lost with a dropped peer. ``soak()`` is what the slow test
-``tests/daemon/test_soak.py`` runs, bounded.
+sent, answered, and lost with a dropped peer. `BENCH_WATCHES=N` sets the number of
+watch streams (default 500); `--shutdown` measures SIGTERM to exit instead.
+``soak()`` is what the slow test ``tests/daemon/test_soak.py`` runs, bounded.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ BOARD = ("board:You:Opp:1:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:
 LEGAL = {"cmd": "legal_moves", "position": "start:backgammon", "dice": [3, 1]}
 RANDOM = {"cmd": "best_move", "position": "start:backgammon", "dice": [3, 1], "level": "random"}
 OUTSTANDING = 100
+WATCHES = int(os.environ.get("BENCH_WATCHES", "500"))
 FRONT_RSS_CAP_MB = 400  # documented in SPEC.md section 10
 
 
@@ -325,7 +327,7 @@ def soak(endpoints: dict[str, str], pid: int, seconds: float) -> dict[str, Any]:
         mp.Process(target=_zmq_lazy, args=(endpoints["zmq"], seconds, out)),
         mp.Process(target=_tcp_flood, args=((host, int(port)), 10, seconds, out)),
         mp.Process(target=_gnubg_flood, args=((ghost, int(gport)), 8, seconds, out)),
-        mp.Process(target=_watch_flood, args=(endpoints["zmq"], 500, seconds, out)),
+        mp.Process(target=_watch_flood, args=(endpoints["zmq"], WATCHES, seconds, out)),
     ]
     for p in floods:
         p.start()
