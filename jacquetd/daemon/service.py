@@ -35,6 +35,8 @@ from jacquetd.matches.secrecy import Secrets
 
 log = logging.getLogger(__name__)
 
+WATCH_COALESCE_S = 0.1  # a match_watch stream sends at most one partial per this long
+
 
 class Peer(Protocol):
     """One client of one endpoint, as the service sees it."""
@@ -294,6 +296,10 @@ class Service:
                     after = reply["events"][-1]["n"]
                     peer.deliver(Partial(request.id, {**reply, "done": False}),
                                  request.encoding)
+                    if not reply["done"] and reply["status"] == "playing":
+                        # coalesce: the events of the next moments go out together, so
+                        # a fast match watched by many costs a bounded number of sends
+                        await asyncio.sleep(WATCH_COALESCE_S)
                 elif reply["done"] or reply["status"] == "closed":
                     self._complete(pending, Reply.success(request.id, {
                         **reply, "events": [], "done": True}))
