@@ -57,10 +57,14 @@ def state_file() -> Path:
     return root / "jacquet-play" / "last-match.json"
 
 
-def remember(path: Path, match_id: str, token: str, side: int) -> None:
+def remember(path: Path, match_id: str, token: str, side: int,
+             address: str | None = None) -> None:
+    """Remember the last match left, with the address of the daemon that keeps it (None:
+    a `jacquetd stdio` spawned on the user's match database)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"match_id": match_id, "token": token, "side": side}))
+    tmp.write_text(json.dumps({"match_id": match_id, "token": token, "side": side,
+                               "address": address}))
     os.chmod(tmp, 0o600)  # the token is the seat's only key
     tmp.replace(path)
 
@@ -71,6 +75,25 @@ def recall(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and "match_id" in data and "token" in data else None
+
+
+def remembered_address(path: Path) -> str | None:
+    """The daemon address of the remembered last match (None: none, or a spawned engine)."""
+    last = recall(path)
+    address = last.get("address") if last is not None else None
+    return address if isinstance(address, str) and address else None
+
+
+def resume_hint(match_id: str, token: str, address: str | None) -> str:
+    """How to come back to a match: the same daemon (its address), the same seat."""
+    where = f" --connect {address}" if address else ""
+    return (f"  jacquet-play{where} --resume {match_id} --token {token}\n"
+            f"(or `jacquet-play --resume` for the last match)")
+
+
+SPAWN_HOSTED = ("--db", "default")
+"""What a spawned `jacquetd stdio` is given to host matches: it opens the user's match
+database only when asked (and refuses it while a daemon owns it)."""
 
 
 @dataclass

@@ -333,7 +333,7 @@ async def run_hosted(args: argparse.Namespace, daemon: JacquetClient, console: C
         kind = f"match to {args.length}" if args.length else "one money game"
         console.say(f"{args.variant}, {kind}, cube {'on' if args.cube else 'off'}; hosted "
                     f"match {match_id} (the daemon rolls the dice). Type `help` at your turn.")
-    hosted.remember(memory, match_id, token, side)
+    hosted.remember(memory, match_id, token, side, args.connect)
     opponent = f"bot ({other.get('level')})" if other.get("player") == "bot" else (
         other.get("name") or "opponent")
     game = hosted.HostedGame(daemon, console, hosted.Seat(match_id, token, side),
@@ -341,9 +341,8 @@ async def run_hosted(args: argparse.Namespace, daemon: JacquetClient, console: C
     try:
         final = await game.play()
     except (Quit, hosted.Leave):
-        console.say(f"\nLeft the match; it stays on the daemon. Resume it with:\n"
-                    f"  jacquet-play --resume {match_id} --token {token}\n"
-                    f"(or `jacquet-play --resume` for the last match)")
+        console.say("\nLeft the match; it stays on the daemon. Resume it with:\n"
+                    + hosted.resume_hint(match_id, token, args.connect))
         return 1
     exported = await daemon.request("match_export", match_id=match_id, token=token)
     record_path = Path(args.save) if args.save else default_record_path()
@@ -355,10 +354,14 @@ async def run_hosted(args: argparse.Namespace, daemon: JacquetClient, console: C
 
 async def run(args: argparse.Namespace, out: TextIO) -> int:
     console = Console(out, colour_enabled(out) and not args.no_color)
+    if args.connect is None and args.resume == "last" and not args.daemon:
+        args.connect = hosted.remembered_address(
+            Path(args.state_file) if args.state_file else hosted.state_file())
     if args.connect:
         daemon = await JacquetClient.open(args.connect)
     else:
-        daemon = await JacquetClient.spawn(args.daemon.split() if args.daemon else list(DAEMON))
+        daemon = await JacquetClient.spawn(args.daemon.split() if args.daemon else [
+            *DAEMON, *(hosted.SPAWN_HOSTED if args.hosted or args.resume else ())])
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     use_hosted = bool(args.hosted or args.resume) or (
         args.connect is not None and not args.watch and not args.local

@@ -10,6 +10,7 @@ import argparse
 import dataclasses
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -94,8 +95,9 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-format", choices=("kv", "json"), help="default: kv (key=value)")
     p.add_argument("--db", metavar="PATH",
                    help="SQLite database of hosted matches (default: jacquetd/matches.sqlite3 "
-                   "in the user's data folder, $XDG_DATA_HOME or ~/.local/share); 'off' "
-                   "disables the match commands")
+                   "in the user's data folder, $XDG_DATA_HOME or ~/.local/share; also "
+                   "'default'); 'off' disables the match commands. One daemon owns a "
+                   "database. `jacquetd stdio` opens one only when given --db")
     p.add_argument("--max-matches", type=int, metavar="N",
                    help="hosted matches in play at once (default 256)")
     p.add_argument("--match-idle-timeout", type=float, metavar="S",
@@ -144,6 +146,21 @@ def build_parser() -> argparse.ArgumentParser:
     keys.add_argument("directory", metavar="DIR")
     keys.add_argument("--name", default="jacquetd", help="file name stem (default: jacquetd)")
 
+    db = sub.add_parser("db", help="maintain the match database: stats, prune, vacuum, check",
+                        description="stats: matches by status, rows, size; prune: apply the "
+                        "retention policy now; vacuum: give deleted space back; check: "
+                        "integrity and every action log. Refused while a daemon owns the "
+                        "database.")
+    db.add_argument("action", choices=("stats", "prune", "vacuum", "check"))
+    db.add_argument("--db", metavar="PATH", help="the database (default: the user's)")
+    db.add_argument("--keep-days", type=float, metavar="D",
+                    help="prune: finished and closed matches ended more than D days ago "
+                    "(default 365)")
+    db.add_argument("--keep-matches", type=int, metavar="N",
+                    help="prune: keep at most N finished and closed matches (default 100000)")
+    db.add_argument("--keep-replies-days", type=float, metavar="D",
+                    help="prune: stored replies for retries older than D days (default 7)")
+
     sub.add_parser("train", help="train a neural evaluator by TD(lambda) self-play",
                    description="jacquetd train --variant V --games N --seed S [...]: see "
                    "'jacquetd train --help'.", add_help=False)
@@ -185,8 +202,50 @@ def load_config(args: argparse.Namespace, stdio: bool = False) -> Config:
         changes = {k: None for k in ("tcp", "gnubg") if k not in explicit}
         cfg = dataclasses.replace(cfg, **changes)
     if stdio:
-        cfg = dataclasses.replace(cfg, zmq_bind=None, tcp=None, gnubg=None)
+        # an engine spawned by a client opens no match database unless asked to (`--db
+        # PATH`, `--db default`, or `db` in the file): the user's may belong to a daemon
+        cfg = dataclasses.replace(cfg, zmq_bind=None, tcp=None, gnubg=None,
+                                  db=cfg.db if "db" in explicit else None)
     return cfg
+
+
+def db_command(args: argparse.Namespace) -> int:
+    """``jacquetd db ACTION``: maintenance of the match database (not while served)."""
+    from jacquetd.matches import default_db_path
+    from jacquetd.matches import store as stores
+
+    path = args.db or str(default_db_path())
+    if not os.path.exists(path):
+        print(f"jacquetd: no match database at {path}", file=sys.stderr)
+        return 2
+    try:
+        store = stores.MatchStore(path)
+    except stores.StoreError as exc:
+        print(f"jacquetd: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.action == "stats":
+            print(json.dumps(stores.stats(store), indent=2))
+        elif args.action == "prune":
+            base = stores.Retention()
+            policy = stores.Retention(
+                base.keep_days if args.keep_days is None else args.keep_days,
+                base.keep_matches if args.keep_matches is None else args.keep_matches,
+                base.keep_replies_days if args.keep_replies_days is None
+                else args.keep_replies_days)
+            counts = stores.prune(store, policy, time.time())
+            print(f"pruned {counts['matches']} matches and {counts['replies']} stored replies")
+        elif args.action == "vacuum":
+            print(f"vacuumed: {stores.vacuum(store)} bytes freed")
+        else:
+            problems = stores.check(store)
+            for problem in problems:
+                print(problem)
+            print("ok" if not problems else f"{len(problems)} problems")
+            return 1 if problems else 0
+    finally:
+        store.close()
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -198,6 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return train_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "db":
+        return db_command(args)
     if args.command == "keys":
         from jacquetd.daemon.server import create_keys
 

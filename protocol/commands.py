@@ -12,6 +12,7 @@ as an absent field.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 import re
@@ -216,7 +217,11 @@ _COMMANDS: tuple[Command, ...] = (
                "default: the server's current one", position=0, max_len=16,
                pattern=VERSION_RE.pattern),
          Param("client", ArgType.WORD, "the client's name and version, for the server's log",
-               max_len=128)),
+               max_len=128),
+         Param("session", ArgType.WORD, "a session key this server issued earlier (the "
+               "`session` of an earlier `hello`): resume that session; on a byte stream the "
+               "connection's match requests are then in it (see Retries)", max_len=128,
+               pattern=r"^[A-Za-z0-9_.-]+$")),
         (Field("protocol", "str", "the protocol version chosen for this session"),
          Field("engine", "str", "the server program's name (`jacquetd`)"),
          Field("version", "str", "the server program's version"),
@@ -225,7 +230,10 @@ _COMMANDS: tuple[Command, ...] = (
          Field("planned", "str_list", "command names reserved for later versions"),
          Field("encodings", "str_list", "`msgpack`, `text`"),
          Field("levels", "str_list", "bot levels for `best_move`, weakest first"),
-         Field("limits", "limits", "the server's limits (see Limits)")),
+         Field("limits", "limits", "the server's limits (see Limits)"),
+         Field("session", "str", "the session key: the one given, or a new one. Only its "
+               "holder can present it; retried match actions that present it get their "
+               "stored replies, tokens included, even after a restart")),
     ),
     Command("ping", "Check that the server answers; the result is empty.", (), ()),
     Command(
@@ -406,6 +414,9 @@ MATCH_COMMANDS: tuple[Command, ...] = (
                "seat); each is the only key to its seat: give it to that player only"),
          Field("owner_token", "str", "the owner token: closes (abandons) the match, and "
                "supplies dice in a supplied-dice match"),
+         Field("withheld", "bool", "present and true in a replayed reply whose tokens are "
+               "not given again (null in their place): the retry did not present the "
+               "session of the request that created the match", required=False),
          *[f for f in BRIEF if f.name not in ("match_id", "may")]),
     ),
     Command(
@@ -543,6 +554,15 @@ MATCH_COMMANDS: tuple[Command, ...] = (
          Field("record", "str", "the record's text (the `Seed` header once over)")),
     ),
 )
+
+SESSION = Param("session", ArgType.WORD, "the session key from `hello`: a retry of this "
+                "request gets its stored reply only in the same session (see Retries)",
+                max_len=128, pattern=r"^[A-Za-z0-9_.-]+$")
+#: Match commands that change a match: their replies are stored for retries.
+MATCH_ACTIONS = ("match_new", "match_roll", "match_move", "match_double", "match_take",
+                 "match_drop", "match_resign", "match_close")
+MATCH_COMMANDS = tuple(dataclasses.replace(c, params=(*c.params, SESSION))
+                       if c.name in MATCH_ACTIONS else c for c in MATCH_COMMANDS)
 
 COMMANDS: dict[str, Command] = {c.name: c for c in (*_COMMANDS, *MATCH_COMMANDS)}
 MATCH_COMMAND_NAMES: tuple[str, ...] = tuple(c.name for c in MATCH_COMMANDS)

@@ -33,6 +33,11 @@ class _Splitter:
         self._skipping = False    # inside an over-long text line
         self.broken = False       # a msgpack message broke a limit: the stream is unusable
 
+    @property
+    def in_message(self) -> bool:
+        """Whether a message has begun and is not finished yet (bytes are buffered)."""
+        return bool(self._buf) and not self.broken
+
     def feed(self, data: bytes) -> list[Item]:
         """Add bytes; return the frames now complete, in order. A frame is a whole
         msgpack object or a text message without its final newline. A problem is
@@ -62,6 +67,7 @@ class _Splitter:
             if self._scanner is not None:
                 out.append(ProtocolError(ErrorCode.BAD_FRAME, "stream ended inside a msgpack "
                                          "message"))
+                self.broken = True  # answered in msgpack, like any broken msgpack stream
             else:
                 self._buf += b"\n"
                 self._next_text(out)

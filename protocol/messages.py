@@ -72,7 +72,7 @@ class Limits:
     """What a server accepts. `hello` reports these; the codec enforces them while
     decoding, before it allocates anything in proportion to what a header claims."""
 
-    max_frame_bytes: int = 1 << 20       # one message (msgpack object or text line)
+    max_frame_bytes: int = 256 << 10     # one message (msgpack object or text line)
     max_depth: int = 16                  # nesting of maps and lists, the request map is 1
     max_list_len: int = 4096             # elements of one list
     max_map_len: int = 256               # entries of one map

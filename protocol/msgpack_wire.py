@@ -146,6 +146,16 @@ def _pairs_no_duplicates(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
     return out
 
 
+def _undecodable(exc: BaseException) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return "a string is not valid UTF-8"
+    if isinstance(exc, ValueError) and str(exc) == "duplicate key in a map":
+        return "duplicate key in a map"
+    if isinstance(exc, TypeError):
+        return "a map key is not a string"
+    return "malformed msgpack message"
+
+
 def unpack_map(frame: bytes, limits: Limits) -> dict[str, Any]:
     """Decode a frame holding exactly one msgpack map, enforcing `limits` first."""
     if len(frame) > limits.max_frame_bytes:
@@ -164,8 +174,8 @@ def unpack_map(frame: bytes, limits: Limits) -> dict[str, Any]:
             max_str_len=limits.max_str_len, max_bin_len=0, max_ext_len=0,
             max_array_len=limits.max_list_len, max_map_len=limits.max_map_len)
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        # UnicodeDecodeError and duplicate keys are ValueErrors; non-string keys TypeErrors.
-        raise ProtocolError(ErrorCode.BAD_FRAME, f"undecodable msgpack: {exc}"[:200]) from None
+        # The peer is told what is wrong in the protocol's words, never the library's.
+        raise ProtocolError(ErrorCode.BAD_FRAME, _undecodable(exc)) from None
     if not isinstance(obj, dict):  # pragma: no cover - the first byte is a map
         raise ProtocolError(ErrorCode.BAD_FRAME, "a msgpack message is a map")
     return obj

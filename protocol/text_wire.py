@@ -52,6 +52,26 @@ _FLOAT_RE = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$")
 _BOARD_HEAD_RE = re.compile(r"^[a-z][a-z0-9-]*/")
 
 
+_REPRESENTABLE: dict[str, bool] = {}
+_REPRESENTABLE_MAX = 4096
+
+
+def _representable(value: Any) -> bool:
+    """`board_representable`, remembered by the value's repr (which tells lists from
+    tuples and True from 1, as the check does): replies repeat the same positions, and
+    the full check costs far more than the repr."""
+    if not isinstance(value, Mapping):
+        return False
+    key = repr(value)
+    known = _REPRESENTABLE.get(key)
+    if known is None:
+        known = board_representable(value)
+        if len(_REPRESENTABLE) >= _REPRESENTABLE_MAX:
+            _REPRESENTABLE.clear()
+        _REPRESENTABLE[key] = known
+    return known
+
+
 def _frame_error(message: str, id: RequestId = None) -> ProtocolError:
     return ProtocolError(ErrorCode.BAD_FRAME, message, id=id)
 
@@ -61,8 +81,9 @@ def to_text(frame: bytes, strip_newline: bool = True) -> str:
     (other than tab) and embedded line ends, since one frame is one line."""
     try:
         text = frame.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _frame_error("text is not valid UTF-8") from None
+    except UnicodeDecodeError as exc:
+        raise _frame_error(f"text is not valid UTF-8 (byte {exc.start + 1})",
+                           _readable_id(frame)) from None
     if strip_newline:
         text = text.removesuffix("\n").removesuffix("\r")
     for ch in text:
@@ -71,6 +92,15 @@ def to_text(frame: bytes, strip_newline: bool = True) -> str:
                 raise _frame_error("one request per line")
             raise _frame_error(f"control character {ch!r} in text")
     return text
+
+
+def _readable_id(frame: bytes) -> int | None:
+    """The id of a line that cannot be read as a whole, when its first word is one."""
+    head = frame.lstrip(b" \t").split(None, 1)[0] if frame.strip() else b""
+    if head.isdigit() and _ID_RE.match(head.decode("ascii")):
+        value = int(head)
+        return value if value <= MAX_ID else None
+    return None
 
 
 def _parse_id(word: str) -> int:
@@ -207,7 +237,7 @@ def format_text_arg(param: Param | None, value: Any) -> str:
             raise ValueError(f"{param and param.name}: words cannot contain ','")
         word = ",".join(value)
     elif t is ArgType.POSITION and isinstance(value, Mapping):
-        if not board_representable(value):
+        if not _representable(value):
             raise ValueError("this position map has no board literal; send it as msgpack")
         word = format_board(value)
     elif isinstance(value, str):
@@ -317,7 +347,7 @@ def format_value(value: Any) -> str:
         return repr(value)
     if isinstance(value, str):
         return value if _bare_ok(value) else _json(value)
-    if isinstance(value, Mapping) and board_representable(value):
+    if isinstance(value, Mapping) and _representable(value):
         return format_board(value)
     return _json(value)
 
@@ -342,7 +372,7 @@ def parse_value(s: str, i: int) -> tuple[Any, int]:
 
 def _field_tokens(key: str, value: Any) -> list[str]:
     """`key=value` words; a map whose keys are identifiers is spread into dotted keys."""
-    if (isinstance(value, Mapping) and value and not board_representable(value)
+    if (isinstance(value, Mapping) and value and not _representable(value)
             and all(isinstance(k, str) and _MAP_KEY_RE.match(k) for k in value)):
         out: list[str] = []
         for k, v in value.items():

@@ -96,7 +96,12 @@ def launch(args: list[str], log_path: Path, command: str = "serve") -> DaemonPro
                 full += [flag, value]
     full += args
     log_file = open(log_path, "wb")  # noqa: SIM115 - closed when the process is reaped
-    proc = subprocess.Popen(full, cwd=REPO, env=daemon_env(), stdin=subprocess.DEVNULL,
+    env = daemon_env()
+    if "--db" not in args:  # one daemon owns a match database: each its own data folder
+        import tempfile
+
+        env["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="jacquetd-data-")
+    proc = subprocess.Popen(full, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=log_file)
     log_file.close()
     lines: queue.Queue[bytes] = queue.Queue()

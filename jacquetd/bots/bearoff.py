@@ -15,7 +15,10 @@ is one database per bearing-off rule:
 Both follow G7 (as many dice as possible, else the higher die). The tables are
 built once (about a minute of CPU for 15 checkers) and cached as a ``.npz``
 file in the user cache directory (``$JACQUETD_CACHE``, else
-``$XDG_CACHE_HOME/jacquetd``, else ``~/.cache/jacquetd``).
+``$XDG_CACHE_HOME/jacquetd``, else ``~/.cache/jacquetd``): 2.7 MB (standard) and
+5.2 MB (rearmost), too big to ship in the package. ``python -m
+jacquetd.bots.bearoff`` builds them ahead (at install); the daemon builds the missing
+ones in the background when it starts, and evaluates races with its network until then.
 
 Two one-sided tables give a pure race exactly when both sides have every
 checker in their finishing table: `race_probabilities`.
@@ -23,6 +26,7 @@ checker in their finishing table: `race_probabilities`.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 from collections.abc import Iterable
@@ -240,34 +244,87 @@ def cache_dir() -> Path:
 
 _LOADED: dict[str, OneSided] = {}
 
+BUILD_ON_DEMAND = True
+"""Whether `Evaluator`s build a missing table on first use (tools, training). The daemon's
+workers set it False: a request never builds (its deadline would cut the build short);
+the daemon builds the tables in a background process at start (`build_missing`)."""
+
+
+def cache_path(rule: str) -> Path:
+    return cache_dir() / f"bearoff-{rule}-v{DB_VERSION}.npz"
+
+
+def _load(rule: str, path: Path) -> OneSided | None:
+    try:
+        with np.load(path) as data:
+            return OneSided(rule, MAX_CHECKERS, data["expected"], data["dist"],
+                            data["first_expected"], data["first_dist"])
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, EOFError):
+        log.warning("ignoring unreadable bear-off cache %s", path)
+        return None
+
+
+def ready_database(rule: str) -> OneSided | None:
+    """The table of `rule` if it is built (cached), else None; never builds."""
+    db = _LOADED.get(rule)
+    if db is None:
+        db = _load(rule, cache_path(rule))
+        if db is not None:
+            _LOADED[rule] = db
+    return db
+
 
 def database(rule: str) -> OneSided:
-    """The 15-checker database of `rule`, from the cache or built (and cached) now."""
-    db = _LOADED.get(rule)
+    """The 15-checker database of `rule`, from the cache or built (and cached) now.
+
+    The build runs under an exclusive file lock (`PATH.lock`): a second process that needs
+    the table waits for the first one's and loads it instead of building it again. The file
+    is written to a temporary name, synced and renamed, so a build cut short leaves no
+    half-written table."""
+    db = ready_database(rule)
     if db is not None:
         return db
-    path = cache_dir() / f"bearoff-{rule}-v{DB_VERSION}.npz"
-    if path.exists():
-        try:
-            with np.load(path) as data:
-                db = OneSided(rule, MAX_CHECKERS, data["expected"], data["dist"],
-                              data["first_expected"], data["first_dist"])
-        except (OSError, ValueError, KeyError):
-            log.warning("ignoring unreadable bear-off cache %s", path)
-            db = None
-    if db is None:
-        log.info("building the %s bear-off database (one time)", rule)
+    path = cache_path(rule)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock_fd: int | None = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        log.warning("cannot lock the bear-off cache (%s); building without a lock", exc)
+        lock_fd = None
+    try:
+        if lock_fd is not None:
+            fcntl.flock(lock_fd, fcntl.LOCK_EX)  # another process may be building it
+        db = ready_database(rule)
+        if db is not None:
+            return db
+        log.info("event=bearoff_build rule=%s", rule)
         db = build(rule)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(path.name + f".{os.getpid()}.tmp.npz")
             np.savez_compressed(tmp, expected=db.expected, dist=db.dist,
                                 first_expected=db.first_expected, first_dist=db.first_dist)
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
             tmp.replace(path)
         except OSError as exc:
             log.warning("could not cache the bear-off database: %s", exc)
-    _LOADED[rule] = db
-    return db
+        _LOADED[rule] = db
+        return db
+    finally:
+        if lock_fd is not None:
+            os.close(lock_fd)
+
+
+def build_missing() -> list[str]:
+    """Build every table that is not cached yet (each under its lock); the rules built."""
+    built = []
+    for rule in RULES:
+        if ready_database(rule) is None:
+            database(rule)
+            built.append(rule)
+    return built
 
 
 def race_probabilities(db: OneSided, me_home: np.ndarray, opp_home: np.ndarray,
@@ -299,3 +356,9 @@ def race_probabilities(db: OneSided, me_home: np.ndarray, opp_home: np.ndarray,
     out[:, 1] = np.minimum(wg, win)
     out[:, 3] = np.minimum(lg, 1.0 - win)
     return out
+
+
+if __name__ == "__main__":  # `python -m jacquetd.bots.bearoff`: build the tables now
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    done = build_missing()
+    print(f"bear-off tables in {cache_dir()}: built {', '.join(done) or 'none (all cached)'}")

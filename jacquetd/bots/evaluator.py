@@ -30,6 +30,13 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 class Evaluator(Protocol):
     variant: Variant
 
+    def _table_ready(self) -> bool:
+        """Whether the exact race table can be used now (built, or built on demand)."""
+        if self._db is None and not bearoff.BUILD_ON_DEMAND:
+            self._db = bearoff.ready_database(self.variant.bear_off)
+            return self._db is not None
+        return True
+
     def probs(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
               opp_flag: np.ndarray) -> np.ndarray:
         """(N, 5) probabilities for the side on roll (`me`), before its roll."""
@@ -124,13 +131,20 @@ class NeuralEvaluator:
             self._db = bearoff.database(self.variant.bear_off)
         return self._db
 
+    def _table_ready(self) -> bool:
+        """Whether the exact race table can be used now (built, or built on demand)."""
+        if self._db is None and not bearoff.BUILD_ON_DEMAND:
+            self._db = bearoff.ready_database(self.variant.bear_off)
+            return self._db is not None
+        return True
+
     def probs(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
               opp_flag: np.ndarray) -> np.ndarray:
         x = features.encode(self.variant, me, opp, me_flag, opp_flag, self.feature_version)
         p = tidy(self.variant, self.forward(x, me, opp), me_flag, opp_flag)
         if self.use_bearoff:
             race = all_home(me) & all_home(opp)
-            if race.any():
+            if race.any() and self._table_ready():
                 idx = np.nonzero(race)[0]
                 exact = bearoff.race_probabilities(
                     self.db, me[idx, 1:7], opp[idx, 1:7], me[idx, 0], opp[idx, 0])

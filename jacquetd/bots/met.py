@@ -12,7 +12,9 @@ dead cubes (a cube that already wins its owner the match) are respected.
 
 `MatchModel(g).mwc(a, b)` is the chance that the side needing `a` points
 beats the side needing `b` in a fresh game with the cube centred;
-`table(n)` gives the usual n x n table. With gammon rate 0 and no cube it
+`table(n)` gives the usual n x n table. The table is filled iteratively, smallest
+needs first (never by deep recursion), exactly up to `EXACT_NEEDS` points and by
+scaling beyond. With gammon rate 0 and no cube it
 reduces to the coin-flip table; the figures for backgammon's gammon rate
 agree with published tables to about a percent (e.g. 2-away/2-away 50%,
 Crawford 1-away/2-away about 68-70%).
@@ -20,12 +22,21 @@ Crawford 1-away/2-away about 68-70%).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 CENTRE, MINE, THEIRS = 0, 1, 2
+EXACT_NEEDS = 64
+"""Scores needing more points than this are read from the table at needs scaled down in
+proportion (and the cube with them): a long match behaves like a shorter one at the same
+relative score, and the exact table to 1000 points would take minutes to compute."""
+
+
+def _scaled(need: int, scale: float) -> int:
+    return max(1, min(EXACT_NEEDS, round(need / scale)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +71,44 @@ class MatchModel:
         self.g = float(gammon_rate)
         self._mwc = lru_cache(maxsize=None)(self._mwc_uncached)
         self._segment = lru_cache(maxsize=None)(self._segment_uncached)
+        self._filled = (0, 0)  # every mwc(i, j) with i <= a, j <= b is cached
+        self._filling = False
+
+    def _fill(self, a: int, b: int) -> None:
+        """Cache mwc for every pair of needs up to (a, b), smallest sums first.
+
+        Each value then only asks for values already cached (smaller needs) and for
+        segments of the same needs with a bigger cube (at most log2 of the needs deep),
+        so the recursion stays shallow whatever the match length, and the result does
+        not depend on what was cached before.
+        """
+        fa, fb = self._filled
+        a, b = max(a, fa), max(b, fb)
+        if (a, b) == (fa, fb) or self._filling:
+            return
+        self._filling = True
+        try:
+            self._fill_sums(a, b, fa, fb)
+        finally:
+            self._filling = False
+        self._filled = (a, b)
+
+    def _fill_sums(self, a: int, b: int, fa: int, fb: int) -> None:
+        for total in range(2, a + b + 1):
+            for i in range(max(1, total - b), min(a, total - 1) + 1):
+                j = total - i
+                if i <= fa and j <= fb:
+                    continue
+                self._mwc(i, j, False)
+                self._mwc(i, j, True)
 
     def mwc(self, a: int, b: int, post_crawford: bool = False) -> float:
         """Chance that the side needing `a` wins against the side needing `b` (fresh game)."""
+        if max(a, b) > EXACT_NEEDS and min(a, b) > 0:
+            scale = max(a, b) / EXACT_NEEDS
+            return self.mwc(_scaled(a, scale), _scaled(b, scale), post_crawford)
+        if a > self._filled[0] or b > self._filled[1]:
+            self._fill(a, b)
         return self._mwc(a, b, post_crawford)
 
     def _mwc_uncached(self, a: int, b: int, post: bool) -> float:
@@ -91,6 +137,12 @@ class MatchModel:
     def segment(self, a: int, b: int, cube: int, owner: int, crawford: bool,
                 post: bool) -> Segment:
         """The live-cube segment of a game at needs (a, b), `owner` relative to side a."""
+        if max(a, b) > EXACT_NEEDS:
+            scale = max(a, b) / EXACT_NEEDS
+            cube = max(1, 2 ** round(math.log2(max(1.0, cube / scale))))
+            a, b = _scaled(a, scale), _scaled(b, scale)
+        if a > self._filled[0] or b > self._filled[1]:
+            self._fill(a, b)
         return self._segment(a, b, cube, owner, crawford, post or crawford)
 
     def _segment_uncached(self, a: int, b: int, cube: int, owner: int, crawford: bool,

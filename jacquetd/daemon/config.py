@@ -55,8 +55,23 @@ class Limits:
     max_queue: int = 512  # requests waiting for a worker, all clients together
     default_timeout_ms: int = 300_000  # deadline of a request without timeout_ms
     tcp_write_buffer_bytes: int = 1024 * 1024  # a TCP peer that lets more pile up is dropped
-    max_connections: int = 1024  # TCP and gnubg connections together
+    max_connections: int = 1024  # TCP and gnubg connections together (stdio not counted)
+    max_connections_per_source: int = 128  # of those, from one source address
+    # A byte-stream connection with nothing in flight that sends nothing this long is closed.
+    idle_timeout_ms: int = 300_000
+    # A message (protocol request, gnubg line) begun must end within this; else the
+    # connection is closed (a peer that trickles bytes holds nothing for long).
+    message_timeout_ms: int = 30_000
     gnubg_max_line_bytes: int = 4096  # a longer gnubg line gets an error line
+    # Work one request may ask for: search depth (4 plies takes about 40 s here; 5 takes
+    # minutes and gigabytes), the memory of the worker running it (a worker over it is
+    # replaced and the request gets `too_large`), and the share of the workers (percent,
+    # at least one of two or more) kept for cheap requests while heavy ones (2 plies and
+    # more, record analysis, a budget over a second) wait.
+    max_watches: int = 10_000  # match_watch streams open at once, all clients together
+    max_plies: int = 4
+    worker_max_rss_mb: int = 2048
+    cheap_share_percent: int = 25
 
     def to_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)
@@ -101,6 +116,12 @@ class Config:
     db: str | None = ""
     max_matches: int = 256
     match_idle_timeout_s: float = 3600.0
+    # Retention (at start and every few hours): finished and closed matches are kept this
+    # many days after they ended, at most keep_matches of them; stored replies (retries)
+    # keep_replies_days. Matches in play or adjourned are never pruned.
+    keep_days: float = 365.0
+    keep_matches: int = 100_000
+    keep_replies_days: float = 7.0
 
     @property
     def worker_count(self) -> int:
@@ -182,6 +203,9 @@ _TOP_FIELDS = {
     "db",
     "max_matches",
     "match_idle_timeout_s",
+    "keep_days",
+    "keep_matches",
+    "keep_replies_days",
 }
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -255,9 +279,16 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
             changes[key] = bool(value)
         elif key == "db":
             text = str(value).strip()
-            changes[key] = None if text.lower() in OFF_WORDS - {""} else text
-        elif key == "max_matches":
+            # "default" (or empty): the user's data folder; an engine on stdio opens a
+            # database only when asked to (see cli.load_config)
+            changes[key] = (None if text.lower() in OFF_WORDS - {""}
+                            else "" if text.lower() == "default" else text)
+        elif key in ("max_matches", "keep_matches"):
             changes[key] = _positive_int(key, value)
+        elif key in ("keep_days", "keep_replies_days"):
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ConfigError(f"{origin}: {key} must be a number >= 0")
+            changes[key] = float(value)
         elif key == "match_idle_timeout_s":
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise ConfigError(f"{origin}: {key} must be a number > 0")

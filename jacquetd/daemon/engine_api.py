@@ -157,3 +157,24 @@ def match_winning_chance(pos: Position, probs: dict[str, Any]) -> float:
     return float((win - wg) * mwc(a - cube, b) + (wg - wb) * mwc(a - 2 * cube, b)
             + wb * mwc(a - 3 * cube, b) + (lose - lg) * mwc(a, b - cube)
             + (lg - lb) * mwc(a, b - 2 * cube) + lb * mwc(a, b - 3 * cube))
+
+
+# ---- the bear-off tables: built apart from any request ------------------------------------
+
+BEAROFF_MODULE = "jacquetd.bots.bearoff"
+
+
+def no_table_builds_in_requests() -> None:
+    """In a worker: a request never builds a bear-off table (its deadline would cut the
+    build short); races are evaluated without the table until it is built."""
+    module = _optional(BEAROFF_MODULE)
+    if module is not None:
+        module.BUILD_ON_DEMAND = False
+
+
+def missing_tables() -> list[str]:
+    """The bear-off rules whose table is not built yet ([] without the bots)."""
+    module = _optional(BEAROFF_MODULE)
+    if module is None:
+        return []
+    return [rule for rule in module.RULES if not module.cache_path(rule).exists()]

@@ -291,6 +291,35 @@ FRONT_HANDLERS: dict[str, FrontHandler] = {
 # ---- worker commands: checked in the front, run in a worker --------------------------------
 
 
+HEAVY_PLIES = 2  # a search this deep or deeper is heavy work
+HEAVY_BUDGET_MS = 1000  # so is a time budget over this
+
+
+def is_heavy(cmd: str, args: dict[str, Any]) -> bool:
+    """Whether a worker job may hold its worker long (it then waits while the workers
+    kept for cheap requests are the only free ones)."""
+    if cmd in ("analyze_record",):
+        return True
+    if cmd == "match_bot":
+        job = getattr(getattr(args.get("call"), "func", None), "__self__", None)
+        return float(getattr(job, "time_s", 0.0)) * 1000 > HEAVY_BUDGET_MS
+    plies = args.get("plies")
+    if cmd in (GNUBG_DECIDE, GNUBG_EVALUATE):
+        plies = (args.get("options") or {}).get("plies")
+    if isinstance(plies, int) and plies >= HEAVY_PLIES:
+        return True
+    budget = args.get("time_ms")
+    return isinstance(budget, int) and budget > HEAVY_BUDGET_MS
+
+
+def check_plies(plies: Any, max_plies: int, field: str = "plies") -> None:
+    """Refuse a search deeper than the server's `max_plies` (bad_argument, limit named)."""
+    if isinstance(plies, int) and plies > max_plies:
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{field}: {plies} is deeper than this "
+                            f"server serves (limits.max_plies = {max_plies})", field=field,
+                            limit="max_plies")
+
+
 def prepare(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
     """Check a worker command's position in the front; return the job's arguments."""
     if cmd == "analyze_record":
@@ -340,10 +369,17 @@ WorkerHandler = Callable[[dict[str, Any], WorkerCall], dict[str, Any]]
 def _test_bot(level: str, call: WorkerCall, time_ms: int | None) -> None:
     """Levels for the daemon's own fault tests (``test_levels = true``): ``test-sleep``
     sleeps ``time_ms`` watching the stop flag, ``test-hang`` sleeps ignoring it,
-    ``test-crash`` kills its worker process."""
+    ``test-crash`` kills its worker process, ``test-hog`` takes memory until stopped."""
     seconds = (time_ms or 1000) / 1000.0
     if level == "test-crash":
         os._exit(70)
+    if level == "test-hog":  # grows by 64 MB every 50 ms until stopped
+        hoard = []
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not call.should_stop():
+            hoard.append(bytearray(64 << 20))
+            time.sleep(0.05)
+        raise SearchTimedOut()
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         if level == "test-sleep" and call.should_stop():
@@ -351,7 +387,7 @@ def _test_bot(level: str, call: WorkerCall, time_ms: int | None) -> None:
         time.sleep(0.01)
 
 
-TEST_LEVELS = ("test-sleep", "test-hang", "test-crash")
+TEST_LEVELS = ("test-sleep", "test-hang", "test-crash", "test-hog")
 
 
 def run_best_move(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
@@ -551,6 +587,7 @@ _worker_state: dict[str, Any] = {"seed": None, "test_levels": False}
 def init_worker(seed: int | None, test_levels: bool = False) -> None:
     _worker_state["seed"] = seed
     _worker_state["test_levels"] = test_levels
+    engine_api.no_table_builds_in_requests()
     for level in engine_api.levels():  # warm the bots' imports before the first request
         if level != "random":
             break

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,7 @@ from jacquetd.matches import (
     StoreError,
     default_db_path,
 )
+from jacquetd.matches.store import Retention, StoreInUse, prune
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +44,21 @@ def database_path(cfg: Config) -> Path | None:
     return Path(cfg.db).expanduser() if cfg.db else default_db_path()
 
 
+def private_folder(folder: Path, *, tighten: bool) -> None:
+    """Create `folder` (and its parents) with mode 0700; `tighten`: also make an existing
+    one private (the default data folder, which earlier versions created 0755)."""
+    missing = []
+    probe = folder
+    while not probe.exists():
+        missing.append(probe)
+        probe = probe.parent
+    for f in reversed(missing):
+        f.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(f, 0o700)  # whatever the umask
+    if tighten and folder.is_dir():
+        os.chmod(folder, 0o700)
+
+
 def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
                 ) -> Callable[[Callable[[], str]], Any]:
     """A `run_blocking` for AsyncMatchService that runs a bot's decision in a worker."""
@@ -52,7 +69,9 @@ def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
         time_s = float(getattr(job, "time_s", 60.0))
         deadline = time.monotonic() + time_s + grace_s
         try:
-            job_id, future = pool.submit(MATCH_BOT, {"call": call}, deadline=deadline)
+            job_id, future = pool.submit(MATCH_BOT, {"call": call}, deadline=deadline,
+                                         heavy=time_s > 1.0,
+                                         owner=f"match:{getattr(job, 'match_id', '')}")
         except (PoolBusy, PoolClosed) as exc:
             raise RuntimeError(f"no worker for a bot seat: {exc}") from None
         try:
@@ -78,8 +97,10 @@ async def open_matches(cfg: Config, pool: WorkerPool) -> AsyncMatchService | Non
     if path is None:
         return None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent, tighten=path == default_db_path())
         store = MatchStore(path, synchronous="FULL")
+    except StoreInUse as exc:
+        raise ConfigError(str(exc)) from None
     except (OSError, StoreError) as exc:
         raise ConfigError(f"cannot open the match database {path}: {exc}") from None
     limits = MatchLimits(max_open=cfg.max_matches, idle_timeout_s=cfg.match_idle_timeout_s)
@@ -89,11 +110,52 @@ async def open_matches(cfg: Config, pool: WorkerPool) -> AsyncMatchService | Non
                                 housekeeping_s=housekeeping, bot_grace_s=BOT_GRACE_S + 1.0)
     await matches.start()
     log.info("event=matches_open db=%s playing=%d", path, len(service.playing()))
+    policy = retention(cfg)
+    prune_now(store, policy)
+    _PRUNERS[id(matches)] = asyncio.create_task(_prune_every(store, policy), name="prune")
     return matches
+
+
+PRUNE_EVERY_S = 6 * 3600.0
+_PRUNERS: dict[int, asyncio.Task[None]] = {}
+
+
+def retention(cfg: Config) -> Retention:
+    return Retention(cfg.keep_days, cfg.keep_matches, cfg.keep_replies_days)
+
+
+def prune_now(store: MatchStore, policy: Retention) -> None:
+    try:
+        counts = prune(store, policy, time.time())
+    except StoreError:
+        log.exception("event=prune_failed")
+        return
+    if counts["matches"] or counts["replies"]:
+        log.info("event=pruned matches=%d replies=%d", counts["matches"], counts["replies"])
+
+
+async def _prune_every(store: MatchStore, policy: Retention) -> None:
+    while True:
+        await asyncio.sleep(PRUNE_EVERY_S)
+        prune_now(store, policy)
+
+
+async def stop_bots(matches: AsyncMatchService | None) -> None:
+    """Shutdown: the bot seats stop now (a decision running in a worker is abandoned and
+    nothing more is stored for them); the matches stay in play, and their bots resume
+    when the daemon starts again."""
+    if matches is not None:
+        # the flag first: a driver whose cancel is lost (asyncio.wait_for in Python 3.11
+        # swallows a cancel that meets a finished decision) still stops at its next turn
+        matches.service.stop_bots()
+        await matches.aclose()
 
 
 async def close_matches(matches: AsyncMatchService | None) -> None:
     if matches is None:
         return
+    pruner = _PRUNERS.pop(id(matches), None)
+    if pruner is not None:
+        pruner.cancel()
     await matches.aclose()
     matches.service.close()

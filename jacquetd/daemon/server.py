@@ -19,6 +19,7 @@ import contextlib
 import logging
 import os
 import signal
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply
 from zmq.auth.asyncio import AsyncioAuthenticator
 
-from jacquetd.daemon import handlers, hosted, streams
+from jacquetd.daemon import engine_api, handlers, hosted, streams
 from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
@@ -40,9 +41,12 @@ from jacquetd.daemon.workers import WorkerPool
 
 log = logging.getLogger(__name__)
 
-SOCKET_LINGER_MS = 1000  # at shutdown, queued replies get this long to leave
-SNDHWM = 10_000  # replies queued per peer before that peer's replies are dropped
-RCVHWM = 10_000
+SOCKET_LINGER_MS = 250  # at shutdown, queued replies get this long to leave
+BATCH = 4  # ZeroMQ messages handled per turn of the event loop
+POOL_CLOSE_S = 0.5  # at shutdown, workers get this long to exit before they are killed
+SNDHWM = 1_000  # replies queued per peer before that peer is dropped (see _send_failed)
+RCVHWM = 1_000  # requests libzmq reads ahead per peer (then the peer's sends wait)
+DROP_S = 5.0  # a dropped ZeroMQ peer's requests are ignored this long
 
 
 def create_keys(directory: str | Path, name: str) -> tuple[Path, Path]:
@@ -94,7 +98,7 @@ class ZmqEndpoint:
         self.sock: zmq.asyncio.Socket | None = None
         self.address = ""
         self._task: asyncio.Task[None] | None = None
-        self.dropped_replies = 0
+        self.dropped: dict[bytes, float] = {}  # identity -> until when it is ignored
 
     def bind(self, endpoint: str) -> str:
         cfg = self.cfg
@@ -138,7 +142,14 @@ class ZmqEndpoint:
             return
         max_frame = self.cfg.limits.max_frame_bytes
         codec_limits = self.cfg.limits.codec_limits()
+        taken = 0
         while True:
+            # Fairness: libzmq fair-queues the peers; after a bounded batch the loop gets
+            # a turn (other endpoints, worker replies, timers), whatever keeps arriving.
+            taken += 1
+            if taken >= BATCH:
+                taken = 0
+                await asyncio.sleep(0)
             try:
                 frames = await sock.recv_multipart(copy=True)
             except asyncio.CancelledError:
@@ -153,6 +164,8 @@ class ZmqEndpoint:
             except ProtocolError as err:
                 peer = _ZmqPeer(self, frames[0], len(frames) > 2 and frames[1] == b"")
                 self.service.reject(peer, err, detect_encoding(frames[-1]))
+                continue
+            if self.dropped and self.ignored(envelope[0]):
                 continue
             peer = _ZmqPeer(self, envelope[0], len(envelope) == 2)
             encoding: Encoding = detect_encoding(body)
@@ -186,12 +199,31 @@ class ZmqEndpoint:
             future.add_done_callback(lambda f: f.cancelled() or f.exception())
 
     def _send_failed(self, peer: _ZmqPeer, exc: zmq.ZMQError) -> None:
-        # EAGAIN: the peer does not read and its queue is full; EHOSTUNREACH: it left,
-        # so what it still has in flight (a match_watch that never ends) is stopped.
-        self.dropped_replies += 1
+        # EAGAIN: the peer does not read and SNDHWM replies wait for it: it is dropped (as
+        # a TCP peer that does not read is): what it has in flight is stopped and its
+        # requests are ignored for DROP_S seconds. EHOSTUNREACH: it left, so what it
+        # still has in flight (a match_watch that never ends) is stopped.
+        self.service.stats.replies_dropped += 1
         log.debug("event=zmq_reply_dropped peer=%s error=%s", peer.key, exc)
-        if exc.errno == zmq.EHOSTUNREACH and self.service.pending_count(peer.key):
-            asyncio.get_running_loop().call_soon(self.service.peer_gone, peer)
+        loop = asyncio.get_running_loop()
+        if exc.errno == zmq.EAGAIN:
+            if peer.identity not in self.dropped:
+                self.service.stats.clients_dropped += 1
+                log.warning("event=client_dropped peer=%s reason=not_reading", peer.key)
+            self.dropped[peer.identity] = loop.time() + DROP_S
+        if self.service.pending_count(peer.key):
+            loop.call_soon(self.service.peer_gone, peer)
+
+    def ignored(self, identity: bytes) -> bool:
+        """Whether a request of this peer is ignored (it was dropped not long ago)."""
+        until = self.dropped.get(identity)
+        if until is None:
+            return False
+        if asyncio.get_running_loop().time() < until:
+            self.service.stats.requests_ignored += 1
+            return True
+        del self.dropped[identity]
+        return False
 
     async def close(self) -> None:
         if self._task is not None:
@@ -222,6 +254,8 @@ class Daemon:
             log_level=logging.getLogger().getEffectiveLevel(),
             test_levels=cfg.test_levels,
             on_restart=self._on_restart,
+            max_rss_mb=cfg.limits.worker_max_rss_mb,
+            cheap_share_percent=cfg.limits.cheap_share_percent,
         )
         self.endpoints: dict[str, str] = {}
         self.service = Service(cfg, self.pool, endpoints=self.endpoints, stats=self.stats)
@@ -229,6 +263,7 @@ class Daemon:
         self.tcp: streams.StreamServer | None = None
         self.gnubg: streams.StreamServer | None = None
         self._stop = asyncio.Event()
+        self.table_builder: subprocess.Popen[bytes] | None = None
 
     def _on_restart(self, reason: str) -> None:
         if reason == "died":
@@ -240,21 +275,41 @@ class Daemon:
         log.info("event=signal signal=%s", signame)
         self._stop.set()
 
+    def build_tables(self) -> None:
+        """Start building the missing bear-off tables in a background process (once, under
+        a file lock, saved atomically), apart from any request and its deadline."""
+        missing = engine_api.missing_tables()
+        if not missing:
+            return
+        self.table_builder = subprocess.Popen(
+            [sys.executable, "-m", engine_api.BEAROFF_MODULE], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            preexec_fn=lambda: os.nice(10))
+        log.info("event=bearoff_build_started rules=%s pid=%d", ",".join(missing),
+                 self.table_builder.pid)
+
+    def stop_table_builder(self) -> None:
+        """The builder outlives the daemon (its own session: a Ctrl-C does not reach it)
+        until its tables are saved, so that no build is cut short; only forget it here."""
+        self.table_builder = None
+
     async def start(self) -> None:
         cfg = self.cfg
         log.info("event=fastgen_ready seconds=%.3f", handlers.warm_up())
+        self.build_tables()
         self.pool.start()
         self.service.matches = await hosted.open_matches(cfg, self.pool)
         if cfg.zmq_bind is not None:
             self.zmq = ZmqEndpoint(cfg, self.service)
             self.endpoints["zmq"] = self.zmq.bind(cfg.zmq_bind)
+        counts = streams.ConnectionCounts()  # max_connections: both endpoints together
         if cfg.tcp is not None:
             self.tcp = streams.StreamServer(cfg, self.service, streams.ProtocolConnection,
-                                            "tcp")
+                                            "tcp", counts)
             self.endpoints["tcp"] = await self.tcp.start(*cfg.tcp)
         if cfg.gnubg is not None:
             self.gnubg = streams.StreamServer(cfg, self.service, streams.GnubgConnection,
-                                              "gnubg")
+                                              "gnubg", counts)
             self.endpoints["gnubg"] = await self.gnubg.start(*cfg.gnubg)
         if self.zmq is not None:
             self.zmq.start()
@@ -280,11 +335,15 @@ class Daemon:
         return await self.shutdown()
 
     async def shutdown(self) -> int:
-        # Stop accepting connections, finish what is in flight (bounded), then close.
+        # Stop accepting connections and stop the bot seats (at their next decision: a
+        # decision in a worker is abandoned), finish what is in flight (bounded by the drain
+        # timeout), then close, each step bounded, within about a second.
         if self.tcp is not None:
             self.tcp.stop_accepting()
         if self.gnubg is not None:
             self.gnubg.stop_accepting()
+        self.service.draining = True
+        await hosted.stop_bots(self.service.matches)
         in_flight = self.service.in_flight
         cut = await self.service.drain(self.cfg.drain_timeout_s)
         log.info("event=drained in_flight=%d cut_short=%d", in_flight, cut)
@@ -300,7 +359,8 @@ class Daemon:
             await self.zmq.close()
         await hosted.close_matches(self.service.matches)
         self.service.matches = None
-        await self.pool.close()
+        self.stop_table_builder()
+        await self.pool.close(timeout=POOL_CLOSE_S)
 
 
 def serve(cfg: Config) -> int:
@@ -316,6 +376,7 @@ def run_stdio(cfg: Config) -> int:
 async def _stdio_main(cfg: Config) -> int:
     daemon = Daemon(cfg)
     handlers.warm_up()
+    daemon.build_tables()
     daemon.pool.start()
     daemon.service.matches = await hosted.open_matches(cfg, daemon.pool)
     loop = asyncio.get_running_loop()
@@ -325,13 +386,16 @@ async def _stdio_main(cfg: Config) -> int:
     stopper = asyncio.create_task(daemon._stop.wait())
     await asyncio.wait({session, stopper}, return_when=asyncio.FIRST_COMPLETED)
     stopper.cancel()
+    daemon.service.draining = True
+    await hosted.stop_bots(daemon.service.matches)
     await daemon.service.drain(cfg.drain_timeout_s)
     if not session.done():
         session.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await session
     await hosted.close_matches(daemon.service.matches)
-    await daemon.pool.close()
+    daemon.stop_table_builder()
+    await daemon.pool.close(timeout=POOL_CLOSE_S)
     sys.stdout.flush()
     return 0
 

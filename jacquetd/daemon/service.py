@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,8 +31,11 @@ from jacquetd.daemon.config import Config
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
 from jacquetd.matches import AsyncMatchService, Caller
+from jacquetd.matches.secrecy import Secrets
 
 log = logging.getLogger(__name__)
+
+WATCH_COALESCE_S = 0.1  # a match_watch stream sends at most one partial per this long
 
 
 class Peer(Protocol):
@@ -95,7 +99,7 @@ class Service:
         self.cfg = cfg
         self.pool = pool
         self.stats = stats or Stats()
-        self.endpoints = endpoints or {}
+        self.endpoints = endpoints if endpoints is not None else {}  # the daemon fills it later
         self.draining = False
         self._clients: dict[str, _Client] = {}
         self._anon = itertools.count()
@@ -104,9 +108,17 @@ class Service:
         self._levels: list[str] | None = None
         self._jobs_running = 0  # run_job calls in progress
         self.matches: AsyncMatchService | None = None  # hosted matches (None: off)
-        self._names: dict[str, str] = {}  # byte-stream peer -> the `client` it gave `hello`
+        self._run = secrets.token_hex(8)  # anonymous retry scopes never outlive the process
+        self._own_secrets = Secrets.random()
+        self._sessions: dict[str, str] = {}  # byte-stream peer -> the session of its `hello`
+        self._watch_count = 0
 
     # ---- introspection ----------------------------------------------------------------
+
+    @property
+    def watches(self) -> int:
+        """match_watch streams open now."""
+        return self._watch_count
 
     @property
     def in_flight(self) -> int:
@@ -147,6 +159,7 @@ class Service:
             "received": snap.pop("requests_received"),
             "worker_pids": self.pool.pids(),
             "clients": len(self._clients),
+            "watches": self._watch_count,
             **snap,
         }
 
@@ -174,10 +187,13 @@ class Service:
             if cmd == "analyze_record":
                 args = self._record_args(args)
             if cmd in handlers.FRONT_HANDLERS:
+                session = self._hello_session(args) if cmd == "hello" else None
                 result = handlers.FRONT_HANDLERS[cmd](_Context(self, peer), args)
+                if session is not None:
+                    result["session"] = session
+                    if not peer.key.startswith("zmq:"):  # a routing id can be taken over
+                        self._sessions[peer.key] = session
                 self._reply_now(peer, request, arrived, Reply.success(request.id, result))
-                if cmd == "hello" and args.get("client") and not peer.key.startswith("zmq:"):
-                    self._names[peer.key] = str(args["client"])
                 if cmd == "quit":
                     self.end_session(peer)
                 return
@@ -190,11 +206,37 @@ class Service:
 
     # ---- hosted matches -------------------------------------------------------------------
 
-    def client_identity(self, peer: Peer) -> str:
-        """Who a match request comes from, for retries: the ZeroMQ routing id, or on a byte
-        stream the `client` given to `hello` (else the connection)."""
-        name = self._names.get(peer.key)
-        return f"client:{name}" if name is not None else peer.key
+    @property
+    def secrets(self) -> Secrets:
+        """The server key: the match database's, else one for this process."""
+        if self.matches is not None:
+            return self.matches.service.store.secrets
+        return self._own_secrets
+
+    def _hello_session(self, args: dict[str, Any]) -> str:
+        given = args.get("session")
+        if given is None:
+            return self.secrets.new_session()
+        if not self.secrets.check_session(given):
+            raise ProtocolError(ErrorCode.BAD_ARGUMENT, "session: not a session key this "
+                                "server issued", field="session")
+        return str(given)
+
+    def caller(self, peer: Peer, request: Request, args: dict[str, Any]) -> Caller:
+        """Who a match request comes from, for retries (SPEC 12.5): the session the request
+        presents (`session`), else the one its byte-stream connection resumed in `hello`;
+        without a session, the connection of this process only (and no token is ever
+        stored for it or replayed to it)."""
+        session = args.get("session")
+        if session is not None:
+            if not self.secrets.check_session(session):
+                raise ProtocolError(ErrorCode.BAD_ARGUMENT, "session: not a session key this "
+                                    "server issued", field="session")
+        else:
+            session = self._sessions.get(peer.key)
+        if session is None:
+            return Caller(f"anon:{self._run}:{peer.key}", request.id)
+        return Caller(self.secrets.scope(session), request.id, session)
 
     def _match_service(self) -> AsyncMatchService:
         if self.matches is None:
@@ -212,15 +254,16 @@ class Service:
                 return
             result = first
         else:
-            result = matches.service.handle(cmd, args, Caller(self.client_identity(peer),
-                                                              request.id))
+            result = matches.service.handle(cmd, args, self.caller(peer, request, args))
             match_id = result.get("match_id") or args.get("match_id")
-            if isinstance(match_id, str):
-                matches.kick(match_id)  # bot seats act on their own
+            if isinstance(match_id, str) and not self.draining:
+                matches.kick(match_id)  # bot seats act on their own (not while stopping)
         self._reply_now(peer, request, arrived, Reply.success(request.id, result))
 
     def _admit(self, peer: Peer, request: Request) -> tuple[_Client, Any]:
-        client = self._clients.setdefault(peer.key, _Client())
+        """The client's entry (registered only once a request of it is in flight: a refused
+        request leaves nothing behind) and the key of this request."""
+        client = self._clients.get(peer.key) or _Client()
         key: Any = request.id if request.id is not None else ("anon", next(self._anon))
         if key in client.pending:
             raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"request {request.id!r} is already in "
@@ -237,6 +280,9 @@ class Service:
         if self.draining:
             raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
         matches = self._match_service()
+        if self.watches >= self.cfg.limits.max_watches:
+            raise ProtocolError(ErrorCode.BUSY, f"{self.watches} match_watch streams are open",
+                                limit="max_watches")
         client, key = self._admit(peer, request)
         pending = _Pending(peer, request, key, arrived)
         match_id = first["match_id"]
@@ -250,6 +296,10 @@ class Service:
                     after = reply["events"][-1]["n"]
                     peer.deliver(Partial(request.id, {**reply, "done": False}),
                                  request.encoding)
+                    if not reply["done"] and reply["status"] == "playing":
+                        # coalesce: the events of the next moments go out together, so
+                        # a fast match watched by many costs a bounded number of sends
+                        await asyncio.sleep(WATCH_COALESCE_S)
                 elif reply["done"] or reply["status"] == "closed":
                     self._complete(pending, Reply.success(request.id, {
                         **reply, "events": [], "done": True}))
@@ -260,6 +310,7 @@ class Service:
                                                      "limit": limit})
 
         async def guarded() -> None:
+            self._watch_count += 1
             try:
                 await stream()
             except asyncio.CancelledError:
@@ -269,9 +320,10 @@ class Service:
                 if err.code == ErrorCode.INTERNAL:
                     log.exception("event=watch_failed match=%s", match_id)
                 self._complete(pending, Reply.failure(request.id, err))
+            finally:
+                self._watch_count -= 1
 
-        client.pending[key] = pending
-        self._idle.clear()
+        self._track(peer, client, key, pending)
         if request.args.get("timeout_ms"):
             deadline = arrived + request.args["timeout_ms"] / 1000.0
             pending.timer = asyncio.get_running_loop().call_later(
@@ -297,8 +349,9 @@ class Service:
         limits = self.cfg.limits
         if self.draining:
             raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
-        client, key = self._admit(peer, request)
+        handlers.check_plies(args.get("plies"), limits.max_plies)
         job_args = handlers.prepare(request.cmd, args)
+        client, key = self._admit(peer, request)
         timeout_ms = args.get("timeout_ms") or limits.default_timeout_ms
         deadline = arrived + timeout_ms / 1000.0
         pending = _Pending(peer, request, key, arrived)
@@ -311,19 +364,23 @@ class Service:
 
         try:
             job_id, future = self.pool.submit(
-                request.cmd, job_args, deadline=deadline, on_partial=on_partial
-            )
+                request.cmd, job_args, deadline=deadline, on_partial=on_partial,
+                heavy=handlers.is_heavy(request.cmd, job_args), owner=peer.key)
         except PoolBusy as exc:
             raise ProtocolError(ErrorCode.BUSY, str(exc), limit="max_queue") from None
         except PoolClosed as exc:
             raise ProtocolError(ErrorCode.BUSY, str(exc)) from None
         pending.job_id = job_id
-        client.pending[key] = pending
-        self._idle.clear()
+        self._track(peer, client, key, pending)
         loop = asyncio.get_running_loop()
         pending.timer = loop.call_later(max(0.0, deadline - time.monotonic()), self._expire,
                                         pending)
         future.add_done_callback(lambda fut: self._job_done(pending, fut))
+
+    def _track(self, peer: Peer, client: _Client, key: Any, pending: _Pending) -> None:
+        client.pending[key] = pending
+        self._clients[peer.key] = client
+        self._idle.clear()
 
     def _job_done(self, pending: _Pending, future: asyncio.Future[tuple[Any, ...]]) -> None:
         if future.cancelled() or pending.done:
@@ -386,7 +443,7 @@ class Service:
         peer.end_session()
 
     def peer_gone(self, peer: Peer) -> None:
-        self._names.pop(peer.key, None)
+        self._sessions.pop(peer.key, None)
         client = self._clients.get(peer.key)
         if client is None:
             return
@@ -398,7 +455,7 @@ class Service:
         return len(client.pending) if client is not None else 0
 
     async def run_job(self, cmd: str, args: dict[str, Any],
-                      timeout_s: float | None = None) -> tuple[Any, ...]:
+                      timeout_s: float | None = None, owner: str = "") -> tuple[Any, ...]:
         """Run a worker job for an endpoint with its own wire language (gnubg): the
         same queue bound, deadline and stats, an outcome tuple instead of a reply."""
         arrived = time.monotonic()
@@ -409,7 +466,9 @@ class Service:
             outcome: tuple[Any, ...] = ("error", ErrorCode.BUSY, "shutting down", None, None, {})
         else:
             try:
-                job_id, future = self.pool.submit(cmd, args, deadline=arrived + timeout_s)
+                job_id, future = self.pool.submit(cmd, args, deadline=arrived + timeout_s,
+                                                  heavy=handlers.is_heavy(cmd, args),
+                                                  owner=owner)
             except (PoolBusy, PoolClosed) as exc:
                 outcome = ("error", ErrorCode.BUSY, str(exc), None, None, {})
             else:
@@ -420,6 +479,9 @@ class Service:
                 except TimeoutError:
                     self.pool.abandon(job_id)
                     outcome = ("error", ErrorCode.TIMEOUT, "no answer in time", None, None, {})
+                except asyncio.CancelledError:
+                    self.pool.abandon(job_id)  # the requester left: stop its work
+                    raise
                 finally:
                     self._jobs_running -= 1
                     if not self._clients and not self._jobs_running:

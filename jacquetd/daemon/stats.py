@@ -29,6 +29,9 @@ class Stats:
     worker_restarts: int = 0  # workers replaced after dying
     worker_recycled: int = 0  # workers replaced because they ignored a cancel
     clients_dropped: int = 0  # peers disconnected for misbehaving (write buffer, ...)
+    connections_refused: int = 0  # over max_connections or max_connections_per_source
+    replies_dropped: int = 0  # replies to a ZeroMQ peer that left or does not read
+    requests_ignored: int = 0  # requests of a ZeroMQ peer dropped moments before
     _latency: dict[str, deque[float]] = field(default_factory=dict)
     _count: Counter[str] = field(default_factory=Counter)
 
@@ -64,6 +67,9 @@ class Stats:
             "worker_recycled": self.worker_recycled,
             "rejected_frames": self.rejected_frames,
             "clients_dropped": self.clients_dropped,
+            "connections_refused": self.connections_refused,
+            "replies_dropped": self.replies_dropped,
+            "requests_ignored": self.requests_ignored,
             "errors": dict(sorted(self.errors.items())),
             "latency_window": LATENCY_WINDOW,
             "commands": commands,

@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 _conn_ids = itertools.count(1)
 GNUBG_MAX_PENDING_LINES = 256  # lines read ahead of the one being answered; then reading pauses
 EOF_POLL_S = 0.01
+CLOSE_WAIT_S = 0.3  # at shutdown, how long connections get to close
+BATCH = 4  # messages of one connection handled per turn of the event loop
 
 
 class _Connection(asyncio.Protocol):
@@ -47,26 +49,75 @@ class _Connection(asyncio.Protocol):
         self.cfg = server.cfg
         self.transport: asyncio.Transport | None = None
         self.key = ""
+        self.source = "?"
         self.closed = False
+        self.counted = False
+        self.last_input = time.monotonic()
+        self.message_started: float | None = None  # when the unfinished message began
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)  # stream servers give Transports
         self.transport = transport
         peer = transport.get_extra_info("peername") or ("?", 0)
+        self.source = str(peer[0])
         self.key = f"{self.kind}:{peer[0]}:{peer[1]}#{next(_conn_ids)}"
         self.server.connections.add(self)
         log.debug("event=connect peer=%s", self.key)
-        if len(self.server.connections) > self.cfg.limits.max_connections:
-            self.refuse()
+        limits = self.cfg.limits
+        counts = self.server.counts
+        if counts.total >= limits.max_connections:
+            self.service.stats.connections_refused += 1
+            self.refuse("too many connections", "max_connections")
+            return
+        if counts.by_source.get(self.source, 0) >= limits.max_connections_per_source:
+            self.service.stats.connections_refused += 1
+            self.refuse("too many connections from this address", "max_connections_per_source")
+            return
+        counts.add(self.source)
+        self.counted = True
 
-    def refuse(self) -> None:
-        self.write(b"")
+    def refuse(self, reason: str, limit: str) -> None:
         self.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.server.connections.discard(self)
+        if self.counted:
+            self.counted = False
+            self.server.counts.remove(self.source)
         log.debug("event=disconnect peer=%s", self.key)
+
+    def input_seen(self, in_message: bool) -> None:
+        """Bytes arrived; `in_message`: a message is now begun and unfinished."""
+        now = time.monotonic()
+        self.last_input = now
+        if not in_message:
+            self.message_started = None
+        elif self.message_started is None:
+            self.message_started = now
+
+    def busy(self) -> bool:
+        """Whether the connection has work in flight (then it is not idle)."""
+        return self.service.pending_count(self.key) > 0
+
+    def check_timeouts(self, now: float) -> None:
+        """Close the connection if it is idle too long or trickles a message too slowly."""
+        if self.closed or self.counted is False:
+            return
+        limits = self.cfg.limits
+        if (self.message_started is not None
+                and now - self.message_started > limits.message_timeout_ms / 1000.0):
+            reason = "message_timeout"
+        elif (not self.busy() and self.message_started is None
+              and now - self.last_input > limits.idle_timeout_ms / 1000.0):
+            reason = "idle_timeout"
+        else:
+            return
+        log.info("event=client_dropped peer=%s reason=%s", self.key, reason)
+        self.service.stats.clients_dropped += 1
+        self.closed = True
+        if self.transport is not None:
+            self.transport.abort()
 
     def write(self, data: bytes) -> None:
         transport = self.transport
@@ -96,9 +147,11 @@ class ProtocolConnection(_Connection):
         super().__init__(server)
         self.decoder = StreamDecoder(self.cfg.limits.codec_limits())
         self.ending = False
+        self.backlog: deque[bytes | ProtocolError] = deque()
+        self.draining_backlog = False
 
-    def refuse(self) -> None:
-        err = ProtocolError(ErrorCode.BUSY, "too many connections", limit="max_connections")
+    def refuse(self, reason: str, limit: str) -> None:
+        err = ProtocolError(ErrorCode.BUSY, reason, limit=limit)
         self.write(encode_reply(Reply.failure(None, err), "text"))
         self.close()
 
@@ -111,10 +164,33 @@ class ProtocolConnection(_Connection):
         self.close()
 
     def data_received(self, data: bytes) -> None:
-        feed_protocol(self, self.decoder.feed(data))
+        items = self.decoder.feed(data)
+        self.input_seen(self.decoder.in_message)
+        self.backlog.extend(items)
+        if not self.draining_backlog:
+            self.drain_backlog()
+
+    def drain_backlog(self) -> None:
+        """Handle at most BATCH messages now; the rest on a later turn of the event loop,
+        reading paused meanwhile, so one connection's flood cannot hold the loop: every
+        connection, endpoint and worker reply gets its turn in between (round robin)."""
+        batch = [self.backlog.popleft() for _ in range(min(BATCH, len(self.backlog)))]
+        feed_protocol(self, batch)
+        transport = self.transport
+        if self.backlog and not self.closed:
+            self.draining_backlog = True
+            if transport is not None and not transport.is_closing():
+                transport.pause_reading()
+            asyncio.get_running_loop().call_soon(self.drain_backlog)
+            return
+        self.draining_backlog = False
+        if transport is not None and not transport.is_closing() and not self.closed:
+            transport.resume_reading()
 
     def eof_received(self) -> bool:
-        feed_protocol(self, self.decoder.finish())
+        self.backlog.extend(self.decoder.finish())
+        if not self.draining_backlog:
+            self.drain_backlog()
         asyncio.get_running_loop().create_task(close_when_idle(self))
         return True  # keep our half open to answer what is in flight
 
@@ -145,7 +221,8 @@ def feed_protocol(peer: Any, items: list[bytes | ProtocolError]) -> None:
 
 async def close_when_idle(peer: Any) -> None:
     """After end of input: wait for the peer's requests in flight, then close."""
-    while not peer.closed and peer.service.pending_count(peer.key):
+    while not peer.closed and (peer.service.pending_count(peer.key)
+                               or getattr(peer, "backlog", None)):
         await asyncio.sleep(EOF_POLL_S)
     peer.end_session()
 
@@ -162,11 +239,15 @@ class GnubgConnection(_Connection):
         self.lines: deque[bytes | None] = deque()  # None: end of input
         self.wakeup = asyncio.Event()
         self.paused = False
+        self.answering = False  # a line is being answered
         self.task: asyncio.Task[None] | None = None
 
-    def refuse(self) -> None:
-        self.write(b"Error: too many connections\n")
+    def refuse(self, reason: str, limit: str) -> None:
+        self.write(f"Error: {reason}\n".encode())
         self.close()
+
+    def busy(self) -> bool:
+        return bool(self.lines) or self.answering
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
@@ -174,6 +255,7 @@ class GnubgConnection(_Connection):
 
     def data_received(self, data: bytes) -> None:
         self.buf += data
+        self.input_seen(bool(self.buf.replace(b"\0", b"").strip()) or self.skipping)
         limit = self.cfg.limits.gnubg_max_line_bytes
         while True:
             nl = self.buf.find(b"\n")
@@ -190,6 +272,7 @@ class GnubgConnection(_Connection):
                 self.skipping = False
                 continue
             self.lines.append(b"\x01too-long" if len(line) > limit else line)
+        self.input_seen(bool(self.buf.replace(b"\0", b"").strip()) or self.skipping)
         self.wakeup.set()
         if len(self.lines) > GNUBG_MAX_PENDING_LINES and self.transport is not None:
             self.transport.pause_reading()
@@ -207,8 +290,8 @@ class GnubgConnection(_Connection):
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         self.wakeup.set()
-        if self.task is not None and exc is not None:
-            self.task.cancel()
+        if self.task is not None:
+            self.task.cancel()  # nobody is left to answer: stop the line's work too
 
     async def answer_lines(self) -> None:
         while not self.closed:
@@ -239,7 +322,11 @@ class GnubgConnection(_Connection):
             if isinstance(action, gnubg.Immediate):
                 self.write(action.text.encode("latin-1"))
                 continue
-            reply = await self.decide(action)
+            self.answering = True
+            try:
+                reply = await self.decide(action)
+            finally:
+                self.answering = False
             log.debug("event=gnubg_answer peer=%s request=%s reply=%r", self.key,
                       line.replace(b"\0", b"").decode("latin-1").strip(), reply)
             self.write(reply.encode("latin-1"))
@@ -252,7 +339,11 @@ class GnubgConnection(_Connection):
         else:
             cmd = handlers.GNUBG_EVALUATE
             args = {"board": action.board, "options": action.options}
-        outcome = await self.service.run_job(cmd, args)
+            plies = action.options.get("plies")
+            limit = self.cfg.limits.max_plies
+            if isinstance(plies, int) and plies > limit:
+                return f"Error: plies {plies} is more than this server serves ({limit})\n"
+        outcome = await self.service.run_job(cmd, args, owner=self.key)
         if outcome[0] == "ok":
             return str(outcome[1]["reply"])
         code, message = outcome[1], outcome[2]
@@ -264,20 +355,55 @@ class GnubgConnection(_Connection):
             return "Error: server busy, try again\n"
         if code == ErrorCode.TIMEOUT:
             return "Error: no answer in time\n"
+        if code == ErrorCode.TOO_LARGE:
+            return f"Error: {message}\n"
         return "Error: internal error\n"
+
+
+class ConnectionCounts:
+    """Open byte-stream connections of every endpoint together, and per source address:
+    `max_connections` and `max_connections_per_source` bound them."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.by_source: dict[str, int] = {}
+
+    def add(self, source: str) -> None:
+        self.total += 1
+        self.by_source[source] = self.by_source.get(source, 0) + 1
+
+    def remove(self, source: str) -> None:
+        self.total -= 1
+        left = self.by_source.get(source, 1) - 1
+        if left:
+            self.by_source[source] = left
+        else:
+            self.by_source.pop(source, None)
+
+
+TIMEOUT_SCAN_S = 0.25  # how often connections are checked for the idle and message timeouts
 
 
 class StreamServer:
     """An asyncio TCP server for one kind of connection."""
 
     def __init__(self, cfg: Config, service: Service, factory: type[_Connection],
-                 name: str) -> None:
+                 name: str, counts: ConnectionCounts | None = None) -> None:
         self.cfg = cfg
         self.service = service
         self.factory = factory
         self.name = name
         self.server: asyncio.Server | None = None
         self.connections: set[_Connection] = set()
+        self.counts = counts if counts is not None else ConnectionCounts()
+        self._scanner: asyncio.Task[None] | None = None
+
+    async def _scan_timeouts(self) -> None:
+        while True:
+            await asyncio.sleep(TIMEOUT_SCAN_S)
+            now = time.monotonic()
+            for conn in list(self.connections):
+                conn.check_timeouts(now)
 
     async def start(self, host: str, port: int) -> str:
         loop = asyncio.get_running_loop()
@@ -287,6 +413,7 @@ class StreamServer:
         except OSError as exc:
             raise ConfigError(f"cannot listen on {host}:{port} ({self.name}): "
                               f"{exc.strerror}") from None
+        self._scanner = loop.create_task(self._scan_timeouts(), name=f"{self.name}-timeouts")
         bound = self.server.sockets[0].getsockname()
         if not is_loopback_host(bound[0]):
             log.warning("event=exposed endpoint=%s address=%s:%s", self.name, bound[0],
@@ -299,11 +426,13 @@ class StreamServer:
 
     async def close(self) -> None:
         self.stop_accepting()
+        if self._scanner is not None:
+            self._scanner.cancel()
         for conn in list(self.connections):
             conn.close()
         if self.server is not None:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.server.wait_closed(), 2.0)
+                await asyncio.wait_for(self.server.wait_closed(), CLOSE_WAIT_S)
 
 
 # ---- stdio -------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ import multiprocessing.sharedctypes
 import os
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -42,6 +43,7 @@ log = logging.getLogger(__name__)
 # Numerical libraries must not start a thread per core in every worker.
 THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
+RSS_CHECK_S = 0.25  # how often the workers' memory is looked at
 PartialSink = Callable[[dict[str, Any]], None]
 # ("ok", result) or ("error", code, message, rule, field, extra)
 JobOutcome = tuple[Any, ...]
@@ -65,6 +67,68 @@ class _Job:
     future: asyncio.Future[JobOutcome]
     on_partial: PartialSink | None
     abandoned: bool = False
+    heavy: bool = False
+    owner: str = ""  # the client it is for: waiting jobs are taken client by client
+
+
+class _FairQueue:
+    """Waiting jobs, one queue per client, served round robin: a client with many jobs
+    waiting delays another client's job by at most one job of its own per turn."""
+
+    def __init__(self) -> None:
+        self._by_owner: dict[str, deque[_Job]] = {}
+        self._turns: deque[str] = deque()
+        self._size = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __bool__(self) -> bool:
+        return self._size > 0
+
+    def append(self, job: _Job) -> None:
+        queue = self._by_owner.get(job.owner)
+        if queue is None:
+            queue = self._by_owner[job.owner] = deque()
+            self._turns.append(job.owner)
+        queue.append(job)
+        self._size += 1
+
+    def push_front(self, job: _Job) -> None:
+        queue = self._by_owner.get(job.owner)
+        if queue is None:
+            queue = self._by_owner[job.owner] = deque()
+            self._turns.appendleft(job.owner)
+        queue.appendleft(job)
+        self._size += 1
+
+    def _take(self, owner: str, queue: deque[_Job], job: _Job) -> _Job:
+        queue.remove(job)
+        self._size -= 1
+        if not queue:
+            del self._by_owner[owner]
+            self._turns.remove(owner)
+        return job
+
+    def remove(self, job: _Job) -> None:
+        queue = self._by_owner.get(job.owner)
+        if queue is not None and job in queue:
+            self._take(job.owner, queue, job)
+
+    def pop_next(self, heavy_allowed: bool) -> _Job | None:
+        for _ in range(len(self._turns)):
+            owner = self._turns[0]
+            self._turns.rotate(-1)  # this client's turn is used: it goes to the back
+            queue = self._by_owner[owner]
+            for job in queue:
+                if heavy_allowed or not job.heavy:
+                    return self._take(owner, queue, job)
+        return None
+
+    def clear(self) -> None:
+        self._by_owner.clear()
+        self._turns.clear()
+        self._size = 0
 
 
 @dataclass(eq=False)
@@ -77,6 +141,7 @@ class _Worker:
     job: _Job | None = None
     kill_timer: asyncio.TimerHandle | None = None
     dead: bool = False
+    over_memory: int = 0  # MB it held when it was killed for holding too much
 
 
 def _error(code: str, message: str) -> JobOutcome:
@@ -101,8 +166,17 @@ class WorkerPool:
         log_level: int = logging.INFO,
         test_levels: bool = False,
         on_restart: Callable[[str], None] | None = None,
+        max_rss_mb: int = 0,
+        cheap_share_percent: int = 0,
     ) -> None:
         self.size = max(1, size)
+        self.max_rss_mb = max_rss_mb  # 0: no memory cap
+        # workers kept for cheap jobs: a share of the pool, at least one of two or more
+        reserved = 0
+        if self.size >= 2 and cheap_share_percent > 0:
+            reserved = max(1, self.size * cheap_share_percent // 100)
+        self.heavy_slots = max(1, self.size - reserved)
+        self._rss_task: asyncio.Task[None] | None = None
         self.max_queue = max_queue
         self.cancel_grace_s = cancel_grace_s
         self.log_level = log_level
@@ -111,7 +185,7 @@ class WorkerPool:
         self._on_restart = on_restart
         self._ctx = _mp_context()
         self._workers: list[_Worker | None] = [None] * self.size
-        self._queue: deque[_Job] = deque()
+        self._queue = _FairQueue()
         self._jobs: dict[int, _Job] = {}
         self._ids = itertools.count(1)
         self._seeds = itertools.count(1)
@@ -127,6 +201,30 @@ class WorkerPool:
             os.environ[name] = "1"
         for index in range(self.size):
             self._spawn(index)
+        if self.max_rss_mb > 0:
+            self._rss_task = self._loop.create_task(self._watch_memory(), name="worker-rss")
+
+    async def _watch_memory(self) -> None:
+        """Kill a worker whose resident memory passes `max_rss_mb` (its request then gets
+        `too_large`); cheaper and more reliable than an address-space limit, which the
+        compiled code's reservations would hit first."""
+        page_mb = os.sysconf("SC_PAGE_SIZE") / (1 << 20)
+        while not self._closing:
+            await asyncio.sleep(RSS_CHECK_S)
+            for worker in self._workers:
+                if worker is None or worker.dead or worker.job is None:
+                    continue
+                try:
+                    with open(f"/proc/{worker.process.pid}/statm") as fh:
+                        rss_mb = int(fh.read().split()[1]) * page_mb
+                except (OSError, ValueError, IndexError):
+                    continue
+                if rss_mb > self.max_rss_mb:
+                    worker.over_memory = int(rss_mb)
+                    log.warning("event=worker_kill index=%d reason=memory rss_mb=%d cmd=%s",
+                                worker.index, rss_mb, worker.job.cmd)
+                    with contextlib.suppress(OSError):
+                        worker.process.kill()
 
     def _spawn(self, index: int) -> None:
         if self._closing:
@@ -136,7 +234,8 @@ class WorkerPool:
         worker_seed = None if self._seed is None else self._seed * 1000 + next(self._seeds)
         process = self._ctx.Process(
             target=worker_main,
-            args=(back, stop_flag, index, worker_seed, self.log_level, self.test_levels),
+            args=(back, stop_flag, index, worker_seed, self.log_level, self.test_levels,
+                  os.getpid()),
             name=f"jacquetd-worker-{index}",
             daemon=True,
         )
@@ -158,12 +257,15 @@ class WorkerPool:
     async def close(self, timeout: float = 2.0) -> None:
         """Stop every worker: ask politely, then kill after ``timeout``."""
         self._closing = True
+        if self._rss_task is not None:
+            self._rss_task.cancel()
         for job in list(self._jobs.values()):
             self._finish(job, _error("internal", "the daemon is shutting down"))
         self._queue.clear()
         workers = [w for w in self._workers if w is not None]
         for worker in workers:
             self._detach(worker)
+            worker.stop_flag.value = 1  # a job still running stops at its next check
             with contextlib.suppress(OSError, ValueError):
                 worker.conn.send(None)
         deadline = time.monotonic() + timeout
@@ -186,8 +288,11 @@ class WorkerPool:
         deadline: float | None,
         seed: int | None = None,
         on_partial: PartialSink | None = None,
+        heavy: bool = False,
+        owner: str = "",
     ) -> tuple[int, asyncio.Future[JobOutcome]]:
-        """Queue a job; returns its id and a future of its outcome.
+        """Queue a job; returns its id and a future of its outcome. A `heavy` job runs only
+        on the workers not kept for cheap jobs (`heavy_slots` at once).
 
         Raises :class:`PoolBusy` when ``max_queue`` jobs are already waiting.
         """
@@ -196,7 +301,8 @@ class WorkerPool:
         if len(self._queue) >= self.max_queue:
             raise PoolBusy(f"{len(self._queue)} requests already wait for a worker")
         loop = self._require_loop()
-        job = _Job(next(self._ids), cmd, args, deadline, seed, loop.create_future(), on_partial)
+        job = _Job(next(self._ids), cmd, args, deadline, seed, loop.create_future(), on_partial,
+                   heavy=heavy, owner=owner)
         self._jobs[job.job_id] = job
         self._queue.append(job)
         self._dispatch()
@@ -210,8 +316,7 @@ class WorkerPool:
         job.abandoned = True
         if not job.future.done():
             job.future.cancel()
-        with contextlib.suppress(ValueError):
-            self._queue.remove(job)
+        self._queue.remove(job)
         for worker in self._workers:
             if worker is not None and worker.job is job and not worker.dead:
                 worker.stop_flag.value = 1
@@ -231,19 +336,28 @@ class WorkerPool:
     def pids(self) -> list[int]:
         return [w.process.pid or 0 for w in self._workers if w is not None and not w.dead]
 
+    def _next_job(self) -> _Job | None:
+        """The next job that may start now, clients taken in turn: a heavy one only while
+        fewer than `heavy_slots` heavy jobs run, so cheap jobs always find a worker."""
+        heavy_running = sum(1 for w in self._workers
+                            if w is not None and w.job is not None and w.job.heavy)
+        return self._queue.pop_next(heavy_running < self.heavy_slots)
+
     def _dispatch(self) -> None:
         for worker in self._workers:
             if not self._queue:
                 return
             if worker is None or worker.dead or worker.job is not None:
                 continue
-            job = self._queue.popleft()
+            job = self._next_job()
+            if job is None:
+                return
             worker.stop_flag.value = 0
             try:
                 worker.conn.send(("job", job.job_id, job.cmd, job.args, job.deadline, job.seed))
             except (OSError, ValueError):
                 # The worker is dying; the sentinel will fire. Keep the job for another.
-                self._queue.appendleft(job)
+                self._queue.push_front(job)
                 continue
             worker.job = job
 
@@ -309,7 +423,13 @@ class WorkerPool:
             job.cmd if job is not None else "-",
         )
         if job is not None and not job.abandoned:
-            self._finish(job, _error("internal", "the worker running this request died"))
+            if worker.over_memory:
+                self._finish(job, ("error", "too_large", f"the request took more memory "
+                                   f"({worker.over_memory} MB) than a worker may hold "
+                                   f"(limits.worker_max_rss_mb = {self.max_rss_mb})", None,
+                                   None, {"limit": "worker_max_rss_mb"}))
+            else:
+                self._finish(job, _error("internal", "the worker running this request died"))
         if self._on_restart is not None:
             self._on_restart(reason)
         lived = time.monotonic() - worker.started
@@ -344,6 +464,21 @@ class WorkerPool:
 # ---- the worker process -------------------------------------------------------
 
 
+FRONT_CHECK_S = 1.0
+
+
+def _exit_with_front(front_pid: int) -> None:
+    """In a worker: exit as soon as the front process no longer exists."""
+    while True:
+        time.sleep(FRONT_CHECK_S)
+        try:
+            os.kill(front_pid, 0)
+        except ProcessLookupError:
+            os._exit(4)
+        except PermissionError:
+            pass
+
+
 def worker_main(
     conn: multiprocessing.connection.Connection,
     stop_flag: Any,
@@ -351,10 +486,15 @@ def worker_main(
     seed: int | None,
     log_level: int,
     test_levels: bool = False,
+    front_pid: int = 0,
 ) -> None:
-    """Entry point of a worker process: run jobs until told to exit."""
+    """Entry point of a worker process: run jobs until told to exit (or until the front
+    process is gone: a daemon killed outright must not leave a worker computing)."""
     for name in THREAD_ENV:
         os.environ[name] = "1"
+    if front_pid:
+        threading.Thread(target=_exit_with_front, args=(front_pid,), daemon=True,
+                         name="front-watch").start()
     # The front process decides when workers stop (it drains first): a Ctrl-C
     # or a SIGTERM sent to the whole process group must not kill jobs.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -25,6 +25,7 @@ import logging
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,12 +46,20 @@ from .players import (
     random_move,
 )
 from .state import DICE_MODES, Act, HostedMatch, MatchConfig, Seat, result_names
-from .store import MatchStore, StoredMatch, StoredRequest, StoreError
+from .store import (
+    SECRET_REPLY_FIELDS,
+    MatchStore,
+    StoredMatch,
+    StoredRequest,
+    StoreError,
+    withhold_secrets,
+)
 
 log = logging.getLogger(__name__)
 
 STATUSES = ("playing", "adjourned", "over", "closed")
 MAX_SEED = (1 << 63) - 1
+RECENT_EVENTS = 1024  # events of a match kept in memory for its watchers
 ID_CHARS = frozenset("0123456789abcdef")
 
 RESIGN_WORDS = {
@@ -69,11 +78,16 @@ ACTIONS = frozenset({"match_new", "match_roll", "match_move", "match_double", "m
 
 @dataclass(frozen=True)
 class Caller:
-    """Who sends a request: `client` is the peer's stable identity (the idempotency scope),
-    `request_id` the request's id (None: no retry protection)."""
+    """Who sends a request: `client` is the retry scope (whoever can present it gets the
+    stored replies of its requests), `request_id` the request's id (None: no retry
+    protection), `session` the session key the request proved it holds (the daemon checks
+    it; `secrecy.Secrets.check_session`). The tokens of a stored reply are sealed with the
+    session key and given back only to a request that presents it; without a session
+    they are never stored, and a replay carries null in their place (`withheld: true`)."""
 
     client: str = ""
     request_id: int | str | None = None
+    session: str | None = None
 
 
 @dataclass(frozen=True)
@@ -132,6 +146,8 @@ class _Live:
     declined: int | None = None
     """The action count at which the bot on roll declined to double."""
     touched: float = field(default_factory=time.monotonic)
+    recent: deque[dict[str, Any]] = field(default_factory=deque)
+    """The last stored events read back (contiguous numbers), for watchers."""
 
 
 # -- argument helpers --------------------------------------------------------------------
@@ -193,7 +209,8 @@ def _get_dice(args: Mapping[str, Any], name: str = "dice") -> tuple[int, int] | 
 
 
 def _fingerprint(cmd: str, args: Mapping[str, Any]) -> str:
-    body = {k: v for k, v in args.items() if k != "timeout_ms" and v is not None}
+    body = {k: v for k, v in args.items()
+            if k not in ("timeout_ms", "session") and v is not None}
     text = json.dumps([cmd, body], sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -214,6 +231,7 @@ class MatchService:
         self.clock = clock
         self.play_bots_inline = play_bots_inline
         self._lock = threading.RLock()
+        self.bots_stopped = False
         self._live: dict[str, _Live] = {}
         self._listeners: list[Callable[[str, int], None]] = []
         self._handlers: dict[str, Callable[[Mapping[str, Any], Caller], dict[str, Any]]] = {
@@ -264,12 +282,36 @@ class MatchService:
         if stored.fingerprint != fp:
             raise MatchError("conflict", f"request id {caller.request_id!r} was already used "
                              "by this client for a different action")
-        return fp, {**stored.reply, "replayed": True}
+        return fp, {**self._unsealed(stored.reply, caller), "replayed": True}
 
     def _request(self, caller: Caller, fp: str, reply: dict[str, Any]) -> StoredRequest | None:
         if caller.request_id is None:
             return None
-        return StoredRequest(caller.client, caller.request_id, fp, reply)
+        return StoredRequest(caller.client, caller.request_id, fp, self._sealed(reply, caller))
+
+    def _sealed(self, reply: dict[str, Any], caller: Caller) -> dict[str, Any]:
+        """What the store keeps of a reply: its tokens sealed with the session, or none."""
+        if not any(k in reply for k in SECRET_REPLY_FIELDS):
+            return reply
+        if caller.session is None:
+            return withhold_secrets(reply)
+        box = self.store.secrets.seal
+        out = dict(reply)
+        out["tokens"] = [None if t is None else box(t, caller.session) for t in reply["tokens"]]
+        out["owner_token"] = box(reply["owner_token"], caller.session)
+        out["sealed"] = True
+        return out
+
+    def _unsealed(self, stored: dict[str, Any], caller: Caller) -> dict[str, Any]:
+        if not stored.pop("sealed", False):
+            return stored
+        opened = [None if t is None else self.store.secrets.unseal(t, caller.session)
+                  for t in stored["tokens"]]
+        owner = self.store.secrets.unseal(stored["owner_token"], caller.session)
+        if owner is None or any(o is None and t is not None
+                                for o, t in zip(opened, stored["tokens"], strict=True)):
+            return withhold_secrets(stored)
+        return {**stored, "tokens": opened, "owner_token": owner}
 
     def _load(self, match_id: Any) -> _Live:
         if not isinstance(match_id, str) or not match_id:
@@ -302,16 +344,16 @@ class MatchService:
         """Forget the in-memory state (after a failed write): the next use replays the log."""
         self._live.pop(match_id, None)
 
-    @staticmethod
-    def _who(live: _Live, token: Any) -> tuple[str, int | None]:
+    def _who(self, live: _Live, token: Any) -> tuple[str, int | None]:
         """("seat", side), ("owner", None) or ("watcher", None)."""
         if not isinstance(token, str) or not token:
             return "watcher", None
         tokens = live.row.tokens
+        hashed = self.store.secrets.token_hash(token)
         for side, t in enumerate(tokens["seats"]):
-            if t is not None and hmac.compare_digest(t, token):
+            if t is not None and hmac.compare_digest(t, hashed):
                 return "seat", side
-        if hmac.compare_digest(tokens["owner"], token):
+        if hmac.compare_digest(tokens["owner"], hashed):
             return "owner", None
         return "watcher", None
 
@@ -325,11 +367,14 @@ class MatchService:
     def _summary(self, live: _Live) -> dict[str, Any]:
         hm = live.hm
         score = hm.score()
-        return {"status": live.status, "updated_at": live.updated_at,
-                "ended_at": live.updated_at if live.status in ("over", "closed") else None,
-                "score0": score[0], "score1": score[1], "winner": hm.winner(),
-                "games": len(hm.rules.games), "actions": len(hm.acts),
-                "events": live.last_event}
+        summary = {"status": live.status, "updated_at": live.updated_at,
+                   "ended_at": live.updated_at if live.status in ("over", "closed") else None,
+                   "score0": score[0], "score1": score[1], "winner": hm.winner(),
+                   "games": len(hm.rules.games), "actions": len(hm.acts),
+                   "events": live.last_event}
+        if live.status in ("over", "closed"):
+            summary["seed"] = live.row.seed  # no longer secret: written in clear
+        return summary
 
     def _resume(self, live: _Live) -> None:
         if live.status != "adjourned":
@@ -509,6 +554,9 @@ class MatchService:
         for i in (0, 1):
             spec = (_get_str(args, f"seat{i}", default="client") or "client").strip()
             name = _get_str(args, f"name{i}", default="") or ""
+            if not printable(name):
+                raise bad_argument(f"name{i}", "must not hold control characters (line ends, "
+                                   "tabs, ...)")
             if spec == "client":
                 seats.append(Seat("client", None, name))
                 continue
@@ -548,7 +596,10 @@ class MatchService:
                      "owner_token": tokens["owner"],
                      **{k: v for k, v in self._brief(live, None, numbered).items()
                         if k not in ("match_id", "may")}}
-            row = StoredMatch(match_id, row.config, row.seed, tokens, live.status, now, now,
+            hashed = {"seats": [None if t is None else self.store.secrets.token_hash(t)
+                                for t in tokens["seats"]],
+                      "owner": self.store.secrets.token_hash(tokens["owner"])}
+            row = StoredMatch(match_id, row.config, row.seed, hashed, live.status, now, now,
                               None, hm.score(), None, 1, 0, live.last_event)
             live.row = row
             try:
@@ -653,11 +704,31 @@ class MatchService:
                          self.limits.max_events) or self.limits.max_events
         with self._lock:
             live = self._load(args.get("match_id"))
-            events = self.events(live.row.id, after, limit)
+            events = self._recent_events(live, after, limit)
             last = events[-1]["n"] if events else after
             return {"match_id": live.row.id, "events": events, "last_event": live.last_event,
                     "status": live.status,
                     "done": live.status in ("over", "closed") and last >= live.last_event}
+
+    def _recent_events(self, live: _Live, after: int, limit: int) -> list[dict[str, Any]]:
+        """`events`, served from the match's last stored events kept in memory when they
+        cover the request: hundreds of watchers of one match then cost one read per event,
+        not one each. The memory holds only events read back from the store."""
+        recent = live.recent
+        first = recent[0]["n"] if recent else None
+        if first is not None and first <= after + 1 and recent[-1]["n"] >= live.last_event:
+            start = after + 1 - first
+            return [recent[i] for i in range(start, min(len(recent), start + limit))]
+        events = self.events(live.row.id, after, limit)
+        if events:
+            if recent and recent[-1]["n"] + 1 == events[0]["n"]:
+                recent.extend(events)
+            elif not recent or events[0]["n"] < recent[0]["n"]:
+                recent.clear()
+                recent.extend(events)
+            while len(recent) > RECENT_EVENTS:
+                recent.popleft()
+        return events
 
     def events(self, match_id: str, after: int = 0, limit: int | None = None
                ) -> list[dict[str, Any]]:
@@ -771,8 +842,10 @@ class MatchService:
             if live.status in ("over", "closed") and live.row.seed is not None:
                 h["Seed"] = str(live.row.seed)
             for i, seat in enumerate(c.seats):
-                h[f"Player{i}"] = seat.name or ("client" if seat.kind == "client"
-                                                else f"bot:{seat.level}")
+                # a name stored before names were checked may hold a line end: never let it
+                # break the record
+                h[f"Player{i}"] = header_text(seat.name) or (
+                    "client" if seat.kind == "client" else f"bot:{seat.level}")
             h["Created"] = _iso(live.row.created_at)
             if live.status in ("over", "closed"):
                 h["Ended"] = _iso(live.updated_at)
@@ -787,8 +860,16 @@ class MatchService:
 
     # -- bots --------------------------------------------------------------------------
 
+    def stop_bots(self) -> None:
+        """Shutdown: from now on no bot seat decides (`bot_job` is None) and no bot answer
+        is applied; the matches stay in play and their bots resume in the next process."""
+        with self._lock:
+            self.bots_stopped = True
+
     def bot_job(self, match_id: str) -> BotJob | None:
         """The decision a bot seat of this match must take now, if any."""
+        if self.bots_stopped:
+            return None
         with self._lock:
             live = self._load(match_id)
             hm = live.hm
@@ -831,7 +912,8 @@ class MatchService:
         `random` level's choice (logged), so a bot seat never stalls its match."""
         with self._lock:
             live = self._live.get(job.match_id)
-            if (live is None or live.status != "playing" or len(live.hm.acts) != job.seq
+            if (self.bots_stopped or live is None or live.status != "playing"
+                    or len(live.hm.acts) != job.seq
                     or live.hm.to_act() != job.side):
                 return False
             q = job.question
@@ -906,6 +988,19 @@ class MatchService:
                 done.append(match_id)
             self._evict()
         return done
+
+
+def printable(text: str) -> bool:
+    """True when `text` holds no control or format character (no line end, no tab)."""
+    return all(ch == " " or ch.isprintable() for ch in text)
+
+
+def header_text(text: str) -> str:
+    """`text` fit for a record header: every control character becomes a space."""
+    if printable(text):
+        return text
+    return " ".join("".join(ch if ch == " " or ch.isprintable() else " " for ch in text)
+                    .split())
 
 
 def _iso(t: float) -> str:

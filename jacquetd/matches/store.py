@@ -15,10 +15,19 @@ transaction that writes, together:
 So a process killed at any instant leaves either all of an action or none of
 it. `synchronous=FULL` (the default) also survives a power cut; NORMAL is
 enough for a killed process and is faster.
+
+Secrets at rest (`secrecy.Secrets`, keyed by the file `DB-key` beside the
+database, mode 0600): the `tokens` column holds keyed hashes of the tokens,
+never the tokens; the seed of a match not yet over is sealed (`seed_box`) and
+written in clear (`seed`) only once the match is over or closed; stored replies
+never hold a token in clear (see `MatchService`). A version-1 database is
+converted when it is opened.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import sqlite3
@@ -28,8 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+from .secrecy import Secrets
+
+SCHEMA_VERSION = 2
 DB_NAME = "matches.sqlite3"
+KEY_SUFFIX = "-key"
+LOCK_SUFFIX = "-lock"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,6 +50,7 @@ CREATE TABLE IF NOT EXISTS matches (
     id TEXT PRIMARY KEY,
     config TEXT NOT NULL,
     seed INTEGER,
+    seed_box TEXT,
     tokens TEXT NOT NULL,
     status TEXT NOT NULL,
     variant TEXT NOT NULL,
@@ -81,11 +95,39 @@ CREATE TABLE IF NOT EXISTS requests (
 """
 
 SUMMARY_COLUMNS = ("status", "updated_at", "ended_at", "score0", "score1", "winner", "games",
-                   "actions", "events")
+                   "actions", "events", "seed")
 
 
 class StoreError(RuntimeError):
     """The database cannot be opened or written, or holds something this code cannot read."""
+
+
+class StoreInUse(StoreError):
+    """Another process holds the database (`pid`: its process id, 0 if unknown)."""
+
+    def __init__(self, path: str, pid: int) -> None:
+        holder = f"process {pid}" if pid else "another process"
+        super().__init__(f"the match database {path} is in use by {holder}; one daemon "
+                         "owns a database (stop it, or give another --db)")
+        self.pid = pid
+
+
+def take_lock(path: str) -> int:
+    """Hold an exclusive lock on `path` for the life of this process (or until the returned
+    descriptor is closed), with our pid written in it; StoreInUse names the holder."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+        finally:
+            os.close(fd)
+        raise StoreInUse(path.removesuffix(LOCK_SUFFIX),
+                         int(text) if text.isdigit() else 0) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
 
 
 def default_db_path(env: dict[str, str] | None = None) -> Path:
@@ -104,7 +146,8 @@ def request_key(request_id: int | str) -> str:
 
 @dataclass(frozen=True)
 class StoredMatch:
-    """A row of `matches`, decoded."""
+    """A row of `matches`, decoded. `seed` is the true seed (unsealed); `tokens` holds the
+    keyed hashes of the tokens (`Secrets.token_hash`)."""
 
     id: str
     config: dict[str, Any]
@@ -131,6 +174,20 @@ class StoredRequest:
     reply: dict[str, Any]
 
 
+SECRET_REPLY_FIELDS = ("tokens", "owner_token")
+
+
+def withhold_secrets(reply: dict[str, Any]) -> dict[str, Any]:
+    """`reply` without the tokens it carries (null in their place), marked `withheld`."""
+    out = dict(reply)
+    if isinstance(out.get("tokens"), list):
+        out["tokens"] = [None for _ in out["tokens"]]
+    if "owner_token" in out:
+        out["owner_token"] = None
+    out["withheld"] = True
+    return out
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
@@ -144,7 +201,7 @@ class MatchStore:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL",
-                 busy_timeout_s: float = 5.0) -> None:
+                 busy_timeout_s: float = 5.0, exclusive: bool = True) -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous}")
         self.path = str(path)
@@ -153,6 +210,18 @@ class MatchStore:
         if self.path != ":memory:":
             parent = Path(self.path).parent
             parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # the file is created private before SQLite opens it (its -wal and -shm files
+            # take its mode)
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        self._lock_fd: int | None = None
+        if self.path != ":memory:" and exclusive:
+            self._lock_fd = take_lock(self.path + LOCK_SUFFIX)
+        try:
+            self.secrets = (Secrets.random() if self.path == ":memory:"
+                            else Secrets.load(self.path + KEY_SUFFIX))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"cannot read the key of the match database {self.path}: "
+                             f"{exc}") from exc
         try:
             self._db = sqlite3.connect(self.path, timeout=busy_timeout_s, isolation_level=None,
                                        check_same_thread=False)
@@ -161,15 +230,51 @@ class MatchStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(_SCHEMA)
-            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
-                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) != SCHEMA_VERSION:
+            row = None
+            if self._db.execute("SELECT name FROM sqlite_master WHERE name='meta'").fetchone():
+                row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is not None and int(row[0]) == 1:
+                self._upgrade_from_1()
+            elif row is not None and int(row[0]) != SCHEMA_VERSION:
                 raise StoreError(f"{self.path}: schema version {row[0]}, this code reads "
                                  f"{SCHEMA_VERSION}")
+            self._db.executescript(_SCHEMA)
+            if row is None:
+                self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
+                                 (str(SCHEMA_VERSION),))
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the match database {self.path}: {exc}") from exc
+
+    def _upgrade_from_1(self) -> None:
+        """Version 1 kept tokens, seeds and the tokens of stored replies in clear: hash the
+        tokens, seal the seeds of matches not over, withhold the stored replies' tokens."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("ALTER TABLE matches ADD COLUMN seed_box TEXT")
+            rows = db.execute("SELECT id, tokens, seed, status FROM matches").fetchall()
+            for match_id, tokens_text, seed, status in rows:
+                tokens = json.loads(tokens_text)
+                hashed = {"seats": [None if t is None else self.secrets.token_hash(t)
+                                    for t in tokens["seats"]],
+                          "owner": self.secrets.token_hash(tokens["owner"])}
+                box = None if seed is None else self.secrets.seal(str(seed))
+                clear = seed if status in ("over", "closed") else None
+                db.execute("UPDATE matches SET tokens = ?, seed = ?, seed_box = ? WHERE id = ?",
+                           (_dumps(hashed), clear, box, match_id))
+            for client, rid, reply_text in db.execute(
+                    "SELECT client, request_id, reply FROM requests").fetchall():
+                reply = json.loads(reply_text)
+                if "owner_token" in reply or "tokens" in reply:
+                    reply = withhold_secrets(reply)
+                    db.execute("UPDATE requests SET reply = ? WHERE client = ? AND "
+                               "request_id = ?", (json.dumps(reply, separators=(",", ":")),
+                                                  client, rid))
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     @property
     def journal_mode(self) -> str:
@@ -178,6 +283,9 @@ class MatchStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)  # releases the lock
+                self._lock_fd = None
 
     # -- writing -----------------------------------------------------------------------
 
@@ -232,11 +340,14 @@ class MatchStore:
 
         def write(db: sqlite3.Connection) -> None:
             db.execute(
-                "INSERT INTO matches (id, config, seed, tokens, status, variant, length, "
-                "player0, player1, bots, created_at, updated_at, ended_at, score0, score1, "
-                "winner, games, actions, events) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (match.id, _dumps(match.config), match.seed, _dumps(match.tokens),
+                "INSERT INTO matches (id, config, seed, seed_box, tokens, status, variant, "
+                "length, player0, player1, bots, created_at, updated_at, ended_at, score0, "
+                "score1, winner, games, actions, events) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (match.id, _dumps(match.config),
+                 match.seed if match.status in ("over", "closed") else None,
+                 None if match.seed is None else self.secrets.seal(str(match.seed)),
+                 _dumps(match.tokens),
                  match.status, match.config["variant"], match.config["length"],
                  seats[0].get("name", ""), seats[1].get("name", ""),
                  sum(1 for s in seats if s["player"] == "bot"), match.created_at,
@@ -283,11 +394,17 @@ class MatchStore:
                 raise StoreError(f"match database read failed: {exc}") from exc
 
     _MATCH_COLUMNS = ("id, config, seed, tokens, status, created_at, updated_at, ended_at, "
-                      "score0, score1, winner, games, actions, events")
+                      "score0, score1, winner, games, actions, events, seed_box")
 
-    @staticmethod
-    def _decode(row: tuple[Any, ...]) -> StoredMatch:
-        return StoredMatch(row[0], json.loads(row[1]), row[2], json.loads(row[3]), row[4],
+    def _decode(self, row: tuple[Any, ...]) -> StoredMatch:
+        seed = row[2]
+        if seed is None and row[14] is not None:
+            opened = self.secrets.unseal(row[14])
+            if opened is None:
+                raise StoreError(f"match {row[0]}: its seed cannot be opened with this "
+                                 "database's key")
+            seed = int(opened)
+        return StoredMatch(row[0], json.loads(row[1]), seed, json.loads(row[3]), row[4],
                            row[5], row[6], row[7], (row[8], row[9]), row[10], row[11], row[12],
                            row[13])
 
@@ -356,3 +473,76 @@ class MatchStore:
                            "ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
                            [*args, limit, offset])
         return [self._decode(r) for r in rows], total
+
+
+# -- maintenance (retention, `jacquetd db`) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Retention:
+    """What the store keeps of the past: finished and closed matches (with their actions,
+    events and stored replies) for `keep_days` after they ended, and at most
+    `keep_matches` of them (the oldest go first); stored replies (for retries) for
+    `keep_replies_days`. Matches in play or adjourned are never pruned."""
+
+    keep_days: float = 365.0
+    keep_matches: int = 100_000
+    keep_replies_days: float = 7.0
+
+
+def prune(store: MatchStore, policy: Retention, now: float) -> dict[str, int]:
+    """Apply `policy`; returns how many matches and stored replies were deleted."""
+    ended = ("over", "closed")
+
+    def write(db: sqlite3.Connection) -> None:
+        old = [r[0] for r in db.execute(
+            "SELECT id FROM matches WHERE status IN (?, ?) AND ended_at < ?",
+            (*ended, now - policy.keep_days * 86400.0))]
+        extra = [r[0] for r in db.execute(
+            "SELECT id FROM matches WHERE status IN (?, ?) ORDER BY ended_at DESC, id "
+            "LIMIT -1 OFFSET ?", (*ended, policy.keep_matches))]
+        gone = sorted(set(old) | set(extra))
+        db.executemany("DELETE FROM requests WHERE match_id = ?", [(m,) for m in gone])
+        db.executemany("DELETE FROM matches WHERE id = ?", [(m,) for m in gone])
+        replies = db.execute("DELETE FROM requests WHERE at < ?",
+                             (now - policy.keep_replies_days * 86400.0,)).rowcount
+        counts["matches"], counts["replies"] = len(gone), replies
+
+    counts = {"matches": 0, "replies": 0}
+    store._transaction(write)
+    return counts
+
+
+def stats(store: MatchStore) -> dict[str, Any]:
+    """Sizes of the database: matches by status, rows per table, bytes on disk."""
+    by_status = dict(store._query("SELECT status, COUNT(*) FROM matches GROUP BY status"))
+    rows = {t: int(store._query(f"SELECT COUNT(*) FROM {t}")[0][0])
+            for t in ("matches", "actions", "events", "requests")}
+    size = 0
+    for suffix in ("", "-wal"):
+        with contextlib.suppress(OSError):
+            size += os.path.getsize(store.path + suffix)
+    return {"path": store.path, "matches": by_status, "rows": rows, "bytes": size}
+
+
+def check(store: MatchStore) -> list[str]:
+    """Problems found: SQLite's integrity check, then every action log without gaps and
+    every match readable (its seed opens with this database's key). [] when sound."""
+    problems = [r[0] for r in store._query("PRAGMA integrity_check") if r[0] != "ok"]
+    for (match_id,) in store._query("SELECT id FROM matches"):
+        try:
+            store.get(match_id)
+            store.actions(match_id)
+        except StoreError as exc:
+            problems.append(str(exc))
+    return problems
+
+
+def vacuum(store: MatchStore) -> int:
+    """Rebuild the file to give the space of deleted rows back; returns bytes freed."""
+    before = stats(store)["bytes"]
+    with store._lock:
+        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store._db.execute("VACUUM")
+        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return max(0, before - stats(store)["bytes"])

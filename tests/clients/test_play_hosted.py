@@ -4,6 +4,7 @@ token), move again, resign; the daemon kept everything and exports the record.""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable
@@ -41,15 +42,18 @@ def test_start_move_quit_resume_move(start_jacquetd: Callable[..., DaemonProcess
         child.expect(r"you play \d-\d: ")
         child.expect(PROMPT)  # the daemon's bot moved; our turn again
         child.sendline("quit")
-        child.expect(r"--resume ([0-9a-f]{16}) --token (\S+)")
-        assert child.match.group(1) == match_id
-        token = child.match.group(2)
+        child.expect(r"--connect (\S+) --resume ([0-9a-f]{16}) --token (\S+)")
+        assert child.match.group(1) == daemon.zmq  # the hint names the daemon that keeps it
+        assert child.match.group(2) == match_id
+        token = child.match.group(3)
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
     assert child.exitstatus == 1
 
-    child = spawn(*connect, "--resume")  # the remembered match
+    assert json.loads((tmp_path / "last.json").read_text())["address"] == daemon.zmq
+    # the remembered match, at the remembered daemon (no --connect)
+    child = spawn("--state-file", str(tmp_path / "last.json"), "--resume")
     try:
         child.expect(f"Resuming match {match_id}")
         child.expect(PROMPT)

@@ -114,19 +114,21 @@ def test_client_that_never_reads_is_dropped_alone(start_jacquetd: Start) -> None
     try:
         request = b"1 legal_moves start:backgammon 31\n"
         lazy.settimeout(0.5)
-        dropped = False
         for _ in range(3000):
             try:
                 lazy.sendall(request * 20)
             except (BrokenPipeError, ConnectionResetError, TimeoutError):
-                dropped = True
                 break
         other.send_line("7 ping")
-        assert other.recv_final().id == 7
+        assert other.recv_final().id == 7  # answered while the lazy client's flood is served
         client = ZmqClient(daemon.zmq)
-        stats = client.call("stats").raise_for_error()
+        deadline = time.monotonic() + 120  # its flood is served in turns with everyone else's
+        while True:
+            stats = client.call("stats").raise_for_error()
+            if stats["clients_dropped"] >= 1 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
         client.close()
-        assert dropped or stats["clients_dropped"] >= 1
         assert stats["clients_dropped"] >= 1
     finally:
         lazy.close()

@@ -27,6 +27,7 @@ from jacquetd.matches import Caller, MatchError, MatchService, MatchStore
 from .scripted import decide
 
 CLIENT = "crash-driver"
+SESSION = "crash-driver-session"  # the key its stored replies are sealed with
 
 
 def spec(i: int, seed: int) -> dict[str, Any]:
@@ -46,7 +47,7 @@ def spec(i: int, seed: int) -> dict[str, Any]:
 
 def _send(svc: MatchService, request: dict[str, Any]) -> dict[str, Any]:
     try:
-        return svc.handle(request["cmd"], request["args"], Caller(CLIENT, request["id"]))
+        return svc.handle(request["cmd"], request["args"], Caller(CLIENT, request["id"], SESSION))
     except MatchError as exc:
         raise AssertionError(f"request {request} refused: {exc!r}") from exc
 
@@ -87,7 +88,7 @@ def drive(db: Path, journal: Path, seed: int, matches: int, kill_after: int = 0,
             _send(svc, req)
 
         for i in range(matches):
-            reply = svc.match_new(spec(i, seed), Caller(CLIENT, f"new:{i}"))
+            reply = svc.match_new(spec(i, seed), Caller(CLIENT, f"new:{i}", SESSION))
             ids[i], tokens[i] = reply["match_id"], reply["tokens"]
         live = set(range(matches))
         while live:

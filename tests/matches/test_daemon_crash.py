@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jacquetd_protocol.commands import MATCH_ACTIONS
 from jacquetd_protocol.errors import ErrorCode
 from jacquetd_protocol.messages import Reply
 
@@ -46,6 +47,9 @@ class Driver:
         self.rng = rng
         self.daemon = start()
         self.client = ZmqClient(self.daemon.zmq, identity=IDENTITY)
+        hello = self.client.call("hello")
+        assert hello.ok and hello.result is not None
+        self.session = hello.result["session"]  # retries across restarts present it
         self.sent = 0
         self.killed = 0
         self.replayed = 0
@@ -59,7 +63,8 @@ class Driver:
     def call(self, rid: str, cmd: str, **args: Any) -> Reply:
         """Send until answered; a kill planned at this request comes just after it."""
         while True:
-            self.client.send(cmd, id=rid, **args)
+            self.client.send(cmd, id=rid, **args, **(
+                {"session": self.session} if cmd in MATCH_ACTIONS else {}))
             self.sent += 1
             if self.kills and self.sent >= self.kills[0]:
                 self.kills.pop(0)

@@ -273,10 +273,25 @@ def test_a_retried_action_returns_the_stored_reply_and_applies_once(svc: MatchSe
 
 
 def test_match_new_is_idempotent_too(svc: MatchService) -> None:
-    a = svc.match_new({"variant": "jacquet"}, Caller("c", 1))
-    b = svc.match_new({"variant": "jacquet"}, Caller("c", 1))
+    session = svc.store.secrets.new_session()
+    a = svc.match_new({"variant": "jacquet"}, Caller("c", 1, session))
+    b = svc.match_new({"variant": "jacquet"}, Caller("c", 1, session))
     assert b["match_id"] == a["match_id"] and b["tokens"] == a["tokens"] and b["replayed"]
+    assert b["owner_token"] == a["owner_token"]
     assert svc.match_list({})["total"] == 1
+
+
+def test_a_replay_gives_tokens_back_only_to_their_session(svc: MatchService) -> None:
+    """Without a session the stored reply keeps no token; a replay says they are withheld.
+    The database holds no token and no seed of a match in play in clear."""
+    a = svc.match_new({"variant": "jacquet", "seed": 99}, Caller("anon", 1))
+    b = svc.match_new({"variant": "jacquet", "seed": 99}, Caller("anon", 1))
+    assert b["match_id"] == a["match_id"] and b["replayed"] and b["withheld"]
+    assert b["tokens"] == [None, None] and b["owner_token"] is None
+    dump = "\n".join(svc.store._db.iterdump())
+    assert a["owner_token"] not in dump and all(t not in dump for t in a["tokens"])
+    assert "99" not in [str(r[0]) for r in svc.store._query("SELECT seed FROM matches")]
+    assert svc.match_state({"match_id": a["match_id"], "token": a["tokens"][0]})["you"] == 0
 
 
 def test_retry_survives_a_restart(db_path, store: MatchStore) -> None:
@@ -489,7 +504,8 @@ def test_open_match_limit_adjournment_and_resumption(store: MatchStore) -> None:
     svc = MatchService(store, limits=MatchLimits(max_open=2, idle_timeout_s=60),
                        clock=lambda: now[0])
     a = svc.match_new({"seed": 1})
-    svc.match_new({"seed": 2})
+    b = svc.match_new({"seed": 2})
+    made = {m["match_id"]: m for m in (a, b)}
     with pytest.raises(MatchError) as exc:
         svc.match_new({})
     assert code_of(exc) == "limit" and exc.value.extra["limit"] == "max_open"
@@ -509,7 +525,7 @@ def test_open_match_limit_adjournment_and_resumption(store: MatchStore) -> None:
         svc.match_roll({"match_id": b_id, "token": "x"})
     assert code_of(exc) == "forbidden"
     svc.match_close({"match_id": c["match_id"], "token": c["owner_token"]})
-    b_tokens = svc.store.get(b_id).tokens["seats"]  # type: ignore[union-attr]
+    b_tokens = made[b_id]["tokens"]
     s = svc.match_state({"match_id": b_id, "token": b_tokens[0]})  # a seat's request resumes
     assert s["status"] == "playing"
     types = [e["type"] for e in svc.match_watch({"match_id": b_id})["events"]]

@@ -85,7 +85,7 @@ def test_store_errors_become_internal_errors(db_path: Path, store: MatchStore) -
     svc = MatchService(store)
     r = svc.match_new({"seed": 5})
     side = svc.match_state({"match_id": r["match_id"]})["to_act"]
-    other = MatchStore(db_path)
+    other = MatchStore(db_path, exclusive=False)  # a foreign writer, past the lock
     other._db.execute("BEGIN IMMEDIATE")  # another writer holds the database
     store._db.execute("PRAGMA busy_timeout=50")
     with pytest.raises(MatchError) as exc:

@@ -1,0 +1,39 @@
+"""Soak: floods on ZeroMQ, TCP, gnubg and watches at once for 20 s, with a probe on every
+endpoint (`benchmarks/bench_hardening.py` runs the same for longer and prints figures)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from benchmarks.bench_hardening import FRONT_RSS_CAP_MB, percentile, report, soak
+from tests.conftest import DaemonProcess
+
+SECONDS = 20.0
+
+
+@pytest.mark.slow
+def test_every_endpoint_stays_responsive_and_bounded_under_floods(
+        start_jacquetd: Callable[..., DaemonProcess], tmp_path) -> None:
+    daemon = start_jacquetd("--workers", "2", "--gnubg-level", "random", "--db",
+                            str(tmp_path / "m.sqlite3"))
+    figures = soak(daemon.endpoints, daemon.proc.pid, SECONDS)
+    print(report(figures))
+    lat = figures["latency"]
+    for name in ("zmq ping", "tcp ping", "gnubg version"):
+        assert percentile(lat[name], 99) < 100.0, (name, report(figures))
+    for name in ("zmq best_move", "tcp best_move", "gnubg board"):
+        assert percentile(lat[name], 99) < 500.0, (name, report(figures))
+    assert figures["rss_peak_mb"] < FRONT_RSS_CAP_MB
+    floods = figures["floods"]
+    for name in ("zmq", "tcp", "gnubg"):
+        f = floods[name]
+        # every request got its final reply, or was lost with a peer the daemon dropped
+        assert f["answered"] + f["lost_with_dropped_peer"] == f["sent"], (name, f)
+        assert f["answered"] > 0
+    stats = figures["stats"]
+    assert stats["clients_dropped"] >= 1  # the ZeroMQ peer that never reads, alone
+    assert floods["watch"]["answered"] > 0
+    assert daemon.alive()
+    assert daemon.stop() == 0
