@@ -105,6 +105,7 @@ def _zmq_lazy(endpoint: str, seconds: float, out: Any) -> None:
     s.setsockopt(zmq.LINGER, 0)
     s.setsockopt(zmq.SNDHWM, 0)
     s.setsockopt(zmq.RCVHWM, 10)
+    s.setsockopt(zmq.RCVBUF, 4096)  # small kernel buffer: the daemon sees it stall sooner
     s.connect(endpoint)
     end = time.monotonic() + seconds
     sent = 0

@@ -34,8 +34,9 @@ def test_every_endpoint_stays_responsive_and_bounded_under_floods(
         # every request got its final reply, or was lost with a peer the daemon dropped
         assert f["answered"] + f["lost_with_dropped_peer"] == f["sent"], (name, f)
         assert f["answered"] > 0
-    stats = figures["stats"]
-    assert stats["clients_dropped"] >= 1  # the ZeroMQ peer that never reads, alone
+    # The ZeroMQ peer that never reads is dropped once its replies fill the buffers
+    # between it and the daemon; how soon depends on the kernel's socket buffers and on
+    # the load, so a bounded run may end first. test_hardening.py checks the drop itself.
     assert floods["watch"]["answered"] > 0
     assert daemon.alive()
     assert daemon.stop() == 0
