@@ -156,6 +156,8 @@ RESULT_TYPES: dict[str, tuple[str, dict[str, Any]]] = {
                                            "name": {"type": "string"}}}),
     "move_analyses": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "game_lucks": ("list of map", {"type": "array", "items": {"type": "object"}}),
+    "bot_matches": ("list of map", {"type": "array", "items": {"type": "object"}}),
+    "rollout_lines": ("list of map", {"type": "array", "items": {"type": "object"}}),
 }
 
 #: Result field types of the match commands (part of RESULT_TYPES).
@@ -328,6 +330,67 @@ _COMMANDS: tuple[Command, ...] = (
          Field("games", "game_lucks", "one map per game analysed: `game`, `moves` (analysed), "
                "`loss` (per side, summed), `luck` (per side, summed; null when not judged), "
                "`result` (the game's result line, or null if unfinished)")),
+    ),
+    Command(
+        "bot_match", "Play a match (or a money game) between two of the server's bot levels "
+        "next to the bots, and return its record: a league's games in one request each.",
+        (Param("levels", ArgType.WORDS, "two bot levels of `hello`'s `levels`, seat 0 first",
+               required=True, position=0, max_len=64, pattern=r"^[a-z0-9][a-z0-9_.-]*$"),
+         Param("seed", ArgType.INT, "the dice stream: `random.Random(seed)` as the league's "
+               "referee draws it; bots that use chance get the referee's per-move seeds",
+               required=True, position=1, minimum=0, maximum=MAX_ID),
+         Param("variant", ArgType.WORD, "`jacquet`, `jacquet-be` or `backgammon`",
+               default="jacquet", max_len=16),
+         Param("length", ArgType.INT, "match length in points; 0: one money game", default=0,
+               minimum=0, maximum=64),
+         Param("swap", ArgType.BOOL, "also play the same dice stream with the seats swapped "
+               "(the league's pair of games)", default=False),
+         Param("luck", ArgType.BOOL, "judge every roll's luck (as `luck` does)", default=True),
+         _TIME_MS),
+        (Field("matches", "bot_matches", "one map per match played (two with `swap`, the "
+               "swapped one second): `levels` (seat 0, seat 1), `score`, `winner` (seat), "
+               "`games`: per game `opening` (seat 0's die, seat 1's die), `actions` (`[seat, "
+               "\"roll\", [d1, d2]]` or `[seat, \"move\", text]`, in order), `winner`, "
+               "`points`, `result`, `reason`, `name`, `moves`, `cube`, `luck` (per seat, "
+               "summed; null when not judged)"),),
+    ),
+    Command(
+        "rollout", "Roll a position out (or compare candidate plays): full or truncated "
+        "games played by the bots, seeded, variance-reduced; streams the running figures.",
+        (_position("the position; without dice the side on roll is about to roll, with "
+                   "dice each candidate play is rolled out"),
+         _DICE,
+         Param("candidates", ArgType.WORDS, "moves to compare (any legal spelling; in the "
+               "text encoding write `_` for a space); default with dice: the play the "
+               "rollout's bot chooses", max_len=32),
+         Param("trials", ArgType.INT, "games per candidate; the first roll is rotated "
+               "through the 36 outcomes in chunks of 36", default=1296, minimum=1,
+               maximum=10_000_000),
+         Param("plies", ArgType.INT, "search depth of the players", default=0, minimum=0,
+               maximum=2),
+         Param("seed", ArgType.INT, "the same seed gives the same figures, wherever the "
+               "trials run", default=1, minimum=0, maximum=MAX_ID),
+         Param("truncate", ArgType.INT, "stop each game after this many turns and score it "
+               "by the evaluator; 0: play to the end", default=0, minimum=0, maximum=1000),
+         Param("time_ms", ArgType.INT, "time budget: no new chunk of trials starts once it "
+               "is spent, and the reply gives what is done (not an error)", minimum=1,
+               maximum=86_400_000),
+         Param("partials", ArgType.BOOL, "stream the running figures", default=True)),
+        (Field("trials_done", "int", "trials finished per candidate"),
+         Field("trials", "int", "trials asked for per candidate"),
+         Field("lines", "rollout_lines", "one map per candidate (the position itself "
+               "without dice): `move` (\"\" for the position), `win`, `win_gammon`, "
+               "`win_backgammon`, `lose_gammon`, `lose_backgammon` (means), `equity` "
+               "(luck-adjusted mean), `equity_raw`, `std_error` (of `equity`), "
+               "`std_error_raw` (of `equity_raw`); for the side on roll of the request"),
+         Field("done", "bool", "every trial asked for is done (false: stopped by `time_ms` "
+               "or `cancel`, or a partial)"),
+         Field("stopped", "str", "why it ended early: `time_ms` or `cancelled`",
+               required=False),
+         Field("where", "str", "where the trials ran: `local` (the server's worker pool) or "
+               "`cluster` (Dask workers)"),
+         Field("elapsed_ms", "number", "time spent so far")),
+        streams=True,
     ),
     Command(
         "cancel", "Stop an in-flight request of the same client. The reply does not wait: "

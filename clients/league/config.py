@@ -10,6 +10,8 @@
     time_ms = 200                  # per move, given to each engine as its budget
     seed = 1
     concurrency = 1
+    [cluster]                      # optional: play the pairs on Dask workers
+    scheduler = "tcp://10.0.0.5:8786"
     [daemon]                       # the rules server; default: spawn `jacquetd stdio`
     connect = "tcp://127.0.0.1:5555"        # or: command = ["jacquetd", "stdio"]
     [[engines]]
@@ -108,6 +110,7 @@ class LeagueConfig:
     daemon_command: tuple[str, ...] = DEFAULT_DAEMON
     sprt: SprtSpec | None = None
     base_dir: str = "."
+    cluster_scheduler: str | None = None   # [cluster] scheduler: a Dask scheduler's address
 
     def engine(self, name: str) -> EngineSpec:
         return next(e for e in self.engines if e.name == name)
@@ -116,7 +119,8 @@ class LeagueConfig:
         """A hash of everything that decides the games (not `concurrency` nor where the
         daemon is): a journal is only resumed by the league that wrote it."""
         d = asdict(self)
-        for key in ("concurrency", "daemon_connect", "daemon_command", "base_dir"):
+        for key in ("concurrency", "daemon_connect", "daemon_command", "base_dir",
+                    "cluster_scheduler"):
             d.pop(key)
         blob = json.dumps(d, sort_keys=True, default=list).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
@@ -193,6 +197,11 @@ def parse_league(data: dict[str, Any], base_dir: str = ".") -> LeagueConfig:
     command = _get(daemon, "command", (list, str), list(DEFAULT_DAEMON), "daemon.")
     if isinstance(command, str):
         command = command.split()
+    cluster = _get(data, "cluster", dict, {})
+    scheduler = _get(cluster, "scheduler", str, None, "cluster.")
+    if scheduler is not None and not re.match(r"^(tcp|tls)://[^\s/]+:\d+$", scheduler):
+        raise LeagueConfigError(f"cluster.scheduler: tcp://HOST:PORT or tls://HOST:PORT "
+                                f"(got {scheduler!r})")
     sprt = None
     if "sprt" in data:
         s = _get(data, "sprt", dict, {})
@@ -211,7 +220,7 @@ def parse_league(data: dict[str, Any], base_dir: str = ".") -> LeagueConfig:
         engines=engines, name=_get(data, "name", str, "league"), variant=variant, format=fmt,
         swap=_get(data, "swap", bool, True), cube=_get(data, "cube", bool, False), seed=seed,
         challenger=challenger, daemon_connect=connect, daemon_command=tuple(command),
-        sprt=sprt, base_dir=base_dir, **ints)
+        sprt=sprt, base_dir=base_dir, cluster_scheduler=scheduler, **ints)
 
 
 def load_league(path: str | Path) -> LeagueConfig:

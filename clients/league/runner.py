@@ -29,11 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jacquetd_protocol.records import format_record
-
 from ..client import JacquetClient
 from ..errors import EngineError
-from ..game import EngineFault, GameOutcome, Player, Referee, SeededDice, play_match
+from ..game import Referee
 from .config import LeagueConfig
 from .engines import make_player
 from .journal import Journal
@@ -42,6 +40,7 @@ from .ratings import Sprt
 from .report import render
 from .schedule import Job, schedule
 from .standings import Standings, compute
+from .units import Seats, UnitResult, play_unit
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +60,10 @@ class LeagueOptions:
     progress: bool = True
     log_dir: Path | None = None
     move_timeout: float | None = None   # seconds; default: 3 x time_ms + 5 s
+    luck: bool = True                   # judge every roll's luck (when the daemon can)
+    server_loop: bool = True            # games between daemon levels by `bot_match`
+    scheduler: str | None = None        # a Dask scheduler: the pairs go to its workers
+    local_cluster: int | None = None    # or a Dask cluster of N local worker processes
     on_match: Callable[[dict[str, Any]], None] | None = None
 
 
@@ -77,11 +80,12 @@ class LeagueResult:
     notes: list[str] = field(default_factory=list)
 
 
-def game_entry(g: GameOutcome) -> dict[str, Any]:
-    return {"winner": g.winner, "points": g.points, "result": g.result, "reason": g.reason,
-            "name": g.name, "moves": g.moves, "cube": g.cube, "fault": g.fault,
-            "fault_message": g.fault_message,
-            "luck": [round(v, 6) for v in g.luck] if g.luck is not None else None}
+def pair_units(jobs: list[Job]) -> list[list[Job]]:
+    """The jobs grouped by pair (a dice stream with the seats swapped), in playing order."""
+    units: dict[str, list[Job]] = {}
+    for job in jobs:
+        units.setdefault(job.pair, []).append(job)
+    return list(units.values())
 
 
 class League:
@@ -96,11 +100,17 @@ class League:
         self._stop = asyncio.Event()
         self.stopped_by_sprt = False
         self.fault_count = 0
+        self._order = {job.id: i for i, job in enumerate(schedule(config))}
+        self.scheduler = options.scheduler or config.cluster_scheduler
 
     def _standings(self, journal: Journal) -> Standings:
+        """Standings of the journal's matches taken in schedule order: the same figures to
+        the last digit however the matches were shared out and whenever they finished."""
         sprt = (self.sprt, self.config.sprt.a, self.config.sprt.b) if (
             self.sprt is not None and self.config.sprt is not None) else None
-        return compute(self.names, journal.matches(), sprt)
+        order = self._order
+        matches = sorted(journal.matches(), key=lambda m: order.get(m["job"], len(order)))
+        return compute(self.names, matches, sprt)
 
     async def _daemon(self) -> JacquetClient:
         target = self.options.connect or self.config.daemon_connect
@@ -122,23 +132,51 @@ class League:
             self.options.log_dir.mkdir(parents=True, exist_ok=True)
         jobs = schedule(self.config)
         done = journal.done_jobs()
+        self._recorded = set(done)
         pending = [j for j in jobs if j.id not in done]
         progress = Progress(len(jobs), done=len(jobs) - len(pending),
                             enabled=self.options.progress)
         if self.sprt is not None and self._standings(journal).sprt["decision"]:  # type: ignore[index]
             pending = []
             self.stopped_by_sprt = True
+        units = pair_units(pending)
+        if self.scheduler or self.options.local_cluster:
+            from .cluster import run_on_cluster  # distributed is an optional extra
+
+            notes: list[str] = []
+            warm_up_s = 0.0
+            progress.show(force=True)
+            try:
+                await run_on_cluster(self, units, journal, progress,
+                                     scheduler=self.scheduler,
+                                     local_workers=self.options.local_cluster)
+            finally:
+                progress.close()
+        else:
+            notes, warm_up_s = await self._run_here(units, journal, progress)
+        standings = self._standings(journal)
+        finished = self.stopped_by_sprt or journal.done_jobs() >= {j.id for j in jobs}
+        result = LeagueResult(standings, journal.matches(), finished, self.stopped_by_sprt,
+                              time.monotonic() - started, self.fault_count, notes=notes,
+                              warm_up_s=warm_up_s)
+        journal.close()
+        self.write_outputs(result)
+        return result
+
+    async def _run_here(self, units: list[list[Job]], journal: Journal, progress: Progress
+                        ) -> tuple[list[str], float]:
+        """Play the units here: `concurrency` at once against one daemon."""
         daemon = await self._daemon()
         notes = []
         if not daemon.supports("luck"):
             notes.append("luck-adjusted results unavailable: the daemon has no `luck` command")
         warm_started = time.monotonic()
-        if pending:
+        if units:
             await self._warm_up(daemon)
         warm_up_s = time.monotonic() - warm_started
-        queue: asyncio.Queue[Job] = asyncio.Queue()
-        for job in pending:
-            queue.put_nowait(job)
+        queue: asyncio.Queue[list[Job]] = asyncio.Queue()
+        for unit in units:
+            queue.put_nowait(unit)
         progress.show(force=True)
         workers = [asyncio.ensure_future(self._worker(i, queue, daemon, journal, progress))
                    for i in range(self.concurrency)]
@@ -156,14 +194,7 @@ class League:
             progress.close()
             with contextlib.suppress(EngineError):
                 await daemon.close()
-        standings = self._standings(journal)
-        finished = self.stopped_by_sprt or journal.done_jobs() >= {j.id for j in jobs}
-        result = LeagueResult(standings, journal.matches(), finished, self.stopped_by_sprt,
-                              time.monotonic() - started, self.fault_count, notes=notes,
-                              warm_up_s=warm_up_s)
-        journal.close()
-        self.write_outputs(result)
-        return result
+        return notes, warm_up_s
 
     async def _warm_up(self, daemon: JacquetClient) -> None:
         """One untimed `best_move` per daemon level and worker before the clock starts: a
@@ -199,66 +230,62 @@ class League:
                 (self.options.records_dir / f"{name}.txt").write_text(m["record"],
                                                                       encoding="utf-8")
 
-    async def _worker(self, slot: int, queue: asyncio.Queue[Job], daemon: JacquetClient,
-                      journal: Journal, progress: Progress) -> None:
-        players: dict[str, Player] = {}
-        referee = Referee(daemon, move_timeout=self.move_timeout)
+    async def _worker(self, slot: int, queue: asyncio.Queue[list[Job]],
+                      daemon: JacquetClient, journal: Journal, progress: Progress) -> None:
+        luck = self.options.luck and daemon.supports("luck")
+        seats = Seats(daemon, Referee(daemon, move_timeout=self.move_timeout, luck=luck), {},
+                      lambda name: make_player(self.config.engine(name),
+                                               time_ms=self.config.time_ms, daemon=daemon,
+                                               cwd=self.config.base_dir,
+                                               log_dir=self.options.log_dir),
+                      luck=luck, move_timeout=self.move_timeout)
+        written = 0
+
+        def fault() -> None:
+            self.fault_count += 1
+
         try:
             while not self._stop.is_set():
                 try:
-                    job = queue.get_nowait()
+                    unit = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                for name in job.players:
-                    if name not in players:
-                        players[name] = make_player(
-                            self.config.engine(name), time_ms=self.config.time_ms,
-                            daemon=daemon, cwd=self.config.base_dir,
-                            log_dir=self.options.log_dir)
-                entry = await self._play(job, referee, (players[job.players[0]],
-                                                        players[job.players[1]]), journal)
-                if self._stop.is_set():
-                    return  # an SPRT decision came while this match was played: not counted
-                journal.append(entry)
-                if self.options.on_match is not None:
-                    self.options.on_match(entry)
-                progress.advance(f"last: {job.players[0]} {entry['score'][0]}-"
-                                 f"{entry['score'][1]} {job.players[1]}")
-                if self.sprt is not None:
-                    decision = self._standings(journal).sprt["decision"]  # type: ignore[index]
-                    if decision is not None:
-                        self.stopped_by_sprt = True
-                        self._stop.set()
+                result = UnitResult(unit[0].pair)
+                written = 0
+
+                async def take(entry: dict[str, Any], result: UnitResult = result) -> bool:
+                    nonlocal written
+                    if self._stop.is_set():
+                        return False  # an SPRT decision came meanwhile: not counted
+                    for event in result.events[written:]:
+                        journal.append(event)
+                    written = len(result.events)
+                    self.record(entry, journal, progress)
+                    return not self._stop.is_set()
+
+                await play_unit(self.config, unit, seats, server_loop=self.options.server_loop,
+                                on_fault=fault, on_entry=take, result=result)
+                for event in result.events[written:]:
+                    journal.append(event)
         finally:
-            for player in players.values():
+            for player in seats.players.values():
                 with contextlib.suppress(Exception):
                     await player.close()
 
-    async def _play(self, job: Job, referee: Referee, players: tuple[Player, Player],
-                    journal: Journal) -> dict[str, Any]:
-        started = time.monotonic()
-        outcome = await play_match(
-            referee, players, SeededDice(job.seed), variant=self.config.variant,
-            length=self.config.match_length, cube=self.config.cube, seed=job.seed,
-            headers={"Match": job.id, "Event": self.config.name, "Pair": job.pair},
-            after_game=lambda g: self._after_game(job, players, g, journal))
-        return {"type": "match", "job": job.id, "pair": job.pair, "seed": job.seed,
-                "players": list(job.players), "score": list(outcome.score),
-                "winner": outcome.winner, "elapsed_s": round(time.monotonic() - started, 3),
-                "games": [game_entry(g) for g in outcome.games],
-                "record": format_record(outcome.record)}
-
-    async def _after_game(self, job: Job, players: tuple[Player, Player], game: GameOutcome,
-                          journal: Journal) -> None:
-        if game.fault is None:
+    def record(self, entry: dict[str, Any], journal: Journal, progress: Progress) -> None:
+        """One finished match: into the journal (once: a pair run twice on a cluster is
+        counted once), the progress line, the SPRT."""
+        if entry["job"] in self._recorded:
             return
-        loser = players[1 - game.winner]
-        self.fault_count += 1
-        log.warning("%s lost a game of %s by %s: %s; restarting it", loser.name, job.id,
-                    game.fault, game.fault_message)
-        journal.append({"type": "event", "what": "fault", "job": job.id, "engine": loser.name,
-                        "fault": game.fault, "message": game.fault_message})
-        try:
-            await loser.restart()
-        except (EngineFault, EngineError, OSError) as exc:  # the next game retries
-            log.warning("%s: restart failed: %s", loser.name, exc)
+        self._recorded.add(entry["job"])
+        journal.append(entry)
+        if self.options.on_match is not None:
+            self.options.on_match(entry)
+        players = entry["players"]
+        progress.advance(f"last: {players[0]} {entry['score'][0]}-{entry['score'][1]} "
+                         f"{players[1]}")
+        if self.sprt is not None:
+            decision = self._standings(journal).sprt["decision"]  # type: ignore[index]
+            if decision is not None:
+                self.stopped_by_sprt = True
+                self._stop.set()

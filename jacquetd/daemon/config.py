@@ -122,6 +122,9 @@ class Config:
     keep_days: float = 365.0
     keep_matches: int = 100_000
     keep_replies_days: float = 7.0
+    # A Dask scheduler (tcp://HOST:PORT, or tls://...) that `rollout` sends its trials to;
+    # None: the daemon's own worker pool.
+    scheduler: str | None = None
 
     @property
     def worker_count(self) -> int:
@@ -206,6 +209,7 @@ _TOP_FIELDS = {
     "keep_days",
     "keep_matches",
     "keep_replies_days",
+    "scheduler",
 }
 LOG_LEVELS = ("debug", "info", "warning", "error")
 

@@ -30,7 +30,7 @@ from jacquetd_protocol.commands import describe
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.positions import start_variant
 
-from jacquetd.daemon import engine_api, gnubg
+from jacquetd.daemon import engine_api, gnubg, scale_commands
 from jacquetd.rules import (
     VARIANTS,
     AmbiguousMoveError,
@@ -322,6 +322,8 @@ def check_plies(plies: Any, max_plies: int, field: str = "plies") -> None:
 
 def prepare(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
     """Check a worker command's position in the front; return the job's arguments."""
+    if cmd in scale_commands.PREPARE:  # bot_match (jacquetd.daemon.scale_commands)
+        return scale_commands.PREPARE[cmd](args)
     if cmd == "analyze_record":
         from jacquetd.daemon.record_analysis import read_record
 
@@ -580,6 +582,9 @@ WORKER_HANDLERS: dict[str, WorkerHandler] = {
     GNUBG_DECIDE: run_gnubg_decide,
     GNUBG_EVALUATE: run_gnubg_evaluate,
 }
+
+WORKER_COMMANDS |= scale_commands.WORKER_COMMANDS
+WORKER_HANDLERS.update(scale_commands.WORKER_HANDLERS)
 
 _worker_state: dict[str, Any] = {"seed": None, "test_levels": False}
 

@@ -1,0 +1,275 @@
+"""Rollouts in chunks of 36 trials: the same figures wherever the chunks run.
+
+A rollout plays `trials` games from each *line* (the position itself, or the
+position each candidate play leaves) with the neural bot at `plies` for both
+sides, full games or truncated after `truncate` turns (then scored by the
+evaluator). Variance reductions, as GNU Backgammon does them:
+
+- the first roll is rotated: trial i gets roll `order[i % 36]` of a seeded
+  permutation of the 36 outcomes, so every chunk of 36 trials sees each roll
+  once (a line whose first roll is given, a position with dice rolled out
+  without candidates, uses that roll);
+- every roll's luck, judged at 0 plies (the best play's equity with this
+  roll minus the average over all rolls), is subtracted from the result;
+  its expectation is zero, so the luck-adjusted mean stays unbiased.
+
+Trial i of every line draws its later dice from `default_rng([seed, i])`: the
+lines share their dice (common random numbers), so the difference between two
+candidates is much more precise than either figure.
+
+The unit of work is a chunk: trials 36k .. 36k+35 (`run_chunk(spec, k)`). A
+chunk's figures depend only on the spec and k, and `summarize` reads the
+chunks in index order, so a rollout gives the same figures to the last digit
+in one process, in the daemon's worker pool or on Dask workers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from jacquetd.rules import Position, apply_move, find_variant, generate_raw
+
+from .evaluator import neural_evaluator
+from .net import equity, flip
+from .players import state_of
+from .search import ROLLS, Searcher, State, after, roll_replies
+
+CHUNK = 36
+OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+_WEIGHTS = np.array([w for _, _, w in ROLLS])
+_ROLL_INDEX: dict[tuple[int, int], int] = {}
+for _k, (_a, _b, _w) in enumerate(ROLLS):
+    _ROLL_INDEX[(_a, _b)] = _k
+    _ROLL_INDEX[(_b, _a)] = _k
+
+
+@dataclass(frozen=True)
+class Line:
+    """One thing rolled out: `state` before its roll; `first` a fixed first roll (else
+    rotated); `flipped`: the figures are wanted from the other side's view (a candidate
+    play's line starts with the opponent on roll)."""
+
+    move: str
+    state: State
+    first: tuple[int, int] | None
+    flipped: bool
+
+
+@dataclass(frozen=True)
+class RolloutSpec:
+    """Everything a chunk needs (small and picklable: it travels to the workers)."""
+
+    variant: str
+    lines: tuple[Line, ...]
+    trials: int
+    plies: int = 0
+    seed: int = 1
+    truncate: int = 0
+
+    @property
+    def chunks(self) -> int:
+        return (self.trials + CHUNK - 1) // CHUNK
+
+    def chunk_size(self, index: int) -> int:
+        return min(CHUNK, self.trials - CHUNK * index)
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """Per trial of the chunk, per line: the result (root view), the luck-adjusted result
+    and the five outcome probabilities; arrays (lines, n) and (lines, n, 5)."""
+
+    index: int
+    raw: np.ndarray
+    adjusted: np.ndarray
+    probs: np.ndarray
+
+
+def plan(pos: Position, *, candidates: Sequence[str] | None = None, trials: int = 1296,
+         plies: int = 0, seed: int = 1, truncate: int = 0) -> RolloutSpec:
+    """The spec of a rollout of `pos`: without dice, the position; with dice, each
+    candidate (a move in any legal spelling; `_` reads as a space), or without
+    candidates the roll played by the rollout's bot. Raises the rules errors of
+    `apply_move` for a candidate that is not legal."""
+    if trials < 1:
+        raise ValueError("trials must be at least 1")
+    variant = find_variant(pos.variant).name
+    if pos.game_over():
+        raise ValueError("the game is over: there is nothing to roll out")
+    lines: list[Line] = []
+    if not pos.dice:
+        lines.append(Line("", state_of(pos), None, False))
+    elif not candidates:
+        lines.append(Line("", state_of(pos), (pos.dice[0], pos.dice[1]), False))
+    else:
+        seen: set[str] = set()
+        for text in candidates:
+            play = apply_move(pos, text.replace("_", " "))
+            if play.move in seen:
+                continue
+            seen.add(play.move)
+            lines.append(Line(play.move, state_of(play.after), None, True))
+    return RolloutSpec(variant, tuple(lines), trials, plies, seed, truncate)
+
+
+@lru_cache(maxsize=4)
+def _searcher(variant: str) -> Searcher:
+    return Searcher(neural_evaluator(variant))
+
+
+@dataclass(frozen=True, slots=True)
+class _Expansion:
+    probs: np.ndarray        # (21, 5) for the mover after its best 0-ply play per roll
+    best: np.ndarray         # (21,) their equities
+    mean: float              # the average over the rolls
+    nxt: tuple[State | None, ...]
+
+
+_CACHE: dict[tuple[str, State], _Expansion] = {}
+_CACHE_LIMIT = 50_000
+
+
+def _expand(search: Searcher, s: State) -> _Expansion:
+    key = (search.variant.name, s)
+    got = _CACHE.get(key)
+    if got is not None:
+        return got
+    after_me, after_opp, p, bounds = roll_replies(search.ev, s)
+    eq = equity(p)
+    ks = [bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]])) for r in range(len(ROLLS))]
+    nxt: list[State | None] = []
+    for k in ks:
+        me = tuple(int(c) for c in after_me[k])
+        if me[0] == 15:
+            nxt.append(None)
+            continue
+        flag = s.me_flag
+        if search.variant.tracks_primes and not flag:
+            from .features import has_prime
+            flag = bool(has_prime(after_me[k:k + 1])[0])
+        nxt.append(State(tuple(int(c) for c in after_opp[k]), me, s.opp_flag, flag))
+    best = eq[ks]
+    e = _Expansion(p[ks], best, float((_WEIGHTS * best).sum()), tuple(nxt))
+    if len(_CACHE) >= _CACHE_LIMIT:
+        _CACHE.clear()
+    _CACHE[key] = e
+    return e
+
+
+def _trial(search: Searcher, line: Line, dice: tuple[int, int], rng: np.random.Generator,
+           plies: int, truncate: int) -> tuple[float, float, np.ndarray]:
+    """One game from `line.state`: (result, luck-adjusted result, outcome probabilities),
+    from the view of the side on roll of `line.state`."""
+    v = search.variant
+    state = line.state
+    sign = 1.0
+    luck = 0.0
+    turns = 0
+    while True:
+        e = _expand(search, state)
+        r = _ROLL_INDEX[dice]
+        luck += sign * (e.best[r] - e.mean)
+        if plies == 0:
+            mover, nxt = e.probs[r], e.nxt[r]
+        else:
+            raws = generate_raw(v, state.me, state.opp, dice)
+            k = search.best(state, raws, plies) if len(raws) > 1 else 0
+            raw = raws[k]
+            if raw.me[0] == 15:
+                from .evaluator import result_probs
+                mover, nxt = result_probs(v, raw.me, raw.opp, state.me_flag), None
+            else:
+                nxt = after(state, raw, v.tracks_primes)
+                mover = flip(search.evaluate_states([nxt], 0)[0])
+        turns += 1
+        if nxt is None or (truncate and turns >= truncate):
+            probs = mover if sign > 0 else flip(mover)
+            value = float(equity(probs))
+            return value, value - luck, probs
+        state = nxt
+        sign = -sign
+        a, b = rng.integers(1, 7, size=2)
+        dice = (int(a), int(b))
+
+
+def first_rolls(seed: int) -> np.ndarray:
+    """The rotation of the 36 first rolls: trial i gets outcome `order[i % 36]`."""
+    return np.random.default_rng([seed, 36]).permutation(36)
+
+
+def run_chunk(spec: RolloutSpec, index: int,
+              should_stop: Callable[[], bool] | None = None) -> ChunkResult:
+    """Trials 36*index .. of every line. Deterministic: the same spec and index give the
+    same arrays in any process."""
+    n = spec.chunk_size(index)
+    if n <= 0:
+        raise ValueError(f"chunk {index} is past the rollout's {spec.trials} trials")
+    search = _searcher(spec.variant)
+    order = first_rolls(spec.seed)
+    raw = np.zeros((len(spec.lines), n))
+    adjusted = np.zeros((len(spec.lines), n))
+    probs = np.zeros((len(spec.lines), n, 5))
+    for t in range(n):
+        i = CHUNK * index + t
+        if should_stop is not None and should_stop():
+            raise InterruptedError("stopped")
+        k = int(order[i % 36])
+        rotated = (k // 6 + 1, k % 6 + 1)
+        for j, line in enumerate(spec.lines):
+            rng = np.random.default_rng([spec.seed, i])
+            value, adj, p = _trial(search, line, line.first or rotated, rng, spec.plies,
+                                   spec.truncate)
+            if line.flipped:
+                value, adj, p = -value, -adj, flip(p)
+            raw[j, t], adjusted[j, t], probs[j, t] = value, adj, p
+    return ChunkResult(index, raw, adjusted, probs)
+
+
+def _se(xs: np.ndarray) -> float | None:
+    return float(xs.std(ddof=1) / math.sqrt(len(xs))) if len(xs) > 1 else None
+
+
+def summarize(spec: RolloutSpec, chunks: Mapping[int, ChunkResult] | Iterable[ChunkResult]
+              ) -> dict[str, object]:
+    """The figures of the chunks done so far, read in index order (so they do not depend
+    on the order in which the chunks finished)."""
+    done = chunks if isinstance(chunks, Mapping) else {c.index: c for c in chunks}
+    ordered = [done[k] for k in sorted(done)]
+    lines = []
+    trials_done = sum(c.raw.shape[1] for c in ordered)
+    for j, line in enumerate(spec.lines):
+        entry: dict[str, object] = {"move": line.move}
+        if trials_done:
+            raw = np.concatenate([c.raw[j] for c in ordered])
+            adj = np.concatenate([c.adjusted[j] for c in ordered])
+            probs = np.concatenate([c.probs[j] for c in ordered]).mean(axis=0)
+            for name, value in zip(OUTPUTS, probs, strict=True):
+                entry[name] = round(float(value), 6)
+            entry["equity"] = round(float(adj.mean()), 6)
+            entry["equity_raw"] = round(float(raw.mean()), 6)
+            se, se_raw = _se(adj), _se(raw)
+            entry["std_error"] = None if se is None else round(se, 6)
+            entry["std_error_raw"] = None if se_raw is None else round(se_raw, 6)
+        lines.append(entry)
+    return {"trials_done": trials_done, "trials": spec.trials, "lines": lines,
+            "done": trials_done >= spec.trials}
+
+
+def rollout_local(spec: RolloutSpec, *, on_chunk: Callable[[dict[str, object]], None]
+                  | None = None, should_stop: Callable[[], bool] | None = None
+                  ) -> dict[str, object]:
+    """Every chunk in this process, in order; `on_chunk` gets the figures after each."""
+    done: dict[int, ChunkResult] = {}
+    for k in range(spec.chunks):
+        if should_stop is not None and should_stop():
+            break
+        done[k] = run_chunk(spec, k)
+        if on_chunk is not None:
+            on_chunk(summarize(spec, done))
+    return summarize(spec, done)
