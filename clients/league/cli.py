@@ -1,6 +1,7 @@
 """`jacquet-league`: play a league described in a TOML file, or the built-in demo.
 
     jacquet-league run LEAGUE.toml [--concurrency N] [--resume] [--results FILE]
+                   [--scheduler tcp://HOST:PORT | --local-cluster N]
     jacquet-league demo [--out DIR]
 
 `run` writes, next to the league file unless told otherwise, the results
@@ -63,7 +64,8 @@ def _options(args: argparse.Namespace, base: Path, stem: str) -> LeagueOptions:
         report=Path(args.report) if args.report else out / f"{stem}.report.html",
         records_dir=out / f"{stem}.records", resume=args.resume,
         concurrency=args.concurrency, connect=args.connect, progress=not args.quiet,
-        log_dir=out / f"{stem}.logs", move_timeout=args.move_timeout)
+        log_dir=out / f"{stem}.logs", move_timeout=args.move_timeout,
+        scheduler=args.scheduler, local_cluster=args.local_cluster)
 
 
 def _finish(result: LeagueResult) -> int:
@@ -88,6 +90,11 @@ def _common(p: argparse.ArgumentParser) -> None:
                    "tcp://HOST:PORT (ZeroMQ), socket://HOST:PORT, or a command")
     p.add_argument("--move-timeout", type=float, help="seconds before a silent engine "
                    "loses the game (default: 3 x time_ms + 5)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="play the pairs of games "
+                   "on the workers of this Dask scheduler (also [cluster] scheduler in the "
+                   "league file; needs jacquetd[cluster])")
+    p.add_argument("--local-cluster", type=int, metavar="N", help="play the pairs on a Dask "
+                   "cluster of N local worker processes")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--log-level", default="warning")
 
@@ -117,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
             options = _options(args, Path(args.out), "demo")
         if args.concurrency is not None and args.concurrency < 1:
             parser.error("--concurrency: at least 1")
+        if args.local_cluster is not None and args.local_cluster < 1:
+            parser.error("--local-cluster: at least 1 worker")
         return _finish(asyncio.run(League(config, options).run()))
     except (LeagueConfigError, JournalError, OSError) as exc:
         print(f"jacquet-league: {exc}", file=sys.stderr)

@@ -1,0 +1,189 @@
+"""Leagues across machines on Dask distributed (the optional extra `jacquetd[cluster]`).
+
+What runs where:
+
+- the league process (`jacquet-league run ... --scheduler tcp://HOST:PORT`, or
+  `--local-cluster N`) keeps the schedule, the journal (fsynced, `--resume`
+  exact), the standings and the report; it submits one task per pair of
+  games (a dice stream with the seats swapped) and writes each result as it
+  comes back;
+- each Dask worker process runs `run_pair`: it keeps, across tasks, its own
+  validating daemon (`jacquetd stdio`, one worker process) and one process per
+  external engine, started on first use on the worker's machine and started
+  again after a crash; a task plays its pair with `units.play_unit`, exactly
+  as the league process would, so the entries do not depend on the worker.
+
+A worker that dies with a task loses it: the scheduler gives the task to
+another worker. The league counts every match once, keyed by its job id (and
+so by the pair id): a late duplicate is dropped. Standings are computed from
+the journal in schedule order, so a cluster run's standings equal those of a
+single-machine run with the same seed, to the last digit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import threading
+from typing import TYPE_CHECKING, Any
+
+from ..client import JacquetClient
+from ..errors import EngineError
+from ..game import Referee
+from .config import DEFAULT_DAEMON, LeagueConfig, LeagueConfigError
+from .engines import make_player
+from .journal import Journal
+from .progress import Progress
+from .schedule import Job
+from .units import Seats, play_unit
+
+if TYPE_CHECKING:
+    from .runner import League
+
+log = logging.getLogger(__name__)
+
+#: A worker's daemon serves one task at a time: one worker process is enough.
+WORKER_DAEMON = (*DEFAULT_DAEMON, "--workers", "1")
+DAEMON_TIMEOUT_S = 120.0   # a fresh daemon's first `hello` may wait for its compilation
+IN_FLIGHT_PER_THREAD = 2   # tasks submitted ahead per worker thread of the cluster
+
+
+class _WorkerHost:
+    """The engines of one Dask worker process, alive across tasks, on their own event
+    loop thread (Dask runs tasks in threads of its own)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True,
+                                       name="league-engines")
+        self.thread.start()
+        self.seats: dict[str, Seats] = {}
+        self.lock = threading.Lock()
+
+    async def _seats(self, config: LeagueConfig, luck: bool, move_timeout: float) -> Seats:
+        key = f"{config.fingerprint()}:{luck}"
+        seats = self.seats.get(key)
+        if seats is not None and not seats.daemon.closed:
+            return seats
+        if seats is not None:  # the daemon died: its players go with it
+            await _close_players(seats)
+        command = list(config.daemon_command)
+        if tuple(command) == DEFAULT_DAEMON:
+            command = list(WORKER_DAEMON)
+        daemon = await JacquetClient.spawn(command, timeout=DAEMON_TIMEOUT_S,
+                                           stderr=asyncio.subprocess.DEVNULL)
+        use_luck = luck and daemon.supports("luck")
+        seats = Seats(daemon, Referee(daemon, move_timeout=move_timeout, luck=use_luck), {},
+                      lambda name: make_player(config.engine(name), time_ms=config.time_ms,
+                                               daemon=daemon, cwd=config.base_dir),
+                      luck=use_luck, move_timeout=move_timeout)
+        self.seats[key] = seats
+        return seats
+
+    async def _play(self, config: LeagueConfig, jobs: list[Job], server_loop: bool,
+                    luck: bool, move_timeout: float) -> dict[str, Any]:
+        seats = await self._seats(config, luck, move_timeout)
+        faults = 0
+
+        def fault() -> None:
+            nonlocal faults
+            faults += 1
+
+        try:
+            result = await play_unit(config, jobs, seats, server_loop=server_loop,
+                                     on_fault=fault)
+        except EngineError:
+            # the worker's daemon failed: start a new one for the next task, and let
+            # the scheduler run this one again
+            with contextlib.suppress(EngineError):
+                await seats.daemon.close()
+            raise
+        return {"pair": result.pair, "entries": result.entries, "events": result.events,
+                "faults": faults}
+
+    def play(self, config: LeagueConfig, jobs: list[Job], server_loop: bool, luck: bool,
+             move_timeout: float) -> dict[str, Any]:
+        with self.lock:  # one pair at a time per process: the engines are not shared
+            future = asyncio.run_coroutine_threadsafe(
+                self._play(config, jobs, server_loop, luck, move_timeout), self.loop)
+            return future.result()
+
+
+async def _close_players(seats: Seats) -> None:
+    for player in seats.players.values():
+        with contextlib.suppress(Exception):
+            await player.close()
+
+
+_host: _WorkerHost | None = None
+_host_lock = threading.Lock()
+
+
+def run_pair(config: LeagueConfig, jobs: list[Job], server_loop: bool, luck: bool,
+             move_timeout: float) -> dict[str, Any]:
+    """The Dask task: play one pair on this worker; its entries, events and fault count."""
+    global _host
+    with _host_lock:
+        if _host is None:
+            _host = _WorkerHost()
+        host = _host
+    return host.play(config, jobs, server_loop, luck, move_timeout)
+
+
+async def _client(scheduler: str | None, local_workers: int | None) -> tuple[Any, Any]:
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise LeagueConfigError("a league on a cluster needs Dask distributed: "
+                                "pip install 'jacquetd[cluster]'") from None
+    if local_workers:
+        cluster = await LocalCluster(n_workers=local_workers, threads_per_worker=1,
+                                     processes=True, asynchronous=True,
+                                     dashboard_address=None, host="127.0.0.1")
+        return await Client(cluster, asynchronous=True), cluster
+    return await Client(scheduler, asynchronous=True, timeout=30), None
+
+
+async def run_on_cluster(league: League, units: list[list[Job]], journal: Journal,
+                         progress: Progress, *, scheduler: str | None,
+                         local_workers: int | None) -> None:
+    """Play `units` on the cluster, writing each result into the journal as it comes."""
+    from distributed import as_completed
+
+    client, cluster = await _client(scheduler, local_workers)
+    run = secrets.token_hex(4)
+    options = league.options
+    try:
+        threads = sum((await client.nthreads()).values())
+        window = max(4, IN_FLIGHT_PER_THREAD * max(1, threads))
+        todo = list(reversed(units))
+
+        def submit() -> Any:
+            unit = todo.pop()
+            return client.submit(run_pair, league.config, unit, options.server_loop,
+                                 options.luck, league.move_timeout, pure=False,
+                                 key=f"league-{run}-{unit[0].pair}")
+
+        flight = as_completed([submit() for _ in range(min(window, len(todo)))],
+                              with_results=False)
+        async for future in flight:
+            outcome: dict[str, Any] = await future
+            future.release()
+            league.fault_count += int(outcome["faults"])
+            for event in outcome["events"]:
+                journal.append(event)
+            for entry in outcome["entries"]:
+                league.record(entry, journal, progress)
+            if league._stop.is_set():  # an SPRT decision
+                break
+            if todo:
+                flight.add(submit())
+        left = list(getattr(flight, "futures", ()))
+        if left:
+            await client.cancel(left)
+    finally:
+        await client.close()
+        if cluster is not None:
+            await cluster.close()
