@@ -1,0 +1,64 @@
+"""A league on a real Dask cluster (a scheduler and two workers on loopback), one worker
+killed with SIGKILL in the middle: the league finishes, every match is counted once, and
+the journal and standings equal a single-machine run with the same seed."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jacquetd_clients.league import League, LeagueOptions, parse_league
+from jacquetd_clients.league.standings import format_table
+
+DAEMON = [sys.executable, "-m", "jacquetd", "stdio", "--workers", "1"]
+GAMES = 40
+
+
+def config(games: int = GAMES) -> Any:
+    return parse_league({
+        "name": "cluster", "variant": "jacquet", "games": games, "time_ms": 50, "seed": 41,
+        "daemon": {"command": DAEMON},
+        "engines": [{"name": "rand", "level": "random"}, {"name": "heur", "level": "heuristic"}],
+    }, ".")
+
+
+def run(path: Path, **options: Any) -> Any:
+    opts = LeagueOptions(results=path, progress=False, luck=False, **options)
+    return asyncio.run(League(config(), opts).run())
+
+
+def comparable(matches: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The journal's matches by job, without the wall time."""
+    out = {m["job"]: {k: v for k, v in m.items() if k != "elapsed_s"} for m in matches}
+    assert len(out) == len(matches), "a match was counted twice"
+    return out
+
+
+@pytest.mark.slow
+def test_a_league_survives_a_killed_worker_and_equals_a_single_machine_run(
+        tmp_path: Path, dask_cluster: Any) -> None:
+    cluster = dask_cluster(2)
+    killed: list[int] = []
+
+    def on_match(entry: dict[str, Any]) -> None:
+        if len(killed) == 0 and entry:
+            seen.append(entry["job"])
+            if len(seen) == 4:  # mid-league: the workers hold tasks now
+                killed.append(cluster.kill_worker(0))
+
+    seen: list[str] = []
+    distributed = run(tmp_path / "cluster.jsonl", scheduler=cluster.address,
+                      on_match=on_match)
+    assert killed == [-9], "the worker was not killed mid-league"
+    assert distributed.finished
+    single = run(tmp_path / "single.jsonl", concurrency=1)
+    assert distributed.standings.games == single.standings.games == GAMES
+    assert comparable(distributed.matches) == comparable(single.matches)
+    assert format_table(distributed.standings) == format_table(single.standings)
+    # the journal on disk holds each match once
+    lines = (tmp_path / "cluster.jsonl").read_text().splitlines()
+    jobs = [line for line in lines if '"type":"match"' in line]
+    assert len(jobs) == GAMES
