@@ -26,7 +26,7 @@ from jacquetd_protocol.commands import COMMANDS, MATCH_COMMAND_NAMES, arguments
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 
-from jacquetd.daemon import engine_api, handlers
+from jacquetd.daemon import engine_api, handlers, rollout_command
 from jacquetd.daemon.config import Config
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
@@ -63,6 +63,7 @@ class _Pending:
     timer: asyncio.TimerHandle | None = None
     task: asyncio.Task[None] | None = None  # a match_watch stream
     done: bool = False
+    on_cancel: Callable[[], None] | None = None  # ends with what is done (rollout)
 
 
 @dataclass
@@ -183,6 +184,9 @@ class Service:
             args = arguments(request)
             if cmd in MATCH_COMMAND_NAMES:
                 self._match(peer, request, args, arrived)
+                return
+            if cmd == "rollout":
+                rollout_command.start(self, peer, request, args, arrived)
                 return
             if cmd == "analyze_record":
                 args = self._record_args(args)
@@ -430,6 +434,9 @@ class Service:
         pending = client.pending.get(target) if client is not None else None
         if pending is None:
             return False
+        if pending.on_cancel is not None:
+            pending.on_cancel()
+            return True
         self._stop(pending, ProtocolError(ErrorCode.CANCELLED, f"request {target!r} was "
                                           "cancelled"))
         return True
