@@ -103,6 +103,8 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--match-idle-timeout", type=float, metavar="S",
                    help="seconds without an action before a hosted match is adjourned "
                    "(default 3600)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="a Dask scheduler: `rollout` sends its trials to its workers")
     p.add_argument("--test-levels", action="store_true", default=None, help=argparse.SUPPRESS)
 
 
@@ -161,6 +163,12 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("--keep-replies-days", type=float, metavar="D",
                     help="prune: stored replies for retries older than D days (default 7)")
 
+    from jacquetd.daemon import rollout_cli
+
+    rollout = sub.add_parser("rollout", help="roll a position out (or compare plays), here "
+                             "or on a Dask cluster", description=rollout_cli.__doc__)
+    rollout_cli.add_arguments(rollout)
+
     sub.add_parser("train", help="train a neural evaluator by TD(lambda) self-play",
                    description="jacquetd train --variant V --games N --seed S [...]: see "
                    "'jacquetd train --help'.", add_help=False)
@@ -176,7 +184,8 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
                       ("log_level", "log_level"), ("log_format", "log_format"),
                       ("test_levels", "test_levels"), ("db", "db"),
                       ("max_matches", "max_matches"),
-                      ("match_idle_timeout", "match_idle_timeout_s")):
+                      ("match_idle_timeout", "match_idle_timeout_s"),
+                      ("scheduler", "scheduler")):
         value = getattr(args, attr, None)
         if value is not None:
             out[key] = value
@@ -259,6 +268,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "db":
         return db_command(args)
+    if args.command == "rollout":
+        from jacquetd.daemon import rollout_cli
+
+        return rollout_cli.main(args)
     if args.command == "keys":
         from jacquetd.daemon.server import create_keys
 
