@@ -131,7 +131,8 @@ def _field_values(field: Field) -> st.SearchStrategy[Any]:
         "cube_or_null": st.none() | small_maps,
         "resign_or_null": st.none() | small_maps,
     }
-    for name in ("seats", "events", "match_summaries", "move_analyses", "game_lucks"):
+    for name in ("seats", "events", "match_summaries", "move_analyses", "game_lucks",
+                 "bot_matches", "rollout_lines"):
         simple[name] = st.lists(small_maps, max_size=3)
     if field.type in simple:
         return simple[field.type]
