@@ -1,13 +1,21 @@
-"""League throughput benchmark: ``python benchmarks/bench_league.py``.
+"""League throughput, side by side with the same pairing in one process:
+``python benchmarks/bench_league.py``.
 
-Plays the same small 0-ply league (two of the daemon's bot levels at 0 plies,
-one money game per match, seats swapped on each dice stream) with
-`--concurrency 1` and `2`, each against its own `jacquetd stdio` spawned by
-the league (or a running daemon, `--connect tcp://...`), and prints games per
-second and moves per second (after the league's untimed warm-up of the bots,
-shown apart) and the wall time.
-Every game goes through the protocol: `legal_moves` per roll, `best_move` per
-decision. The journal and report go to a temporary folder.
+In one run, on one core each:
+
+1. in-process: the two levels play `--games` games in this process
+   (`bench_strength.py`'s loop: raw positions, no protocol);
+2. league with `bot_match`: the league against `jacquetd stdio --workers 1`,
+   one request per pair of games (the daemon plays them next to the bots);
+3. league move by move: the same league through the referee (`legal_moves`,
+   `best_move` and `luck` per turn), for reference;
+
+each with luck off and on (`--no-luck`: off only), and the ratio of each
+league's games per second to the in-process rate. Then, with `--external N`,
+the league's own overhead per decision with a trivial external engine (it
+plays the first legal play; `tests/clients/first_engine.py`) against itself
+for N games: per turn, the wall time from the roll to the accepted play minus
+the engine's answer time (its `best_move` round trip), p50 and p90.
 """
 
 from __future__ import annotations
@@ -15,68 +23,150 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
-from jacquetd_clients import SimpleClient  # noqa: E402
+from jacquetd_clients import game as game_module  # noqa: E402
 from jacquetd_clients.league import League, LeagueOptions, parse_league  # noqa: E402
+from jacquetd_clients.league import engines as engines_module  # noqa: E402
 
-DAEMON = [sys.executable, "-m", "jacquetd", "stdio"]
-PREFERRED = ("heuristic", "neural", "random")
-
-
-def pick_levels(connect: str | None) -> list[str]:
-    with (SimpleClient.open(connect) if connect else SimpleClient.spawn(DAEMON)) as daemon:
-        levels = [str(x) for x in daemon.server["levels"]]
-    chosen = [lv for lv in PREFERRED if lv in levels] or levels
-    return (chosen * 2)[:2]
+DAEMON = [sys.executable, "-m", "jacquetd", "stdio", "--workers", "1"]
+ENGINE = [sys.executable, str(REPO / "tests" / "clients" / "first_engine.py")]
 
 
-def run(levels: list[str], games: int, concurrency: int, variant: str, folder: Path,
-        connect: str | None = None) -> tuple[float, float, int, int]:
-    config = parse_league({
-        "name": f"bench-c{concurrency}", "variant": variant, "games": games,
-        "time_ms": 50, "seed": 7, "concurrency": concurrency,
-        "daemon": {"connect": connect} if connect else {"command": DAEMON},
-        "engines": [{"name": f"{levels[0]}-a", "level": levels[0], "plies": 0},
-                    {"name": f"{levels[1]}-b", "level": levels[1], "plies": 0}],
-    }, str(REPO))
-    options = LeagueOptions(results=folder / f"c{concurrency}.jsonl",
-                            report=folder / f"c{concurrency}.html", progress=False)
+def in_process(a: str, b: str, variant: str, games: int, luck: bool) -> float:
+    """Games per second of bench_strength's loop on one core."""
+    import bench_strength
+
+    args = argparse.Namespace(variant=variant, a=a, b=b, seed=7, no_luck=not luck,
+                              weights_a=None, weights_b=None, race_weights_a=None,
+                              race_weights_b=None)
+    bench_strength.play_games(args, [0, 1])  # load the networks first
     started = time.perf_counter()
+    bench_strength.play_games(args, list(range(games)))
+    return games / (time.perf_counter() - started)
+
+
+def league(a: str, b: str, variant: str, games: int, luck: bool, server_loop: bool,
+           folder: Path) -> tuple[float, int]:
+    """Games per second of a league (after its untimed warm-up), and the games played."""
+    tag = f"{'s' if server_loop else 'r'}{int(luck)}"
+    config = parse_league({
+        "name": f"bench-{tag}", "variant": variant, "games": games, "time_ms": 50, "seed": 7,
+        "daemon": {"command": DAEMON},
+        "engines": [{"name": f"{a}-a", "level": a}, {"name": f"{b}-b", "level": b}],
+    }, str(REPO))
+    stamps: list[tuple[float, int]] = []
+
+    def on_match(entry: dict[str, Any]) -> None:
+        stamps.append((time.perf_counter(), len(entry["games"])))
+
+    options = LeagueOptions(results=folder / f"{tag}.jsonl", progress=False, luck=luck,
+                            server_loop=server_loop, on_match=on_match)
     result = asyncio.run(League(config, options).run())
-    elapsed = time.perf_counter() - started
-    moves = sum(g["moves"] for m in result.matches for g in m["games"])
-    return elapsed, result.warm_up_s, result.standings.games, moves
+    # from the first pair's end to the last: neither the daemon's start nor its warm-up
+    first = 2 if len(stamps) > 2 else 1
+    games = sum(n for _t, n in stamps[first:])
+    return games / (stamps[-1][0] - stamps[first - 1][0]), result.standings.games
+
+
+class _Timing(game_module.Observer):
+    """Per turn: from the roll to the accepted play."""
+
+    def __init__(self) -> None:
+        self.rolled_at = 0.0
+        self.turns: list[float] = []
+
+    async def rolled(self, state: Any, seat: int, dice: Any) -> None:
+        self.rolled_at = time.perf_counter()
+
+    async def moved(self, state: Any, seat: int, dice: Any, play: Any) -> None:
+        self.turns.append(time.perf_counter() - self.rolled_at)
+
+
+def external_overhead(games: int, variant: str, folder: Path) -> dict[str, float]:
+    """The league's overhead per decision with the trivial engine against itself."""
+    asked: dict[int, float] = {}  # turn number -> the engine's answer time
+    timing = _Timing()
+    original = engines_module.ProtocolPlayer.choose
+
+    async def timed_choose(self: Any, turn: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await original(self, turn)
+        finally:
+            asked[len(timing.turns)] = time.perf_counter() - started
+
+    def referee(*args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("observer", timing)
+        return real_referee(*args, **kwargs)
+
+    real_referee = game_module.Referee
+    engines_module.ProtocolPlayer.choose = timed_choose  # type: ignore[method-assign]
+    import jacquetd_clients.league.runner as runner_module
+    runner_module.Referee = referee  # type: ignore[misc]
+    try:
+        config = parse_league({
+            "name": "bench-external", "variant": variant, "games": games, "time_ms": 50,
+            "seed": 7, "daemon": {"command": DAEMON},
+            "engines": [{"name": "first-a", "command": ENGINE},
+                        {"name": "first-b", "command": ENGINE}],
+        }, str(REPO))
+        options = LeagueOptions(results=folder / "external.jsonl", progress=False, luck=False)
+        asyncio.run(League(config, options).run())
+    finally:
+        engines_module.ProtocolPlayer.choose = original  # type: ignore[method-assign]
+        runner_module.Referee = real_referee  # type: ignore[misc]
+    # the turns where the engine was asked (a forced roll is played without it)
+    overhead = [(timing.turns[i] - answer) * 1e3 for i, answer in asked.items()
+                if i < len(timing.turns)]
+    q = statistics.quantiles(overhead, n=10) if len(overhead) >= 10 else [float("nan")] * 9
+    return {"decisions": len(overhead), "p50_ms": statistics.median(overhead),
+            "p90_ms": q[8], "engine_p50_ms": statistics.median(asked.values()) * 1e3}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=20, help="games (default 20)")
+    parser.add_argument("--games", type=int, default=40, help="games per run (default 40)")
     parser.add_argument("--variant", default="jacquet")
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--connect", help="a running daemon (tcp://HOST:PORT) instead of "
-                        "spawning `jacquetd stdio` for each run")
+    parser.add_argument("--a", default="heuristic")
+    parser.add_argument("--b", default="neural")
+    parser.add_argument("--no-luck", action="store_true", help="only the runs without luck")
+    parser.add_argument("--no-throughput", action="store_true", help="skip the league runs")
+    parser.add_argument("--external", type=int, default=0, metavar="N",
+                        help="games of the trivial external engine for the overhead figure")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    levels = pick_levels(args.connect)
-    where = f"daemon at {args.connect}" if args.connect else "daemon over stdio"
-    print(f"league: {levels[0]} vs {levels[1]} at 0 plies, {args.variant}, {args.games} "
-          f"money games, client-side seeded dice, {where}")
-    print(f"{'concurrency':>11} {'games':>6} {'wall s':>7} {'warm-up s':>9} {'games/s':>8} "
-          f"{'moves/s':>8}")
+    print(f"{args.a} vs {args.b}, {args.variant}, {args.games} money games per run, "
+          f"load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
-        for c in args.concurrency:
-            elapsed, warm, games, moves = run(levels, args.games, c, args.variant, Path(tmp),
-                                              args.connect)
-            playing = elapsed - warm  # games per second count the games, not the warm-up
-            print(f"{c:>11} {games:>6} {elapsed:>7.2f} {warm:>9.2f} {games / playing:>8.2f} "
-                  f"{moves / playing:>8.1f}")
+        if not args.no_throughput:
+            print(f"{'luck':>5} {'in-process g/s':>15} {'bot_match g/s':>14} {'ratio':>6} "
+                  f"{'per-move g/s':>13} {'ratio':>6}")
+            for luck in ([False] if args.no_luck else [False, True]):
+                base = in_process(args.a, args.b, args.variant, args.games, luck)
+                fast, _ = league(args.a, args.b, args.variant, args.games, luck, True,
+                                 Path(tmp))
+                slow, _ = league(args.a, args.b, args.variant, args.games, luck, False,
+                                 Path(tmp))
+                print(f"{'on' if luck else 'off':>5} {base:>15.2f} {fast:>14.2f} "
+                      f"{fast / base:>6.2f} {slow:>13.2f} {slow / base:>6.2f}")
+        if args.external:
+            o = external_overhead(args.external, args.variant, Path(tmp))
+            print(f"external engine: {o['decisions']} decisions, league overhead per decision "
+                  f"p50 {o['p50_ms']:.2f} ms, p90 {o['p90_ms']:.2f} ms (engine's answer p50 "
+                  f"{o['engine_p50_ms']:.2f} ms)")
 
 
 if __name__ == "__main__":

@@ -26,12 +26,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
+
 from jacquetd.daemon import engine_api
-from jacquetd.rules import Position, find_variant, legal_plays
+from jacquetd.rules import Play, Position, find_variant, generate_raw
 from jacquetd.rules.position import CHECKERS, MatchState
 from jacquetd.rules.scoring import game_result, result_name
 
 MAX_SEED = (1 << 63) - 1
+LEVEL_PLIES = {"neural": 0, "neural-1": 1, "neural-2": 2}
 MAX_MOVES = 2000  # the referee's bound on one game
 
 
@@ -52,17 +55,34 @@ class _Dice:
 
 
 class _Seat:
-    """A daemon level playing one seat (bots without chance are built once)."""
+    """A daemon level playing one seat. The shipped levels choose among the raw plays
+    exactly as their `choose` does (`jacquetd.bots.players`), without generating the
+    plays a second time; any other level is asked through its `choose`."""
 
     def __init__(self, level: str, variant: str, time_ms: int | None) -> None:
         self.level = level
         self.variant = variant
         self.time_ms = time_ms
         self._bot = None if level == "random" else engine_api.get_bot(level, variant, None)
+        self._searcher = getattr(self._bot, "searcher", None)
+        self._plies = getattr(self._bot, "plies", 0)
 
-    def choose(self, pos: Position, seed: int, stop: Any) -> Any:
-        bot = self._bot or engine_api.get_bot(self.level, self.variant, seed)
-        return bot.choose(pos, movetime_ms=self.time_ms, should_stop=stop)
+    def choose(self, rolled: Position, raws: list[Any], seed: int, stop: Any) -> Any:
+        """The chosen play of `raws` (the legal plays of `rolled`, more than one)."""
+        if self.level == "random":
+            return Play(rolled, raws[random.Random(seed).randrange(len(raws))])
+        if self.level == "heuristic":
+            from jacquetd.bots import heuristic
+
+            return Play(rolled, raws[int(np.argmax(heuristic.scores(rolled.rules, raws)))])
+        if self._searcher is not None and self.level in LEVEL_PLIES:
+            from jacquetd.bots.players import state_of, stop_function
+
+            k = self._searcher.best(state_of(rolled), raws, self._plies,
+                                    stop_function(self.time_ms, stop))
+            return Play(rolled, raws[k])
+        assert self._bot is not None
+        return self._bot.choose(rolled, movetime_ms=self.time_ms, should_stop=stop)
 
 
 def _start(variant: str, score: tuple[int, int], length: int, crawford: bool) -> Position:
@@ -98,11 +118,11 @@ def play_game(seats: tuple[_Seat, _Seat], dice: _Dice, *, variant: str, score: t
         if luck:
             lucks[turn] += round(engine_api.luck(pos, roll), 6)
         rolled = pos.with_dice(roll)
-        plays = legal_plays(rolled)
-        if len(plays) == 1:
-            play = plays[0]
+        raws = generate_raw(rolled.rules, rolled.me, rolled.opp, roll)
+        if len(raws) == 1:
+            play = Play(rolled, raws[0])
         else:
-            play = seats[turn].choose(rolled, (seed * 100_003 + moves) % MAX_SEED, stop)
+            play = seats[turn].choose(rolled, raws, (seed * 100_003 + moves) % MAX_SEED, stop)
         actions.append([turn, "move", play.move])
         moves += 1
         if play.raw.me[0] == CHECKERS:
