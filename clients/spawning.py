@@ -38,8 +38,9 @@ def start_hint(argv: Sequence[str]) -> str:
     """What to tell a user whose engine did not start."""
     if list(argv[:4]) == default_engine_command():
         return ("the engine is the `jacquetd` package of this Python "
-                f"({sys.executable}); reinstall the package, or choose another engine")
-    return "check the command, or choose another engine"
+                f"({sys.executable}); see its error output above, reinstall the package, "
+                "or choose another engine")
+    return "check the command and its error output, or choose another engine"
 
 
 async def spawn_engine(argv: Sequence[str] | None = None, *,
@@ -53,7 +54,10 @@ async def spawn_engine(argv: Sequence[str] | None = None, *,
     Raises EngineStartError when the program cannot be run, ends before its `hello`
     reply, or does not answer within `start_timeout` seconds."""
     command = list(argv) if argv else default_engine_command()
-    transport = await ProcessTransport.spawn(command, cwd=cwd, env=env, stderr=stderr)
+    try:
+        transport = await ProcessTransport.spawn(command, cwd=cwd, env=env, stderr=stderr)
+    except EngineStartError as exc:
+        raise EngineStartError(f"{exc}; {start_hint(command)}") from None
     kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
     client = JacquetClient(transport, **kwargs)
     try:
@@ -62,7 +66,7 @@ async def spawn_engine(argv: Sequence[str] | None = None, *,
         await client.close()
         status = transport.process.returncode
         why = f"exited with status {status}" if status is not None else str(exc)
-        raise EngineStartError(f"{' '.join(command)}: {why}") from None
+        raise EngineStartError(f"{' '.join(command)}: {why}; {start_hint(command)}") from None
     except EngineError:
         await client.close()
         raise
