@@ -35,6 +35,7 @@ DEMO = {
     "games": 4,
     "time_ms": 50,
     "seed": 2024,
+    "concurrency": 2,
 }
 #: Levels the demo prefers, at 0 plies so that it stays quick.
 DEMO_LEVELS = ("random", "heuristic", "neural")
@@ -108,7 +109,7 @@ def _finish(result: LeagueResult) -> int:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", "-j", type=int, metavar="N",
                    help="games played at once (default: the league file's `concurrency`, "
-                   "else 1; the demo: 1)")
+                   "else 1; the demo: 2)")
     p.add_argument("--results", metavar="FILE",
                    help="the results journal, JSON lines (default: NAME.results.jsonl in "
                    "the output folder)")
