@@ -182,8 +182,8 @@ class HostedGame:
             reply = await self.call("match_watch", after=self.last_event, follow=False)
             for e in reply["events"]:
                 self.last_event = e["n"]
-                if e.get("side") != self.seat.side or e["type"] in ("game_over",
-                                                                     "match_over"):
+                if e.get("side") != self.seat.side or e["type"] in (
+                        "game_over", "match_over", "game_start", "opening"):
                     self.show_event(e)
             if not reply["events"] or self.last_event >= reply["last_event"]:
                 return
