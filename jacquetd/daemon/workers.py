@@ -506,6 +506,7 @@ def worker_main(
     from jacquetd.daemon import handlers  # heavy imports happen here, not in the front
 
     handlers.init_worker(seed, test_levels)
+    log.debug("event=worker_ready index=%d pid=%d", index, os.getpid())
     while True:
         try:
             msg = conn.recv()
