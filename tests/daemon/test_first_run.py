@@ -120,15 +120,16 @@ def test_json_logs_have_typed_values_and_workers_write_json(tmp_path: Path) -> N
     assert isinstance(ready[0]["pid"], int)
 
 
-def test_stdio_logs_warnings_only_unless_asked() -> None:
+def test_stdio_logs_warnings_only_unless_asked(tmp_path: Path) -> None:
     env = daemon_env()
     env.pop("JACQUETD_LOG_LEVEL", None)
-    quiet = run("stdio", "--workers", "1", env=env, stdin=b"1 ping\n")
-    assert quiet.returncode == 0 and "=1" in quiet.stdout
-    assert "level=info" not in quiet.stderr
-    asked = run("stdio", "--workers", "1", "--log-level", "info", env=env, stdin=b"1 ping\n")
+    ask = b"1 best_move start:backgammon dice=31 level=random\n"
+    db = ["--db", str(tmp_path / "m.sqlite3")]  # opening it is an info line
+    quiet = run("stdio", "--workers", "1", *db, env=env, stdin=ask)
+    assert quiet.returncode == 0 and quiet.stdout.startswith("=1")
+    assert "level=info" not in quiet.stderr and "level=debug" not in quiet.stderr
+    asked = run("stdio", "--workers", "1", *db, "--log-level", "info", env=env, stdin=ask)
     assert "level=info" in asked.stderr
     env["JACQUETD_LOG_LEVEL"] = "debug"
-    by_env = run("stdio", "--workers", "1", env=env, stdin=b"1 ping\n")
-    assert "level=debug" in by_env.stderr
-
+    by_env = run("stdio", "--workers", "1", env=env, stdin=ask)
+    assert "event=worker_ready" in by_env.stderr
