@@ -24,7 +24,7 @@ from .errors import EngineError, EngineStartError, EngineTerminatedError, Engine
 from .transport import ProcessTransport
 
 #: Seconds a spawned engine may take to answer its first `hello` (first compile included).
-START_TIMEOUT_S = 180.0
+START_TIMEOUT_S = 300.0
 #: Exit status of the programs when the engine cannot be started.
 EXIT_ENGINE_START = 4
 

@@ -313,6 +313,9 @@ def db_command(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["train"] and "--version" in argv[1:]:
+        print(version_text())
+        return 0
     if argv[:1] == ["train"]:
         # the trainer owns its own options (jacquetd.bots.train)
         from jacquetd.bots.train import main as train_main
