@@ -203,3 +203,38 @@ def test_hosted_forced_play_quit_asks_and_leaves_with_status_0(
         child.close(force=True)
     assert forced, "no forced play in 40 turns"
     assert status == 0
+
+
+def test_hosted_cube_prompt_redraws_and_answers_board_hint_help(
+        start_jacquetd: Callable[..., DaemonProcess], tmp_path: Path) -> None:
+    daemon = start_jacquetd("--workers", "1", "--gnubg", "off", "--db",
+                            str(tmp_path / "matches.sqlite3"))
+    child = spawn(tmp_path, "--connect", daemon.zmq, "--level", "random", "--variant",
+                  "backgammon", "--cube", "--seed", "2", "--state-file",
+                  str(tmp_path / "last.json"))
+    try:
+        for _ in range(20):
+            if child.expect([PROMPT, CUBE_PROMPT]) == 1:
+                break
+            child.sendline("1")
+        else:
+            pytest.fail("no cube prompt in 20 turns")
+        assert "pips" in child.before  # the board is drawn before the question
+        child.sendline("board")
+        child.expect(CUBE_PROMPT)
+        assert "pips" in child.before
+        child.sendline("hint")
+        child.expect(r"hint: \S+")
+        child.expect(CUBE_PROMPT)
+        child.sendline("help")
+        child.expect("commands at the cube prompt")
+        child.expect(CUBE_PROMPT)
+        child.sendline("r")
+        child.expect([PROMPT, r"forced: the only legal play"])
+        child.sendline("quit")
+        child.expect(r"\[y/N\]: ")
+        child.sendline("y")
+        status = finish(child)
+    finally:
+        child.close(force=True)
+    assert status == 0
