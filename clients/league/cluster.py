@@ -29,10 +29,10 @@ import secrets
 import threading
 from typing import TYPE_CHECKING, Any
 
-from ..client import JacquetClient
 from ..errors import EngineError
 from ..game import Referee
-from .config import DEFAULT_DAEMON, LeagueConfig, LeagueConfigError
+from ..spawning import default_engine_command, spawn_engine
+from .config import LeagueConfig, LeagueConfigError
 from .engines import make_player
 from .journal import Journal
 from .progress import Progress
@@ -44,8 +44,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: A worker's daemon serves one task at a time: one worker process is enough.
-WORKER_DAEMON = (*DEFAULT_DAEMON, "--workers", "1")
 DAEMON_TIMEOUT_S = 120.0   # a fresh daemon's first `hello` may wait for its compilation
 IN_FLIGHT_PER_THREAD = 2   # tasks submitted ahead per worker thread of the cluster
 
@@ -69,11 +67,11 @@ class _WorkerHost:
             return seats
         if seats is not None:  # the daemon died: its players go with it
             await _close_players(seats)
-        command = list(config.daemon_command)
-        if tuple(command) == DEFAULT_DAEMON:
-            command = list(WORKER_DAEMON)
-        daemon = await JacquetClient.spawn(command, timeout=DAEMON_TIMEOUT_S,
-                                           stderr=asyncio.subprocess.DEVNULL)
+        # the worker's daemon serves one task at a time: one worker process is enough
+        command = list(config.daemon_command) or default_engine_command("--workers", "1")
+        daemon = await spawn_engine(command, timeout=DAEMON_TIMEOUT_S,
+                                    start_timeout=DAEMON_TIMEOUT_S,
+                                    stderr=asyncio.subprocess.DEVNULL)
         use_luck = luck and daemon.supports("luck")
         seats = Seats(daemon, Referee(daemon, move_timeout=move_timeout, luck=use_luck), {},
                       lambda name: make_player(config.engine(name), time_ms=config.time_ms,
