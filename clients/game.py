@@ -311,12 +311,23 @@ class Referee:
                 cube_value = int(state.position.get("cube", {}).get("value", 1))
                 luck[seat] += cube_value * await self._luck(state.position, roll)
                 position = dict(state.position, dice=list(roll))
-                plays = await self.rules.legal_moves(position)
-                if len(plays) == 1:
-                    play = dict(plays[0], forced=True)  # made without asking the player
+                turn = Turn(position, roll, [], seat,
+                            (seed * 100_003 + state.moves) % MAX_SEED, state.moves)
+                # a pipelined player (an engine) is asked while the rules server lists the
+                # plays; its answer is checked against them once they are in
+                early = (asyncio.ensure_future(self._ask(player, turn))
+                         if getattr(player, "pipelined", False) else None)
+                try:
+                    turn.plays = await self.rules.legal_moves(position)
+                except BaseException:
+                    _drop(early)
+                    raise
+                if len(turn.plays) == 1:
+                    _drop(early)  # forced: the play is made without the player
+                    play = dict(turn.plays[0], forced=True)
+                elif early is not None:
+                    play = await self._check(await early, turn)
                 else:
-                    turn = Turn(position, roll, plays, seat,
-                                (seed * 100_003 + state.moves) % MAX_SEED, state.moves)
                     play = await self._decide(player, turn)
             except Resign as resign:
                 return await self._finish(state, self._resigned(state, seat, resign.value,
@@ -351,14 +362,19 @@ class Referee:
         await self.observer.game_over(state, outcome)
         return outcome
 
-    async def _decide(self, player: Player, turn: Turn) -> PlayMap:
+    async def _ask(self, player: Player, turn: Turn) -> PlayMap | str:
         try:
             if self.move_timeout is not None:
-                answer = await asyncio.wait_for(player.choose(turn), self.move_timeout)
-            else:
-                answer = await player.choose(turn)
+                return await asyncio.wait_for(player.choose(turn), self.move_timeout)
+            return await player.choose(turn)
         except TimeoutError:
             raise EngineFault("hang", f"no move within {self.move_timeout} s") from None
+
+    async def _decide(self, player: Player, turn: Turn) -> PlayMap:
+        return await self._check(await self._ask(player, turn), turn)
+
+    async def _check(self, answer: PlayMap | str, turn: Turn) -> PlayMap:
+        """The legal play of `turn.plays` that `answer` names; EngineFault otherwise."""
         # Plays are compared by the position they produce (SPEC.md 5.2): an engine's
         # play record by its position_id; a move text is matched to the canonical
         # spellings, else validated by the rules server (`apply_move`).
@@ -436,6 +452,13 @@ class Referee:
         outcome.reason, outcome.name = "forfeit", f"forfeit {fault.kind}"
         outcome.fault, outcome.fault_message = fault.kind, fault.message
         return outcome
+
+
+def _drop(task: asyncio.Future[Any] | None) -> None:
+    """Give up an answer asked for early (its failure, if any, is of no consequence)."""
+    if task is not None:
+        task.cancel()
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
 
 def _result_of(play: PlayMap) -> tuple[int, str]:

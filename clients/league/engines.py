@@ -38,7 +38,10 @@ def _fault(exc: EngineError) -> EngineFault:
 
 
 class ProtocolPlayer(Player):
-    """A player that answers `best_move` (and, with the cube, `cube`) through a client."""
+    """A player that answers `best_move` (and, with the cube, `cube`) through a client.
+    It does not look at the legal plays: the referee asks it while they are listed."""
+
+    pipelined = True
 
     def __init__(self, spec: EngineSpec, time_ms: int) -> None:
         self.name = spec.name
