@@ -397,14 +397,21 @@ def run_best_move(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
     if call.test_levels and level in TEST_LEVELS:
         _test_bot(level, call, args.get("time_ms"))
         play = legal_plays(pos)[0]
+    elif args.get("plies") is not None and engine_api.searches(level):
+        # an explicit depth: the top play of the deepest ranking finished (as `analyze`)
+        ranking = _deepest(pos, int(args["plies"]), 1, args.get("time_ms"), call, None)
+        play = ranking[0].play
     else:
         bot = engine_api.get_bot(level, pos.variant, args.get("seed", call.seed))
         play = bot.choose(pos, movetime_ms=args.get("time_ms"), should_stop=call.should_stop)
-    return {
+    result = {
         "play": play_dict(play),
         "level": level,
         "elapsed_ms": round((time.monotonic() - started) * 1e3, 3),
     }
+    if call.stop_flag():  # a cancel: the best play of the deepest search finished
+        result["stopped"] = True
+    return result
 
 
 def _ranked(entry: Any) -> dict[str, Any]:
@@ -417,33 +424,49 @@ def _ranked(entry: Any) -> dict[str, Any]:
     return d
 
 
-def run_analyze(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    pos = Position.from_dict(args["position"])
-    started = time.monotonic()
-    plies = int(args.get("plies", 1))
-    budget_end = started + args["time_ms"] / 1000.0 if args.get("time_ms") else None
+def _deepest(pos: Position, plies: int, max_plays: int | None, time_ms: int | None,
+             call: WorkerCall, each: Callable[[list[Any]], None] | None) -> list[Any]:
+    """The ranking of the deepest search finished (at most `plies`) before the budget
+    `time_ms`, the deadline or a stop; `each` sees every ranking as it is finished."""
+    budget_end = time.monotonic() + time_ms / 1000.0 if time_ms else None
 
     def stop() -> bool:
         return call.should_stop() or (budget_end is not None and time.monotonic() >= budget_end)
 
     last: list[Any] | None = None
-    for ranking in engine_api.analyze(pos, plies, args.get("max_plays", 10), stop):
+    for ranking in engine_api.analyze(pos, plies, max_plays, stop):
         last = ranking
-        if args.get("partials", True):
-            call.report({
-                "plays": [_ranked(e) for e in ranking],
-                "plies": ranking[0].plies if ranking else 0,
-                "elapsed_ms": round((time.monotonic() - started) * 1e3, 3),
-            })
+        if each is not None:
+            each(ranking)
         if call.should_stop():
             break
     if last is None:
         raise SearchTimedOut()
-    return {
+    return last
+
+
+def run_analyze(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
+    pos = Position.from_dict(args["position"])
+    started = time.monotonic()
+    plies = int(args.get("plies", 1))
+
+    def report(ranking: list[Any]) -> None:
+        call.report({
+            "plays": [_ranked(e) for e in ranking],
+            "plies": ranking[0].plies if ranking else 0,
+            "elapsed_ms": round((time.monotonic() - started) * 1e3, 3),
+        })
+
+    last = _deepest(pos, plies, args.get("max_plays", 10), args.get("time_ms"), call,
+                    report if args.get("partials", True) else None)
+    result = {
         "plays": [_ranked(e) for e in last],
         "plies": last[0].plies if last else plies,
         "elapsed_ms": round((time.monotonic() - started) * 1e3, 3),
     }
+    if call.stop_flag():  # a cancel: the deepest ranking finished before it
+        result["stopped"] = True
+    return result
 
 
 def run_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
