@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from .board import render
 from .client import JacquetClient
 from .errors import EngineError
+from .reconnect import ReconnectingClient
 
 POLL_S = 0.15
 LIST_LIMIT = 15
@@ -107,9 +108,12 @@ class HostedGame:
     """Plays one seat of a hosted match at the keyboard until the match ends or the
     person leaves."""
 
-    def __init__(self, daemon: JacquetClient, console: Console, seat: Seat,
-                 names: tuple[str, str], hint_plies: int = 1) -> None:
-        self.daemon = daemon
+    def __init__(self, daemon: JacquetClient | ReconnectingClient, console: Console,
+                 seat: Seat, names: tuple[str, str], hint_plies: int = 1) -> None:
+        # every action is retried in the session after a lost connection or a daemon
+        # restart: it is applied once, and its reply comes back (SPEC 12.5)
+        self.daemon = (daemon if isinstance(daemon, ReconnectingClient)
+                       else ReconnectingClient(daemon))
         self.console = console
         self.seat = seat
         self.names = names  # (this seat, the other)

@@ -294,7 +294,17 @@ def default_record_path() -> Path:
 
 
 async def run_hosted(args: argparse.Namespace, daemon: JacquetClient, console: Console) -> int:
-    """Play through a hosted match: the daemon keeps it and rolls the dice."""
+    """Play through a hosted match: the daemon keeps it and rolls the dice. Requests are
+    retried in the session across lost connections and daemon restarts."""
+    link = hosted.ReconnectingClient(daemon)
+    try:
+        return await _run_hosted(args, link, console)
+    finally:
+        await link.close()
+
+
+async def _run_hosted(args: argparse.Namespace, daemon: hosted.ReconnectingClient,
+                      console: Console) -> int:
     memory = Path(args.state_file) if args.state_file else hosted.state_file()
     if args.resume:
         match_id, token = args.resume, args.token
