@@ -26,6 +26,7 @@ import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from types import TracebackType
 from typing import IO, Any
 
@@ -59,7 +60,15 @@ DEFAULT_TIMEOUT = 30.0
 #: With an explicit timeout the server is told too; the client waits this much longer
 #: for the server's own `timeout` reply before it gives up on its side.
 SERVER_TIMEOUT_SLACK_S = 0.25
-CLIENT_NAME = "jacquet-clients/0.1"
+def _version() -> str:
+    """This library's version, from the installed distribution's metadata."""
+    try:
+        return metadata.version("jacquetd")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+CLIENT_NAME = f"jacquet-clients/{_version()}"
 PROTOCOL_VERSIONS = ("1.0",)
 
 Position = Mapping[str, Any] | str

@@ -21,22 +21,32 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .board import render
-from .client import JacquetClient
+from .client import JacquetClient, Ranking
 from .errors import EngineError
 from .reconnect import ReconnectingClient
 
 POLL_S = 0.15
 LIST_LIMIT = 15
-HELP = """commands:
+
+
+def command_help(resign: str, leave: str) -> str:
+    """The terminal player's list of commands at the move prompt; `resign` and `leave`
+    say what `resign` and `quit` do (they differ between a local and a hosted match)."""
+    return f"""commands:
   N            play the N-th legal play of the list
   MOVE         play a move in notation: 24/18 18/13, 24/13, 13/7(2), bar/22*, 6/off
   hint         the daemon's ranked analysis of this roll
   list         every legal play
   board        draw the board again
-  resign [N]   offer to resign the game (1 single, 2 gammon/marcia, 3 backgammon/marcia per
-               punto)
-  quit         leave; the match stays on the server: resume it with --resume
+  resign [N]   {resign}
+  quit         {leave}
   help         this text"""
+
+
+HELP = command_help(
+    resign="offer to resign the game (1 single, 2 gammon/marcia, 3 backgammon/marcia per\n"
+    "               punto)",
+    leave="leave; the match stays on the server: resume it with --resume")
 
 
 class Console(Protocol):
@@ -90,6 +100,14 @@ def resume_hint(match_id: str, token: str, address: str | None) -> str:
     where = f" --connect {address}" if address else ""
     return (f"  jacquet-play{where} --resume {match_id} --token {token}\n"
             f"(or `jacquet-play --resume` for the last match)")
+
+
+def say_hint(console: Console, ranking: Ranking) -> None:
+    """Show an analysis as a hint: its depth, then each play with its equity and win."""
+    console.say(f"hint ({ranking.plies}-ply analysis):")
+    for i, p in enumerate(ranking.plays, 1):
+        console.say(f"  {i}. {p['move'] or '(no legal move)':<28} equity "
+                    f"{p.get('equity', 0.0):+.3f}  win {p.get('win', 0.0):.1%}")
 
 
 SPAWN_HOSTED = ("--db", "default")
@@ -216,10 +234,7 @@ class HostedGame:
         except EngineError as exc:
             self.console.say(f"hint unavailable: {exc.message}")
             return
-        self.console.say(f"hint ({ranking.plies}-ply analysis):")
-        for i, p in enumerate(ranking.plays, 1):
-            self.console.say(f"  {i}. {p['move'] or '(no legal move)':<28} equity "
-                             f"{p.get('equity', 0.0):+.3f}  win {p.get('win', 0.0):.1%}")
+        say_hint(self.console, ranking)
 
     async def ask(self, prompt: str) -> str:
         text = await self.console.ask(prompt)

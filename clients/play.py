@@ -41,6 +41,7 @@ from .board import colour_enabled, render
 from .client import JacquetClient, Ranking
 from .errors import EngineError, IllegalMoveError
 from .game import (
+    CubeAdvisedPlayer,
     EngineFault,
     GameOutcome,
     GameState,
@@ -59,15 +60,9 @@ log = logging.getLogger(__name__)
 
 DAEMON = ("jacquetd", "stdio")
 LIST_LIMIT = 15
-HELP = """commands:
-  N            play the N-th legal play of the list
-  MOVE         play a move in notation: 24/18 18/13, 24/13, 13/7(2), bar/22*, 6/off
-  hint         the daemon's ranked analysis of this roll
-  list         every legal play
-  board        draw the board again
-  resign [N]   resign the game (1 single, 2 gammon/marcia, 3 backgammon/marcia per punto)
-  quit         leave without finishing the match
-  help         this text"""
+HELP = hosted.command_help(
+    resign="resign the game (1 single, 2 gammon/marcia, 3 backgammon/marcia per punto)",
+    leave="leave without finishing the match")
 
 
 class Quit(Exception):
@@ -149,7 +144,7 @@ def _verb(subject: str, verb: str) -> str:
     return verb if subject == "you" else verb + "s"
 
 
-class BotPlayer(Player):
+class BotPlayer(CubeAdvisedPlayer):
     """A bot level of the daemon."""
 
     def __init__(self, daemon: JacquetClient, level: str | None, *, plies: int | None,
@@ -176,13 +171,6 @@ class BotPlayer(Player):
         except EngineError:
             return None
 
-    async def double(self, position: PositionMap) -> bool:
-        decision = await self._cube(position)
-        return bool(decision and decision.get("action") == "double")
-
-    async def take(self, position: PositionMap) -> bool:
-        decision = await self._cube(position)
-        return not (decision and decision.get("take") == "drop")
 
 
 class HumanPlayer(Player):
@@ -222,10 +210,7 @@ class HumanPlayer(Player):
             except EngineError as exc2:
                 self.console.say(f"hint unavailable: {exc2.message}")
             return
-        self.console.say(f"hint ({ranking.plies}-ply analysis):")
-        for i, p in enumerate(ranking.plays, 1):
-            self.console.say(f"  {i}. {p['move'] or '(no legal move)':<28} equity "
-                             f"{p.get('equity', 0.0):+.3f}  win {p.get('win', 0.0):.1%}")
+        hosted.say_hint(self.console, ranking)
 
     async def choose(self, turn: Turn) -> PlayMap | str:
         self.show_plays(turn.plays)

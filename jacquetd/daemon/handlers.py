@@ -46,6 +46,7 @@ from jacquetd.rules import (
 )
 from jacquetd.rules.position import CHECKERS
 from jacquetd.rules.scoring import game_result, result_name
+from jacquetd.version import version
 
 log = logging.getLogger(__name__)
 
@@ -57,14 +58,7 @@ except ImportError:  # pragma: no cover - numpy missing
     _fastgen = None
 
 ENGINE_NAME = "jacquetd"
-ENGINE_VERSION = "0.1.0"
 
-#: Commands answered in the front process; everything else in COMMANDS goes to a worker.
-FRONT_COMMANDS = frozenset(
-    {"hello", "ping", "position", "legal_moves", "apply_move", "stats", "cancel", "quit"}
-)
-WORKER_COMMANDS = frozenset({"best_move", "analyze", "evaluate", "cube", "luck",
-                             "analyze_record"})
 #: Worker jobs of the gnubg endpoint (not protocol commands).
 GNUBG_DECIDE = "gnubg_decide"
 GNUBG_EVALUATE = "gnubg_evaluate"
@@ -231,7 +225,7 @@ def handle_hello(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     result.update(
         protocol=chosen,
         engine=ENGINE_NAME,
-        version=ENGINE_VERSION,
+        version=version(),
         variants=list(VARIANTS),
         levels=extra.pop("levels"),
     )

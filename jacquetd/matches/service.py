@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jacquetd_protocol import records
+from jacquetd_protocol.commands import MATCH_COMMAND_NAMES
 
 from jacquetd.rules import VARIANTS, Position, find_variant
 
@@ -67,13 +68,9 @@ RESIGN_WORDS = {
     "marcia-per-punto": 3, "marcia_per_punto": 3, "backgammon": 3,
 }
 
-COMMANDS = ("match_new", "match_state", "match_roll", "match_move", "match_double",
-            "match_take", "match_drop", "match_resign", "match_watch", "match_list",
-            "match_close", "match_export")
-#: Commands that change a match; a retried request with the same client and request id
-#: gets the stored reply.
-ACTIONS = frozenset({"match_new", "match_roll", "match_move", "match_double", "match_take",
-                     "match_drop", "match_resign", "match_close"})
+#: The match commands, as the protocol's command table names them (the actions among
+#: them, `MATCH_ACTIONS`, store their replies for retries).
+COMMANDS = MATCH_COMMAND_NAMES
 
 
 @dataclass(frozen=True)
@@ -283,6 +280,22 @@ class MatchService:
             raise MatchError("conflict", f"request id {caller.request_id!r} was already used "
                              "by this client for a different action")
         return fp, {**self._unsealed(stored.reply, caller), "replayed": True}
+
+    def _seat_action(self, cmd: str, args: Mapping[str, Any], caller: Caller
+                     ) -> dict[str, Any] | tuple[str, _Live, str, int | None]:
+        """The start of an action by a seat or the owner (the lock held): the stored reply
+        if it is a retry; else the request's fingerprint, the match, the role of the
+        token (`seat` or `owner`) and its side. A token that holds no seat is
+        `forbidden`."""
+        fp, stored = self._replayed(cmd, args, caller)
+        if stored is not None:
+            return stored
+        live = self._load(args.get("match_id"))
+        role, side = self._who(live, args.get("token"))
+        if role == "watcher":
+            raise MatchError("forbidden", "this token holds no seat of the match",
+                             field="token")
+        return fp, live, role, side
 
     def _request(self, caller: Caller, fp: str, reply: dict[str, Any]) -> StoredRequest | None:
         if caller.request_id is None:
@@ -494,14 +507,10 @@ class MatchService:
     def _act(self, cmd: str, kind: str, args: Mapping[str, Any], caller: Caller,
              build: Callable[[_Live, int | None, str], Act]) -> dict[str, Any]:
         with self._lock:
-            fp, stored = self._replayed(cmd, args, caller)
-            if stored is not None:
-                return stored
-            live = self._load(args.get("match_id"))
-            role, side = self._who(live, args.get("token"))
-            if role == "watcher":
-                raise MatchError("forbidden", "this token holds no seat of the match",
-                                 field="token")
+            begun = self._seat_action(cmd, args, caller)
+            if isinstance(begun, dict):
+                return begun  # a retry: the stored reply
+            fp, live, role, side = begun
             if live.status in ("over", "closed") or live.hm.over:
                 raise MatchError("match_over", f"the match is {live.status}")
             hm = live.hm
@@ -784,14 +793,10 @@ class MatchService:
         closes a finished one. A closed match is kept, listed with `status=closed`."""
         caller = caller or Caller()
         with self._lock:
-            fp, stored = self._replayed("match_close", args, caller)
-            if stored is not None:
-                return stored
-            live = self._load(args.get("match_id"))
-            role, _ = self._who(live, args.get("token"))
-            if role == "watcher":
-                raise MatchError("forbidden", "this token holds no seat of the match",
-                                 field="token")
+            begun = self._seat_action("match_close", args, caller)
+            if isinstance(begun, dict):
+                return begun  # a retry: the stored reply
+            fp, live, role, _ = begun
             if live.status == "closed":
                 return {"match_id": live.row.id, "status": "closed", "abandoned": False,
                         "last_event": live.last_event, "already": True}
