@@ -55,6 +55,7 @@ from .game import (
     Turn,
     play_match,
 )
+from .reconnect import ReconnectingClient
 
 log = logging.getLogger(__name__)
 
@@ -281,14 +282,14 @@ def default_record_path() -> Path:
 async def run_hosted(args: argparse.Namespace, daemon: JacquetClient, console: Console) -> int:
     """Play through a hosted match: the daemon keeps it and rolls the dice. Requests are
     retried in the session across lost connections and daemon restarts."""
-    link = hosted.ReconnectingClient(daemon)
+    link = ReconnectingClient(daemon)
     try:
         return await _run_hosted(args, link, console)
     finally:
         await link.close()
 
 
-async def _run_hosted(args: argparse.Namespace, daemon: hosted.ReconnectingClient,
+async def _run_hosted(args: argparse.Namespace, daemon: ReconnectingClient,
                       console: Console) -> int:
     memory = Path(args.state_file) if args.state_file else hosted.state_file()
     if args.resume:

@@ -152,7 +152,9 @@ def _error(code: str, message: str) -> JobOutcome:
     return ("error", code, message, None, None, {})
 
 
-def _mp_context() -> multiprocessing.context.BaseContext:
+def _mp_context() -> Any:
+    """The forkserver context (else spawn); typed Any: typeshed's BaseContext has no
+    `Process`, though every concrete context has."""
     # forkserver: workers are forked from a clean server process, never from the
     # front process with its event loop, sockets and threads.
     methods = multiprocessing.get_all_start_methods()

@@ -588,26 +588,27 @@ class MatchService:
             match_id = secrets.token_hex(8)
             while self.store.get(match_id) is not None:  # pragma: no cover - 2^-64
                 match_id = secrets.token_hex(8)
-            tokens = {"seats": [secrets.token_urlsafe(18) if s.kind == "client" else None
-                                for s in seats],
-                      "owner": secrets.token_urlsafe(18)}
+            seat_tokens = [secrets.token_urlsafe(18) if s.kind == "client" else None
+                           for s in seats]
+            owner_token = secrets.token_urlsafe(18)
             hm = HostedMatch(config, seed if dice == "seeded" else None)
             created = {"type": "created", "game": 0, **config.to_dict()}
             events = [created, *hm.begin()]
             now = float(self.clock())
             row = StoredMatch(match_id, config.to_dict(), seed if dice == "seeded" else None,
-                              tokens, "playing", now, now, None, (0, 0), None, 1, 0, 0)
+                              {"seats": seat_tokens, "owner": owner_token}, "playing", now,
+                              now, None, (0, 0), None, 1, 0, 0)
             live = _Live(row, config, hm, "playing", 0, now)
             numbered = self._number(live, events)
             if hm.over:  # pragma: no cover - a match cannot end before its first action
                 live.status = "over"
-            reply = {"match_id": match_id, "tokens": tokens["seats"],
-                     "owner_token": tokens["owner"],
+            reply = {"match_id": match_id, "tokens": seat_tokens,
+                     "owner_token": owner_token,
                      **{k: v for k, v in self._brief(live, None, numbered).items()
                         if k not in ("match_id", "may")}}
             hashed = {"seats": [None if t is None else self.store.secrets.token_hash(t)
-                                for t in tokens["seats"]],
-                      "owner": self.store.secrets.token_hash(tokens["owner"])}
+                                for t in seat_tokens],
+                      "owner": self.store.secrets.token_hash(owner_token)}
             row = StoredMatch(match_id, row.config, row.seed, hashed, live.status, now, now,
                               None, hm.score(), None, 1, 0, live.last_event)
             live.row = row
