@@ -337,10 +337,17 @@ def prepare(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
         raise ProtocolError(ErrorCode.BAD_POSITION, "the game is over: nobody rolls",
                             field="position")
     job = dict(args)
-    job["position"] = pos.to_dict()
+    job["position"] = pos  # validated here, once: the worker takes it as it is
     if cmd != "luck":
         job.pop("dice", None)
     return job
+
+
+def job_position(args: dict[str, Any]) -> Position:
+    """The position of a worker job: the one `prepare` validated (it crosses the pipe
+    pickled, and is not validated again), or a structured map from any other caller."""
+    value = args["position"]
+    return value if isinstance(value, Position) else Position.from_dict(value)
 
 
 @dataclass
@@ -385,7 +392,7 @@ TEST_LEVELS = ("test-sleep", "test-hang", "test-crash", "test-hog")
 
 
 def run_best_move(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    pos = Position.from_dict(args["position"])
+    pos = job_position(args)
     level = args.get("level") or engine_api.default_level()
     started = time.monotonic()
     if call.test_levels and level in TEST_LEVELS:
@@ -440,7 +447,7 @@ def _deepest(pos: Position, plies: int, max_plays: int | None, time_ms: int | No
 
 
 def run_analyze(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    pos = Position.from_dict(args["position"])
+    pos = job_position(args)
     started = time.monotonic()
     plies = int(args.get("plies", 1))
 
@@ -464,7 +471,7 @@ def run_analyze(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
 
 
 def run_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    pos = Position.from_dict(args["position"])
+    pos = job_position(args)
     plies = int(args.get("plies") or 0)
     result = engine_api.evaluate(pos, plies)
     result["plies"] = plies
@@ -472,7 +479,7 @@ def run_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
 
 
 def run_luck(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    pos = Position.from_dict(args["position"])
+    pos = job_position(args)
     d1, d2 = args["dice"]
     return {"luck": round(engine_api.luck(pos, (int(d1), int(d2))), 6), "plies": 0}
 
@@ -492,7 +499,7 @@ def run_match_bot(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
 
 
 def run_cube(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    pos = Position.from_dict(args["position"])
+    pos = job_position(args)
     plies = int(args.get("plies") or 0)
     result = engine_api.cube_decision(pos, plies)
     result.setdefault("plies", plies)
