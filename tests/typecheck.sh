@@ -7,6 +7,7 @@
 # The folders protocol/ and clients/ install under other names (pyproject.toml's
 # package-dir), which mypy cannot follow through the editable install: a folder of
 # symbolic links gives each installed name its folder, and MYPYPATH points at it.
+# PYTHON names the interpreter that has mypy (default python3).
 set -eu
 cd "$(dirname "$0")/.."
 links=build/typecheck
@@ -20,4 +21,4 @@ else
     set -- -p jacquetd_protocol -p jacquetd_clients \
         -p jacquetd.rules -p jacquetd.matches -p jacquetd.daemon
 fi
-MYPYPATH="$links" exec python3 -m mypy --strict --cache-dir build/typecheck-cache "$@"
+MYPYPATH="$links" exec "${PYTHON:-python3}" -m mypy --strict --cache-dir build/typecheck-cache "$@"
