@@ -113,6 +113,10 @@ class ReconnectingClient:
         """`JacquetClient.analyze` on the connection in use (not retried: a stream)."""
         return await self.client.analyze(*args, **kwargs)
 
+    async def cube(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """`JacquetClient.cube` on the connection in use (advice: not retried)."""
+        return await self.client.cube(*args, **kwargs)
+
     async def close(self) -> None:
         """Close the connections this object opened (the one it was given stays its
         owner's to close)."""
