@@ -26,7 +26,6 @@ import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from types import TracebackType
 from typing import IO, Any
 
@@ -35,6 +34,7 @@ from jacquetd_protocol.errors import ProtocolError
 from jacquetd_protocol.messages import Partial, Reply
 
 from . import wire
+from .about import distribution_version
 from .errors import (
     BadArgumentError,
     EngineError,
@@ -60,15 +60,7 @@ DEFAULT_TIMEOUT = 30.0
 #: With an explicit timeout the server is told too; the client waits this much longer
 #: for the server's own `timeout` reply before it gives up on its side.
 SERVER_TIMEOUT_SLACK_S = 0.25
-def _version() -> str:
-    """This library's version, from the installed distribution's metadata."""
-    try:
-        return metadata.version("jacquetd")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
-
-
-CLIENT_NAME = f"jacquet-clients/{_version()}"
+CLIENT_NAME = f"jacquet-clients/{distribution_version()}"
 PROTOCOL_VERSIONS = ("1.0",)
 
 Position = Mapping[str, Any] | str

@@ -7,7 +7,7 @@ from functools import cache
 from importlib import metadata
 
 DISTRIBUTION = "jacquetd"
-UNKNOWN = "0+unknown"  # a source tree that was never installed has no metadata
+UNKNOWN = "unknown"  # a source tree that was never installed has no metadata
 
 
 @cache
