@@ -66,8 +66,21 @@ def server_loop_allowed(config: LeagueConfig, names: tuple[str, str], luck: bool
         return False
     if luck and not daemon.supports("luck"):
         return False
-    return all(config.engine(n).kind == "level" and not config.engine(n).options
-               for n in names)
+    return all(_plain_level(config, n) for n in names)
+
+
+#: The search depth of the levels that search; `plies` other than these goes move by move.
+LEVEL_PLIES = {"neural": 0, "neural-1": 1, "neural-2": 2}
+
+
+def _plain_level(config: LeagueConfig, name: str) -> bool:
+    """A daemon level played as `bot_match` plays it: no extra options, and `plies`
+    absent or the level's own depth (`best_move` honours `plies` for the searching
+    levels; `bot_match` plays each level at its own)."""
+    e = config.engine(name)
+    if e.kind != "level" or e.options or e.level is None:
+        return False
+    return e.plies is None or e.level not in LEVEL_PLIES or e.plies == LEVEL_PLIES[e.level]
 
 
 def _engines_same_budget(config: LeagueConfig, names: tuple[str, str]) -> int | None:

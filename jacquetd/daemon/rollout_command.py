@@ -10,8 +10,8 @@ last digit wherever the chunks ran.
 
 It ends early without an error when its `time_ms` is spent (no new chunk starts; the
 chunks running finish) or when it is cancelled (at once, with the chunks done):
-`stopped` says which. Like `match_watch` it has no default deadline: a rollout takes
-what it takes unless the request gives `timeout_ms`.
+`stopped` is then true and `stop_reason` says why. Like `match_watch` it has no default
+deadline: a rollout takes what it takes unless the request gives `timeout_ms`.
 """
 
 from __future__ import annotations
@@ -116,7 +116,8 @@ class _Rollout:
         self.abandon()
         result = self.figures()
         if stopped is not None and not result["done"]:
-            result["stopped"] = stopped
+            result["stopped"] = True
+            result["stop_reason"] = stopped
         self.service._complete(self.pending, Reply.success(self.pending.request.id, result))
         task = self.pending.task
         if task is not None and task is not asyncio.current_task():

@@ -1,9 +1,9 @@
 """Where the league and rollout commands join the daemon's tables.
 
-`handlers` reads three things from here: the front checks of the worker
-commands (`PREPARE`), their names (`WORKER_COMMANDS`) and the worker jobs
-(`WORKER_HANDLERS`: `bot_match`, and `rollout_chunk`, the 36 trials that
-`rollout` hands to a worker; not a protocol command). The `rollout` command
+`handlers` reads two things from here: the front checks of the worker
+commands (`PREPARE`) and the worker jobs (`WORKER_HANDLERS`: `bot_match`, and
+`rollout_chunk`, the 36 trials that `rollout` hands to a worker; not a protocol
+command). The `rollout` command
 itself runs in the front (`rollout_command`): it streams, and it spreads its
 chunks over the worker pool or a Dask cluster.
 """
@@ -41,5 +41,4 @@ def _run_rollout_chunk(args: dict[str, Any], call: Any) -> dict[str, Any]:
 
 
 PREPARE = {"bot_match": _prepare_bot_match}
-WORKER_COMMANDS = frozenset({"bot_match"})
 WORKER_HANDLERS = {"bot_match": _run_bot_match, ROLLOUT_CHUNK: _run_rollout_chunk}

@@ -77,7 +77,8 @@ def test_cancel_ends_a_rollout_with_what_is_done() -> None:
             assert first["trials_done"] >= 36 and not first["done"]
             await client.cancel(rid)
             final = await asyncio.wait_for(call.final, 60)
-            assert final["stopped"] == "cancelled" and not final["done"]
+            assert final["stopped"] is True and final["stop_reason"] == "cancelled"
+            assert not final["done"]
             assert final["trials_done"] % 36 == 0 and final["trials_done"] >= 36
             assert final["lines"][0]["std_error"] is not None
 
