@@ -124,6 +124,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--gnubg", metavar="HOST:PORT",
                        help="GNU Backgammon external-player endpoint (default 127.0.0.1:7782; "
                        "'off')")
+    serve.add_argument("--ws", metavar="HOST:PORT",
+                       help="WebSocket endpoint and web app (default 127.0.0.1:7783; 'off')")
+    serve.add_argument("--ws-origin", action="append", metavar="ORIGIN",
+                       help="a page origin allowed on the WebSocket endpoint besides loopback "
+                       "ones, e.g. https://example.org (repeatable)")
+    serve.add_argument("--ws-token-file", metavar="FILE",
+                       help="file holding the bearer token the WebSocket endpoint requires "
+                       "(required when it is bound beyond loopback)")
     serve.add_argument("--gnubg-level", metavar="LEVEL",
                        help="bot level answering the gnubg endpoint")
     serve.add_argument("--curve-secret", metavar="FILE",
@@ -170,6 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for attr, key in (("bind", "bind"), ("tcp", "tcp"), ("gnubg", "gnubg"),
+                      ("ws", "ws"), ("ws_origin", "ws_origins"),
+                      ("ws_token_file", "ws_token_file"),
                       ("gnubg_level", "gnubg_level"), ("curve_secret", "curve_secret"),
                       ("curve_clients", "curve_clients"), ("workers", "workers"),
                       ("drain_timeout", "drain_timeout_s"), ("seed", "seed"),
@@ -199,12 +209,12 @@ def load_config(args: argparse.Namespace, stdio: bool = False) -> Config:
     if cfg.curve:
         # Authentication asked for: the endpoints that cannot authenticate stay off
         # unless they were asked for too.
-        changes = {k: None for k in ("tcp", "gnubg") if k not in explicit}
+        changes = {k: None for k in ("tcp", "gnubg", "ws") if k not in explicit}
         cfg = dataclasses.replace(cfg, **changes)
     if stdio:
         # an engine spawned by a client opens no match database unless asked to (`--db
         # PATH`, `--db default`, or `db` in the file): the user's may belong to a daemon
-        cfg = dataclasses.replace(cfg, zmq_bind=None, tcp=None, gnubg=None,
+        cfg = dataclasses.replace(cfg, zmq_bind=None, tcp=None, gnubg=None, ws=None,
                                   db=cfg.db if "db" in explicit else None)
     return cfg
 

@@ -228,7 +228,7 @@ _COMMANDS: tuple[Command, ...] = (
          Field("variants", "str_list", "variant names the server plays"),
          Field("commands", "str_list", "commands this server implements"),
          Field("planned", "str_list", "command names reserved for later versions"),
-         Field("encodings", "str_list", "`msgpack`, `text`"),
+         Field("encodings", "str_list", "`msgpack`, `text`, `json`"),
          Field("levels", "str_list", "bot levels for `best_move`, weakest first"),
          Field("limits", "limits", "the server's limits (see Limits)"),
          Field("session", "str", "the session key: the one given, or a new one. Only its "
@@ -570,7 +570,7 @@ MATCH_COMMAND_NAMES: tuple[str, ...] = tuple(c.name for c in MATCH_COMMANDS)
 #: Command names reserved for a later version (none at present).
 PLANNED: tuple[str, ...] = ()
 
-ENCODINGS: tuple[str, ...] = ("msgpack", "text")
+ENCODINGS: tuple[str, ...] = ("msgpack", "text", "json")
 
 
 def describe(limits: Limits) -> dict[str, Any]:
