@@ -253,12 +253,17 @@ function bars(p) {
   const pct = (x) => `${Math.max(0, Math.round(x * 1000) / 10)}%`;
   const lose = 1 - p.win;
   return `<div class="bars" title="win ${pct(p.win)} gammon/marcia ${pct(p.win_gammon)} backgammon/marcia per punto ${pct(p.win_backgammon)}; lose ${pct(lose)} gammon/marcia ${pct(p.lose_gammon)} backgammon/marcia per punto ${pct(p.lose_backgammon)}">` +
-    `<span class="wb" style="width:${pct(p.win_backgammon)}"></span>` +
-    `<span class="wg" style="width:${pct(p.win_gammon - p.win_backgammon)}"></span>` +
-    `<span class="w" style="width:${pct(p.win - p.win_gammon)}"></span>` +
-    `<span class="l" style="width:${pct(lose - p.lose_gammon)}"></span>` +
-    `<span class="lg" style="width:${pct(p.lose_gammon - p.lose_backgammon)}"></span>` +
-    `<span class="lb" style="width:${pct(p.lose_backgammon)}"></span></div>`;
+    `<span class="wb" data-w="${pct(p.win_backgammon)}"></span>` +
+    `<span class="wg" data-w="${pct(p.win_gammon - p.win_backgammon)}"></span>` +
+    `<span class="w" data-w="${pct(p.win - p.win_gammon)}"></span>` +
+    `<span class="l" data-w="${pct(lose - p.lose_gammon)}"></span>` +
+    `<span class="lg" data-w="${pct(p.lose_gammon - p.lose_backgammon)}"></span>` +
+    `<span class="lb" data-w="${pct(p.lose_backgammon)}"></span></div>`;
+}
+
+// The page's Content-Security-Policy forbids inline style attributes: widths are set here.
+function applyBars(root) {
+  for (const span of root.querySelectorAll("span[data-w]")) span.style.width = span.dataset.w;
 }
 
 function fmt(x) { return (Math.round(x * 1000) / 10).toFixed(1); }
@@ -269,12 +274,13 @@ function showPlays(plays, ranked, title) {
     const cells = ranked
       ? `<td>${p.equity >= 0 ? "+" : ""}${p.equity.toFixed(3)}</td><td>${fmt(p.win)}</td><td>${fmt(p.win_gammon)}</td><td>${fmt(p.win_backgammon)}</td><td>${fmt(p.lose_gammon)}</td><td>${fmt(p.lose_backgammon)}</td><td>${bars(p)}</td>`
       : `<td><code>${p.position_id}</code></td>`;
-    return `<tr class="play" data-index="${i}" data-testid="play-row"><td>${i + 1}</td><td style="text-align:left"><b>${move}</b></td>${cells}</tr>`;
+    return `<tr class="play" data-index="${i}" data-testid="play-row"><td>${i + 1}</td><td class="move"><b>${move}</b></td>${cells}</tr>`;
   }).join("");
   const head = ranked
     ? "<th>#</th><th>play</th><th>equity</th><th>win%</th><th>gammon/marcia%</th><th>bg/mpp%</th><th>lose g%</th><th>lose bg%</th><th></th>"
     : "<th>#</th><th>play</th><th>position id</th>";
   $("analysis").innerHTML = `<h3>${title}</h3><table><tr>${head}</tr>${rows}</table>`;
+  applyBars($("analysis"));
 }
 
 // ---- actions --------------------------------------------------------------------------------
@@ -360,6 +366,7 @@ async function evaluate() {
     $("analysis").innerHTML = `<h3 data-testid="evaluation">Evaluation for ${side}: equity ${r.equity >= 0 ? "+" : ""}${r.equity.toFixed(3)}</h3>` +
       `<p>win ${fmt(r.win)}% — gammon/marcia ${fmt(r.win_gammon)}% — backgammon/marcia per punto ${fmt(r.win_backgammon)}%; ` +
       `lose gammon/marcia ${fmt(r.lose_gammon)}% — lose backgammon/mpp ${fmt(r.lose_backgammon)}%</p>${bars(r)}`;
+    applyBars($("analysis"));
   } catch (err) { showError(err); }
 }
 

@@ -109,6 +109,7 @@ def test_jacquet_board_hint_and_keyboard_move(web_daemon: DaemonProcess,
     assert not page.js_errors
 
 
+@pytest.mark.slow
 def test_a_hosted_match_between_two_browsers_with_the_cube_and_a_watcher(
         web_daemon: DaemonProcess, new_page: Callable[[], Any], tmp_path: Path) -> None:
     host, other, watcher, intruder = new_page(), new_page(), new_page(), new_page()
