@@ -18,8 +18,8 @@ from typing import Any
 from .commands import check_id, lookup, validate_args
 from .errors import ErrorCode, ProtocolError, RequestId
 from .framing import ReplyStreamDecoder, StreamDecoder, split_envelope
-from .messages import REPLY_LIMITS, Encoding, Limits, Partial, Reply, Request
 from .json_wire import dump_json, starts_json, unpack_json
+from .messages import REPLY_LIMITS, Encoding, Limits, Partial, Reply, Request
 from .msgpack_wire import pack, starts_msgpack, unpack_map
 from .text_wire import (
     decode_text_reply,

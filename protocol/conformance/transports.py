@@ -180,9 +180,11 @@ class WsConnection:
         from websockets.sync.client import connect  # the runner is a tool: only when asked
 
         headers = {"Authorization": f"Bearer {token}"} if token else None
+        self._stack = contextlib.ExitStack()
         try:
-            self._ws: Any = connect(url, additional_headers=headers, origin=origin,
-                                    max_size=None, compression=None, open_timeout=10)
+            self._ws: Any = self._stack.enter_context(connect(
+                url, additional_headers=headers, origin=origin, max_size=None,
+                compression=None, open_timeout=10))
         except (InvalidHandshake, TimeoutError) as exc:
             raise OSError(f"WebSocket handshake refused: {exc}") from None
         self._msgpack = msgpack
@@ -221,4 +223,4 @@ class WsConnection:
         return message.encode("utf-8") if isinstance(message, str) else bytes(message)
 
     def close(self) -> None:
-        self._ws.close()
+        self._stack.close()

@@ -29,8 +29,8 @@ def my_turn(page: Any) -> bool:
 def wait_change(page: Any, last_event: str) -> None:
     """Wait until the match moved on from `last_event` (or is over)."""
     page.wait_for_function(
-        "last => document.body.dataset.lastEvent !== last || document.body.dataset.status !== 'playing'",
-        arg=last_event, timeout=WAIT_MS)
+        "last => document.body.dataset.lastEvent !== last"
+        " || document.body.dataset.status !== 'playing'", arg=last_event, timeout=WAIT_MS)
 
 
 def wait_my_turn_or_end(page: Any) -> None:

@@ -146,8 +146,7 @@ def test_a_hosted_match_between_two_browsers_with_the_cube_and_a_watcher(
     watcher.wait_for_selector("body[data-mode=watch][data-status=playing]")
     players = {"0": host, "1": other}
     doubled = taken = reloaded = False
-    turns = 0
-    for _ in range(MAX_TURNS):
+    for turns in range(1, MAX_TURNS + 1):
         s = state(host)
         if s["status"] != "playing":
             break
@@ -165,7 +164,6 @@ def test_a_hosted_match_between_two_browsers_with_the_cube_and_a_watcher(
             assert take_turn(other_page) == "take"
             taken = True
             host.wait_for_selector("g.cube[data-cube='2']")
-        turns += 1
         if turns == 6 and not reloaded:
             before = int(state(watcher)["lastEvent"])
             watcher.reload()
@@ -231,7 +229,8 @@ def test_a_wrong_server_token_is_refused_on_the_page(start_jacquetd: Callable[..
     assert "needs an access token" in page.inner_text("#status")
     page.fill("[data-testid=server-token]", "a-wrong-token-of-some-length")
     page.click("#token-form button")
-    page.wait_for_function("() => document.getElementById('status').textContent.includes('refused')")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.includes('refused')")
     assert "the server refused the access token" in page.inner_text("#status")
     page.screenshot(path=str(tmp_path / "server-token-refused.png"))
     page.fill("[data-testid=server-token]", "s3cret-token-for-the-web-app")
