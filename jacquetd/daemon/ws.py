@@ -55,6 +55,7 @@ from jacquetd.daemon.service import Service
 log = logging.getLogger(__name__)
 
 MIN_TOKEN_CHARS = 16
+BATCH = 4  # messages of one connection handled per turn of the event loop
 CLOSE_POLICY = 1008  # a peer that does not read its replies
 _conn_ids = itertools.count(1)
 _TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css",
@@ -276,10 +277,17 @@ class WsEndpoint:
         log.debug("event=connect peer=%s", peer.key)
         writer = asyncio.create_task(peer.write_loop(), name=f"ws-writer-{peer.key}")
         try:
+            taken = 0
             async for message in conn:
                 if peer.closed or peer.ending:
                     break
                 self._feed(peer, message)
+                taken += 1
+                if taken >= BATCH:
+                    # fairness: a flood of buffered frames cannot hold the loop; other
+                    # connections, endpoints and worker replies get their turn
+                    taken = 0
+                    await asyncio.sleep(0)
         except ConnectionClosed:
             pass
         finally:
