@@ -169,6 +169,9 @@ def test_a_hosted_match_between_two_browsers_with_the_cube_and_a_watcher(
             watcher.reload()
             watcher.wait_for_selector("body[data-mode=watch]")
             assert int(state(watcher)["lastEvent"]) >= before
+            # a player reloads too: the page's address keeps the match and the seat
+            other.reload()
+            other.wait_for_selector("body[data-mode=match][data-you='1']")
             reloaded = True
     assert doubled and taken and reloaded
     host.wait_for_selector("body[data-status=over]")
