@@ -197,3 +197,28 @@ def test_heartbeats_ping_and_drop_a_peer_that_never_answers(start_jacquetd: Star
     sock.close()
     assert 0x9 in opcodes, opcodes  # ping
     assert time.monotonic() < deadline, "the silent peer was not dropped"
+
+
+def test_json_lines_over_the_byte_stream_and_zeromq(jacquetd_server: DaemonProcess) -> None:
+    """JSON is detected by its first byte on every endpoint: one object per line on TCP,
+    one per frame on ZeroMQ."""
+    import zmq
+
+    with socket.create_connection(jacquetd_server.tcp, timeout=30) as sock:
+        sock.sendall(b'{"id":1,"cmd":"ping"}\n2 ping\n{"id":3,"cmd":"nope"}\n')
+        data = b""
+        while data.count(b"\n") < 4:
+            data += sock.recv(65536)
+    lines = data.split(b"\n")
+    assert json.loads(lines[0]) == {"id": 1, "ok": True, "result": {}}
+    assert lines[1:3] == [b"=2", b""]
+    assert json.loads(lines[3])["error"]["code"] == "unknown_command"
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    dealer.setsockopt(zmq.LINGER, 0)
+    dealer.connect(jacquetd_server.zmq)
+    try:
+        dealer.send(b'{"id":"z","cmd":"ping"}')
+        assert dealer.poll(30_000)
+        assert json.loads(dealer.recv()) == {"id": "z", "ok": True, "result": {}}
+    finally:
+        dealer.close(0)
