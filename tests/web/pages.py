@@ -6,6 +6,7 @@ the data attributes it keeps on <body> (phase, toAct, you, status, lastEvent).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from tests.web.conftest import WAIT_MS
@@ -33,16 +34,31 @@ def wait_change(page: Any, last_event: str) -> None:
         " || document.body.dataset.status !== 'playing'", arg=last_event, timeout=WAIT_MS)
 
 
+CAN_ACT = """() => {
+    const d = document.body.dataset;
+    if (d.status !== 'playing') return true;
+    if (d.toAct !== d.you) return false;
+    const on = (id) => !document.getElementById(id).disabled;
+    return on('roll') || on('take') || on('double') || (d.phase === 'move'
+        && document.querySelector('rect.hit.source, rect.hit.target') !== null);
+}"""
+
+
 def wait_my_turn_or_end(page: Any) -> None:
     """Wait until this page may act (a button or a checker to click) or the match ended."""
-    page.wait_for_function("""() => {
-        const d = document.body.dataset;
-        if (d.status !== 'playing') return true;
-        if (d.toAct !== d.you) return false;
-        const on = (id) => !document.getElementById(id).disabled;
-        return on('roll') || on('take') || on('double') || (d.phase === 'move'
-            && document.querySelector('rect.hit.source, rect.hit.target') !== null);
-    }""", timeout=WAIT_MS)
+    page.wait_for_function(CAN_ACT, timeout=WAIT_MS)
+
+
+def wait_any_turn(pages: list[Any]) -> Any:
+    """The first of `pages` that may act (or sees the match over), polling each in turn:
+    a page that has not yet redrawn the other's last action is never waited on alone."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while time.monotonic() < deadline:
+        for page in pages:
+            if page.evaluate(CAN_ACT):
+                return page
+        time.sleep(0.05)
+    raise TimeoutError(f"no page could act within {WAIT_MS} ms")
 
 
 def play_by_clicks(page: Any) -> None:

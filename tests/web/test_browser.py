@@ -16,6 +16,7 @@ from tests.web.pages import (
     open_app,
     state,
     take_turn,
+    wait_any_turn,
     wait_change,
     wait_my_turn_or_end,
 )
@@ -56,6 +57,7 @@ def test_a_whole_game_against_the_bot_by_clicks(web_daemon: DaemonProcess,
     assert re.search(r"match over: (you win|bot:random wins)", page.inner_text("#status"))
     # the record of the game, exported from the page
     page.click("[data-testid=export]")
+    page.wait_for_function("() => document.getElementById('record').value.length > 0")
     record = page.input_value("[data-testid=record]")
     assert "jacquet-match" in record.lower() or "game 1" in record, record[:300]
     assert not page.js_errors
@@ -144,20 +146,15 @@ def test_a_hosted_match_between_two_browsers_with_the_cube_and_a_watcher(
     other.wait_for_selector("body[data-mode=match][data-you='1']")
     open_app(watcher, f"{url}#w={match_id}")
     watcher.wait_for_selector("body[data-mode=watch][data-status=playing]")
-    players = {"0": host, "1": other}
     doubled = taken = reloaded = False
     for turns in range(1, MAX_TURNS + 1):
-        s = state(host)
-        if s["status"] != "playing":
-            break
-        page = players[s["toAct"]]
-        wait_my_turn_or_end(page)
+        page = wait_any_turn([host, other])
         if state(page)["status"] != "playing":
             break
         done = take_turn(page, double=not doubled)
         if done == "double":
             doubled = True
-            other_page = players["1" if page is host else "0"]
+            other_page = other if page is host else host
             wait_my_turn_or_end(other_page)
             assert other_page.is_enabled("[data-testid=take]")
             other_page.screenshot(path=str(tmp_path / "double-offered.png"))
