@@ -168,13 +168,18 @@ class WsEndpoint:
             raise ConfigError(f"--ws {host}:{port} is beyond loopback: a browser anywhere "
                               "could reach it; give --ws-token-file")
         hb = cfg.heartbeat
+        # the library logs every connection and every HTTP answer at info: keep them for
+        # debug; the endpoint logs its own events (refusals, drops) in key=value form
+        http_log = logging.getLogger("jacquetd.daemon.ws.http")
+        if not log.isEnabledFor(logging.DEBUG):
+            http_log.setLevel(logging.WARNING)
         try:
             self.server = await serve(
                 self._session, host, port, process_request=self._process_request,
                 max_size=cfg.limits.zmq_max_msg_bytes, compression=None,
                 ping_interval=hb.ivl_ms / 1000 if hb.ivl_ms else None,
                 ping_timeout=hb.timeout_ms / 1000 if hb.timeout_ms else None,
-                server_header=None, logger=logging.getLogger("jacquetd.daemon.ws.http"))
+                server_header=None, logger=http_log)
         except OSError as exc:
             raise ConfigError(f"cannot bind --ws {host}:{port}: {exc.strerror}") from None
         sock = next(iter(self.server.sockets))
