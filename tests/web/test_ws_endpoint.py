@@ -222,3 +222,68 @@ def test_json_lines_over_the_byte_stream_and_zeromq(jacquetd_server: DaemonProce
         assert json.loads(dealer.recv()) == {"id": "z", "ok": True, "result": {}}
     finally:
         dealer.close(0)
+
+
+def _masked_text_frame(payload: bytes) -> bytes:
+    mask = os.urandom(4)
+    n = len(payload)
+    head = bytes([0x81]) + (bytes([0x80 | n]) if n < 126 else
+                            bytes([0x80 | 126]) + n.to_bytes(2, "big"))
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def _server_frames(data: bytes) -> list[tuple[int, bytes]]:
+    """(opcode, payload) of the whole unmasked frames in `data`."""
+    frames, pos = [], 0
+    while pos + 2 <= len(data):
+        opcode, n, head = data[pos] & 0x0F, data[pos + 1] & 0x7F, 2
+        if n == 126:
+            n, head = int.from_bytes(data[pos + 2:pos + 4], "big"), 4
+        elif n == 127:
+            n, head = int.from_bytes(data[pos + 2:pos + 10], "big"), 10
+        if pos + head + n > len(data):
+            break
+        frames.append((opcode, data[pos + head:pos + head + n]))
+        pos += head + n
+    return frames
+
+
+def test_a_peer_that_does_not_read_its_replies_is_dropped(start_jacquetd: Start) -> None:
+    daemon = start_jacquetd("--workers", "1", "--db", "off", "--tcp", "off", "--gnubg", "off",
+                            "--limit", "tcp_write_buffer_bytes=65536")
+    host, _, port = daemon.endpoints["ws"].rpartition(":")
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # reads nothing meanwhile
+    sock.settimeout(30)
+    sock.connect((host, int(port)))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                  "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    sent = 0
+    frame = _masked_text_frame(b'{"cmd":"legal_moves","position":"start:backgammon",'
+                               b'"dice":[3,1]}')
+    try:
+        for _ in range(6000):  # about 25 MB of replies asked for, none read
+            sock.sendall(frame)
+            sent += 1
+    except OSError:
+        pass  # the server closed the connection while we were still sending
+    data = b""
+    try:
+        while chunk := sock.recv(1 << 20):
+            data += chunk
+    except OSError:
+        pass
+    sock.close()
+    frames = _server_frames(data[data.find(b"\r\n\r\n") + 4:])
+    replies = [p for op, p in frames if op == 0x1]
+    closes = [p for op, p in frames if op == 0x8]
+    assert len(replies) < sent, "every reply came: the peer was not dropped"
+    if closes:  # the close frame may be lost when the connection is reset
+        assert int.from_bytes(closes[0][:2], "big") == 1008
+    with connect(ws_url(daemon)) as conn:  # the daemon goes on serving others
+        conn.send('{"id":1,"cmd":"stats"}')
+        stats = json.loads(conn.recv(timeout=30))["result"]
+    assert stats["clients_dropped"] >= 1
+    assert "reason=write_buffer" in daemon.log_text()
