@@ -198,6 +198,9 @@ function describeState() {
     return `match over: ${st.winner === st.you ? "you win" : `${sideName(st.winner)} wins`} ${st.score[0]}-${st.score[1]}`;
   }
   if (st.status === "closed") return "the match was closed";
+  if (st.phase === "resign" && st.resignation && st.to_act === st.you) {
+    return `${sideName(st.resignation.side)} resigns (${st.resignation.name}): accept or reject`;
+  }
   const who = st.to_act === null ? "" : st.to_act === st.you ? "your turn" : `waiting for ${sideName(st.to_act)}`;
   const what = { roll: "to roll", move: "to move", double: "to answer a double", resign: "to answer a resignation", opening: "opening roll" }[st.phase] || st.phase;
   if (st.to_act === st.you && st.phase === "move" && S.builder) {
@@ -242,6 +245,9 @@ function render() {
   $("take").disabled = !(my && may.includes("take"));
   $("drop").disabled = !(my && may.includes("drop"));
   $("resign").disabled = !(S.mode === "match" && may.includes("resign"));
+  $("resign-points").disabled = $("resign").disabled;
+  $("accept").disabled = !(my && may.includes("accept"));
+  $("reject").disabled = !(my && may.includes("reject"));
   $("undo").disabled = !(S.builder && S.builder.steps.length);
   $("confirm").disabled = !(S.builder && S.builder.complete());
   $("hint").disabled = !(S.builder || S.mode === "editor");
@@ -502,7 +508,9 @@ function wire() {
   $("double").addEventListener("click", () => act("match_double"));
   $("take").addEventListener("click", () => act("match_take"));
   $("drop").addEventListener("click", () => act("match_drop"));
-  $("resign").addEventListener("click", () => act("match_resign", { points: "1" }));
+  $("resign").addEventListener("click", () => act("match_resign", { points: $("resign-points").value }));
+  $("accept").addEventListener("click", () => act("match_resign", { answer: "accept" }));
+  $("reject").addEventListener("click", () => act("match_resign", { answer: "reject" }));
   $("undo").addEventListener("click", () => { if (S.builder) { S.builder.undo(); S.selected = null; render(); status(describeState()); } });
   $("confirm").addEventListener("click", confirmPlay);
   $("hint").addEventListener("click", hint);

@@ -238,3 +238,35 @@ def test_a_wrong_server_token_is_refused_on_the_page(start_jacquetd: Callable[..
     page.wait_for_selector("body[data-conn=open]")
     time.sleep(0.1)
     assert not page.js_errors
+
+
+def test_a_resignation_offered_and_accepted_in_the_page(web_daemon: DaemonProcess,
+                                                        new_page: Callable[[], Any],
+                                                        tmp_path: Path) -> None:
+    first, second = new_page(), new_page()
+    url = web_daemon.endpoints["web"]
+    open_app(first, url)
+    first.click("#tab-host")
+    first.select_option("#host-variant", "jacquet")
+    first.fill("#host-length", "3")
+    first.click("[data-testid=host-create]")
+    first.wait_for_selector("[data-testid=seat1-link]")
+    links = [first.inner_text(f"[data-testid=seat{i}-link]") for i in (0, 1)]
+    first.goto(links[0])
+    open_app(second, links[1])
+    first.wait_for_selector("body[data-mode=match][data-you='0']")
+    second.wait_for_selector("body[data-mode=match][data-you='1']")
+    resigner = wait_any_turn([first, second])
+    answerer = second if resigner is first else first
+    resigner.select_option("[data-testid=resign-points]", "2")
+    resigner.click("[data-testid=resign]")
+    answerer.wait_for_selector("[data-testid=accept]:enabled")
+    assert "resigns (marcia" in answerer.inner_text("#status")
+    answerer.screenshot(path=str(tmp_path / "resignation-offered.png"))
+    answerer.click("[data-testid=accept]")
+    for page in (first, second):
+        page.wait_for_function("() => document.body.dataset.game === '2'"
+                               " || document.body.dataset.status === 'over'")
+    assert "score 0-2" in answerer.inner_text("[data-testid=match-info]") or \
+        "score 2-0" in answerer.inner_text("[data-testid=match-info]")
+    assert not first.js_errors and not second.js_errors
