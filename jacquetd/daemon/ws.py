@@ -101,7 +101,7 @@ class _WsPeer:
         self.conn = conn
         host, port = (conn.remote_address or ("?", 0))[:2]
         self.key = f"ws:{host}:{port}#{next(_conn_ids)}"
-        self.queue: deque[str | bytes] = deque()
+        self.queue: deque[tuple[str | bytes, int]] = deque()  # frames and their sizes
         self.queued_bytes = 0
         self.wakeup = asyncio.Event()
         self.closed = False
@@ -112,7 +112,7 @@ class _WsPeer:
             return
         body = encode_reply(message, encoding)
         frame: str | bytes = body if encoding == "msgpack" else body.decode("utf-8")
-        self.queue.append(frame)
+        self.queue.append((frame, len(body)))
         self.queued_bytes += len(body)
         limit = self.endpoint.cfg.limits.tcp_write_buffer_bytes
         if self.queued_bytes > limit:
@@ -134,8 +134,8 @@ class _WsPeer:
         try:
             while not self.closed:
                 while self.queue:
-                    frame = self.queue.popleft()
-                    self.queued_bytes -= len(frame)
+                    frame, size = self.queue.popleft()
+                    self.queued_bytes -= size
                     await self.conn.send(frame)
                 if self.ending:
                     await self.conn.close(1000, "quit")
