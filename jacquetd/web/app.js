@@ -313,7 +313,10 @@ function clickBoard(event) {
   const t0 = performance.now();
   const point = pointAt(event);
   if (point === null) return;
-  if (S.mode === "editor") { editPoint(point); return; }
+  if (S.mode === "editor") {
+    if (!$("panel-editor").hidden) editPoint(point); // the start board shown at load is not edited
+    return;
+  }
   const b = S.builder;
   if (!b) return;
   if (S.selected === null) {
@@ -417,13 +420,15 @@ function setEditor(position) {
 
 async function editorChanged() {
   render();
+  const seq = (S.edSeq = (S.edSeq || 0) + 1); // only the latest answer is shown
+  $("ed-id").textContent = "";
   try {
     const r = await req("position", { position: { ...editorPosition(), dice: [] } });
+    if (seq !== S.edSeq) return;
     $("ed-id").textContent = r.position_id;
     status("position ready");
   } catch (err) {
-    $("ed-id").textContent = "";
-    showError(err);
+    if (seq === S.edSeq) showError(err);
   }
 }
 
@@ -440,7 +445,9 @@ function editPoint(point) {
 async function showEditorStart() {
   S.mode = "editor";
   if (!S.ed) {
+    const seq = (S.startSeq = (S.startSeq || 0) + 1); // the variant chosen last wins
     const r = await req("position", { position: `start:${$("ed-variant").value}` });
+    if (seq !== S.startSeq) return;
     setEditor(r.position);
   }
   editorChanged();

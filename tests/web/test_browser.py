@@ -189,6 +189,7 @@ def test_position_editor(web_daemon: DaemonProcess, new_page: Callable[[], Any],
     page.click("#tab-editor")
     page.wait_for_selector("body[data-phase=editor]")
     page.select_option("[data-testid=ed-variant]", "backgammon")
+    page.wait_for_selector("[data-testid=board][data-variant=backgammon]")
     page.wait_for_function("() => document.getElementById('ed-id').textContent.length > 8")
     start_id = page.inner_text("[data-testid=ed-id]")
     # paste a board literal, ask for the legal plays and the analysis
