@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .commands import check_id, lookup, validate_args
+from .commands import check_id, ignored_fields, lookup, validate_args
 from .errors import ErrorCode, ProtocolError, RequestId
 from .framing import ReplyStreamDecoder, StreamDecoder, split_envelope
 from .json_wire import dump_json, starts_json, unpack_json
@@ -67,14 +67,22 @@ def decode_request(frame: bytes, limits: Limits = Limits()) -> Request:  # noqa:
         return decode_text_request(to_text(frame))
     obj = unpack_map(frame, limits) if encoding == "msgpack" else unpack_json(frame, limits)
     rid = check_id(obj.get("id"))
+    return request_from_map(obj, rid, encoding)
+
+
+def request_from_map(obj: dict[str, Any], rid: RequestId, encoding: Encoding) -> Request:
+    """The request a decoded map (`id` already checked as `rid`) makes: its command looked
+    up, its arguments validated, the fields its command does not define named in
+    `ignored`. Raises ProtocolError with `.id` set."""
     if "cmd" not in obj:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "missing cmd", field="cmd", id=rid)
     try:
         cmd = lookup(obj["cmd"], rid)
-        args = validate_args(cmd, {k: v for k, v in obj.items() if k not in _RESERVED})
+        raw = {k: v for k, v in obj.items() if k not in _RESERVED}
+        args = validate_args(cmd, raw)
     except ProtocolError as exc:
         raise exc.with_id(rid) from None
-    return Request(rid, cmd.name, args, encoding)
+    return Request(rid, cmd.name, args, encoding, ignored_fields(cmd, raw))
 
 
 def encode_reply(msg: Reply | Partial, encoding: Encoding) -> bytes:
