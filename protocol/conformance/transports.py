@@ -178,13 +178,14 @@ class WsConnection:
                  origin: str | None = None) -> None:
         from websockets.exceptions import InvalidHandshake
         from websockets.sync.client import connect  # the runner is a tool: only when asked
+        from websockets.typing import Origin
 
         headers = {"Authorization": f"Bearer {token}"} if token else None
         self._stack = contextlib.ExitStack()
         try:
             self._ws: Any = self._stack.enter_context(connect(
-                url, additional_headers=headers, origin=origin, max_size=None,
-                compression=None, open_timeout=10))
+                url, additional_headers=headers, origin=Origin(origin) if origin else None,
+                max_size=None, compression=None, open_timeout=10))
         except (InvalidHandshake, TimeoutError) as exc:
             raise OSError(f"WebSocket handshake refused: {exc}") from None
         self._msgpack = msgpack
