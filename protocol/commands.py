@@ -104,12 +104,20 @@ PROBABILITIES = (
           "at cube 1, in [-3, 3]"),
 )
 
+FOREIGN_ID_FIELDS = (
+    Field("gnubg_id", "str", "backgammon only: the position as GNU Backgammon writes it, "
+          "`PositionID:MatchID` (the side on roll is gnubg's player 1)", required=False),
+    Field("xgid", "str", "backgammon only: the position as an XGID (the side on roll is the "
+          "bottom player)", required=False),
+)
+
 PLAY_FIELDS = (
     Field("move", "str", "canonical move text: one `from/to` per die in play order, `bar` = "
           "25, `off` = 0, `*` after a hit (`24/18 18/13`, `bar/22*`, `6/off`); `\"\"` for a "
           "roll that cannot be played"),
     Field("position_id", "str", "the resulting position's id (opponent on roll, no dice)"),
     Field("position", "position", "the resulting position, structured"),
+    *FOREIGN_ID_FIELDS,
     Field("hits", "int", "opposing checkers hit"),
     Field("borne_off", "int", "own checkers borne off"),
     Field("result", "game_result", "present when the play ends the game (the mover bore off "
@@ -240,7 +248,8 @@ _COMMANDS: tuple[Command, ...] = (
         "position", "Check a position and return it in both forms.",
         (_position(),),
         (Field("position_id", "str", "the compact id"),
-         Field("position", "position", "the structured form")),
+         Field("position", "position", "the structured form"),
+         *FOREIGN_ID_FIELDS),
     ),
     Command(
         "legal_moves", "Every legal play of the side on roll with its dice.",
@@ -455,6 +464,7 @@ MATCH_COMMANDS: tuple[Command, ...] = (
          Field("position", "position", "the position, structured, seen by `position_side`, "
                "with the dice when rolled"),
          Field("position_id", "str", "the same position as an id"),
+         *FOREIGN_ID_FIELDS,
          Field("legal_moves", "str_list", "every legal play's canonical text when a move is "
                "due (`\"\"` for a roll that cannot be played: the server plays it), else []"),
          Field("history", "str_list", "the match so far as the game lines of a match record "

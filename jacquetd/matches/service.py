@@ -33,6 +33,7 @@ from typing import Any
 from jacquetd_protocol import records
 
 from jacquetd.rules import VARIANTS, Position, find_variant
+from jacquetd.rules.interchange import foreign_ids
 
 from .errors import MatchError, bad_argument
 from .players import (
@@ -425,7 +426,7 @@ class MatchService:
             "may": [[] if over else hm.may(0), [] if over else hm.may(1)],
             "dice": list(g.rolled or ()), "cube_state": cube, "resignation": resign,
             "position_side": turn if turn is not None else 0,
-            "position": pos.to_dict(), "position_id": pos.to_id(),
+            "position": pos.to_dict(), "position_id": pos.to_id(), **foreign_ids(pos),
             "legal_moves": [] if over else hm.legal_moves(),
             "history": records.body_lines(hm.games),
             "actions": len(hm.acts), "last_event": live.last_event,
