@@ -93,16 +93,23 @@ class Tracker:
         [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]
         for _ in range(2)])
 
-    def play(self, side: int, move: str) -> None:
+    def play(self, side: int, move: str) -> str:
+        """Apply `move` for `side`; return it spelt as the protocol does (`bar`, `off`,
+        `*` after each hit)."""
         me, opp = self.sides[side], self.sides[1 - side]
+        words = []
         for src, dst, _ in move_steps(move):
             if me[src] <= 0:
                 raise MatchFileError(f"side {side} has no checker on {src} to move")
             me[src] -= 1
             me[dst] += 1
-            if 1 <= dst <= 24 and opp[25 - dst] == 1:
+            hit = 1 <= dst <= 24 and opp[25 - dst] == 1
+            if hit:
                 opp[25 - dst] = 0
                 opp[25] += 1
+            words.append(f"{'bar' if src == 25 else src}/{'off' if dst == 0 else dst}"
+                         + ("*" if hit else ""))
+        return " ".join(words)
 
     def borne_off(self, side: int) -> int:
         return self.sides[side][0]
@@ -176,12 +183,12 @@ def record_from_games(headers: dict[str, str], length: int, crawford_rule: bool,
                 else:
                     game.actions.append(Action(side, "roll", dice=d))
                 try:
-                    tracker.play(side, text)
+                    text = tracker.play(side, text)
                 except MatchFileError as exc:
                     raise MatchFileError(f"game {number}: {exc.message}", raw.line) from None
                 game.actions.append(Action(side, "move", move=text))
             elif kind == "double":
-                cube = int(str(act[2]))
+                cube = int(str(act[2])) or cube * 2  # SGF does not write the value
                 game.actions.append(Action(side, "double", value=cube))
             else:
                 game.actions.append(Action(side, kind))
@@ -262,8 +269,8 @@ def _cell(act: tuple[object, ...]) -> str:
         dice = act[2]
         assert isinstance(dice, tuple)
         steps = mat_move(str(act[3]))
-        # gnubg ends each step with a space, except the fourth of a double
-        tail = " " if steps and len(steps.split()) < 4 else ""
+        # gnubg ends each step with a space, except the fourth of a double on the right
+        tail = " " if steps and (len(steps.split()) < 4 or act[1] == 0) else ""
         return f"{dice[0]}{dice[1]}: " + steps + tail
     if kind == "double":
         return f" Doubles => {act[2]}"
@@ -315,7 +322,7 @@ def format_mat(record: MatchRecord, *, date: str | None = None) -> str:
                 wins_row = [None, None]
                 wins_row[result.winner] = _wins(result.points)
         for n, (a, b) in enumerate(rows, start=1):
-            lines.append(_row(f"{n:3d}) ", a, b))
+            lines.append(_row(f"{n:3d}) ", a, b or ""))
         if wins_row is not None:
             lines.append(_row("     ", wins_row[0], wins_row[1]))
         lines.append("")
