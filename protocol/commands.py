@@ -321,13 +321,14 @@ _COMMANDS: tuple[Command, ...] = (
         (Param("match_id", ArgType.WORD, "a match hosted by this server (its record is "
                "read as `match_export` writes it); give this or `record`", position=0,
                max_len=16, pattern=r"^[0-9a-f]{16}$"),
-         Param("record", ArgType.WORD, "the text of a match record (protocol/RECORDS.md); give "
+         Param("record", ArgType.WORD, "the text of a match record (protocol/RECORDS.md), "
+               "or of a backgammon match as `.mat` or SGF; give "
                "this or `match_id` (msgpack only: a record has several lines)",
                max_len=65536),
          Param("game", ArgType.INT, "analyse only this game (from 1)", minimum=1,
                maximum=10_000),
          Param("luck", ArgType.BOOL, "also judge the luck of every roll", default=True)),
-        (Field("format", "str", "the record's format (`jacquet-match/1`)"),
+        (Field("format", "str", "the record's format (`jacquet-match/1`, `mat` or `sgf`)"),
          Field("plies", "int", "depth of the analysis (0)"),
          Field("moves", "move_analyses", "one map per move of a side that had a choice, in "
                "order: `game`, `index` (the action's number in its game, from 0), `side`, "
@@ -557,11 +558,16 @@ MATCH_COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "match_export", "The match record (protocol/RECORDS.md) of a match, finished or "
-        "not.",
-        (MATCH_ID, TOKEN_OPTIONAL),
+        "not; a backgammon match also as a Jellyfish `.mat` or a GNU Backgammon SGF file.",
+        (MATCH_ID, TOKEN_OPTIONAL,
+         Param("format", ArgType.WORD, "`jacquet-match` (the default: RECORDS.md), `mat` "
+               "(Jellyfish, as gnubg's `import mat` reads it) or `sgf` (gnubg's `load match`); "
+               "`mat` and `sgf` for backgammon matches only", max_len=16,
+               pattern=r"^(jacquet-match|mat|sgf)$")),
         (Field("match_id", "str", "the match"),
-         Field("format", "str", "`jacquet-match/1`"),
-         Field("record", "str", "the record's text (the `Seed` header once over)")),
+         Field("format", "str", "`jacquet-match/1`, `mat` or `sgf`"),
+         Field("record", "str", "the record's text (the `Seed` header once over; `.mat` and "
+               "SGF have no place for the seed)")),
     ),
 )
 

@@ -30,7 +30,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jacquetd_protocol import records
+from jacquetd_protocol import match_files, records
+from jacquetd_protocol.mat import MatchFileError
 
 from jacquetd.rules import VARIANTS, Position, find_variant
 from jacquetd.rules.interchange import foreign_ids
@@ -823,10 +824,18 @@ class MatchService:
     def match_export(self, args: Mapping[str, Any], caller: Caller | None = None
                      ) -> dict[str, Any]:
         """The match record (protocol/RECORDS.md) as text; the seed only once over."""
+        fmt = args.get("format") or match_files.JACQUET_MATCH
         with self._lock:
             live = self._load(args.get("match_id"))
+            record = self.record(live.row.id)
+        if fmt == match_files.JACQUET_MATCH:
             return {"match_id": live.row.id, "format": records.FORMAT,
-                    "record": records.format_record(self.record(live.row.id))}
+                    "record": records.format_record(record)}
+        try:
+            text = match_files.format_match_file(record, fmt)
+        except MatchFileError as exc:
+            raise bad_argument("format", exc.message) from None
+        return {"match_id": live.row.id, "format": fmt, "record": text}
 
     # -- records -----------------------------------------------------------------------
 
