@@ -451,7 +451,9 @@ def _result_of(play: PlayMap) -> tuple[int, str]:
     sends one), else the rules' tables applied to the final position."""
     given = play.get("result")
     if isinstance(given, dict) and isinstance(given.get("points"), int):
-        return int(given["points"]), str(given.get("name", ""))
+        # the daemon's points include the cube (SPEC 5.2): the result is 1-3 before it
+        cube = int(play["position"].get("cube", {}).get("value", 1))
+        return int(given["points"]) // cube, str(given.get("name", ""))
     return game_points(play["position"])
 
 
