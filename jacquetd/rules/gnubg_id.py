@@ -71,17 +71,33 @@ def _from_b64(text: str, nbytes: int, what: str) -> int:
 # -- Position ID ---------------------------------------------------------------------------
 
 
-def encode_key(not_on_roll: tuple[int, ...], on_roll: tuple[int, ...]) -> str:
-    """The Position ID of two sides given in this project's numbering (26 counts: 0 off,
-    1-24 points, 25 bar)."""
-    value = 0
-    bit = 0
-    for side in (not_on_roll, on_roll):
+_SIDE_BITS: dict[tuple[int, ...], tuple[int, int]] = {}
+_SIDE_BITS_MAX = 1 << 16
+
+
+def _side_bits(side: tuple[int, ...]) -> tuple[int, int]:
+    """(bits, how many) of one side's part of the key; cached, since replies give the id
+    of every legal play's position."""
+    got = _SIDE_BITS.get(side)
+    if got is None:
+        value = 0
+        bit = 0
         for point in range(1, 26):
             n = side[point]
             value |= ((1 << n) - 1) << bit
             bit += n + 1
-    return _to_b64(value, 10)
+        if len(_SIDE_BITS) >= _SIDE_BITS_MAX:
+            _SIDE_BITS.clear()
+        got = _SIDE_BITS[side] = (value, bit)
+    return got
+
+
+def encode_key(not_on_roll: tuple[int, ...], on_roll: tuple[int, ...]) -> str:
+    """The Position ID of two sides given in this project's numbering (26 counts: 0 off,
+    1-24 points, 25 bar)."""
+    first, width = _side_bits(tuple(not_on_roll))
+    second, _ = _side_bits(tuple(on_roll))
+    return _to_b64(first | second << width, 10)
 
 
 def decode_key(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -153,9 +169,22 @@ def match_fields(text: str) -> dict[str, int]:
     return out
 
 
+_MATCH_IDS: dict[tuple[object, ...], str] = {}
+
+
 def match_id(pos: Position) -> str:
     """gnubg's Match ID of a backgammon position, the side on roll being player 1."""
     _check_backgammon(pos)
+    key = (pos.cube, pos.match, pos.dice, pos.game_over())
+    got = _MATCH_IDS.get(key)
+    if got is None:
+        if len(_MATCH_IDS) >= _SIDE_BITS_MAX:
+            _MATCH_IDS.clear()
+        got = _MATCH_IDS[key] = _match_id(pos)
+    return got
+
+
+def _match_id(pos: Position) -> str:
     cube = pos.cube or Cube()
     owner = {CubeOwner.CENTRE: _OWNER_CENTRE, CubeOwner.ON_ROLL: 1,
              CubeOwner.OPPONENT: 0}[cube.owner]

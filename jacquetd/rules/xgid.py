@@ -24,6 +24,7 @@ and ignored.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .errors import PositionError
 from .position import CHECKERS, Cube, CubeOwner, MatchState, Position
@@ -39,18 +40,25 @@ def _count_char(n: int, bottom: bool) -> str:
     return chr((ord("A") if bottom else ord("a")) + n - 1)
 
 
+@lru_cache(maxsize=1 << 14)
+def _board(me: tuple[int, ...], opp: tuple[int, ...]) -> str:
+    """The 26 board characters, `me` at the bottom (cached: replies write one per play)."""
+    board = ["-"] * 26
+    board[0] = _count_char(opp[25], False)
+    board[25] = _count_char(me[25], True)
+    for q in range(1, 25):
+        if me[q]:
+            board[q] = _count_char(me[q], True)
+        elif opp[25 - q]:
+            board[q] = _count_char(opp[25 - q], False)
+    return "".join(board)
+
+
 def format_xgid(pos: Position) -> str:
     """The XGID of a backgammon position, the side on roll being the bottom player."""
     if pos.variant != "backgammon":
         raise PositionError(f"XGIDs describe backgammon positions, not {pos.variant}")
-    board = ["-"] * 26
-    board[0] = _count_char(pos.opp[25], False)
-    board[25] = _count_char(pos.me[25], True)
-    for q in range(1, 25):
-        if pos.me[q]:
-            board[q] = _count_char(pos.me[q], True)
-        elif pos.opp[25 - q]:
-            board[q] = _count_char(pos.opp[25 - q], False)
+    board = _board(pos.me, pos.opp)
     cube = pos.cube or Cube()
     owner = {CubeOwner.CENTRE: 0, CubeOwner.ON_ROLL: 1, CubeOwner.OPPONENT: -1}[cube.owner]
     if cube.pending:
@@ -62,7 +70,7 @@ def format_xgid(pos: Position) -> str:
         dice = "00"
     m = pos.match
     fields = [
-        "".join(board), str(cube.value.bit_length() - 1), str(owner), "1", dice,
+        board, str(cube.value.bit_length() - 1), str(owner), "1", dice,
         str(m.score[0] if m else 0), str(m.score[1] if m else 0),
         str(int(m.crawford) if m else 0), str(m.length if m else 0), str(MAX_CUBE_LOG),
     ]
