@@ -1,15 +1,30 @@
 #!/bin/sh
 # Installs what the test suite needs and runs it. Used by the README and by .ci/run.
+#   Debian packages: gnubg (the real GNU Backgammon the backgammon tests talk to),
+#   chromium (the headless browser the web app tests drive), systemd (systemd-analyze
+#   checks the shipped unit). Python: the project with its test, cluster and web extras.
 set -eu
 cd "$(dirname "$0")/.."
-if ! ls /usr/games/gnubg >/dev/null 2>&1 && ! command -v gnubg >/dev/null 2>&1; then
+need=""
+{ ls /usr/games/gnubg >/dev/null 2>&1 || command -v gnubg >/dev/null 2>&1; } || need="$need gnubg"
+command -v chromium >/dev/null 2>&1 || need="$need chromium"
+command -v systemd-analyze >/dev/null 2>&1 || need="$need systemd"
+if [ -n "$need" ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
         apt-get update -qq >/dev/null
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnubg >/dev/null
+        # shellcheck disable=SC2086
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null
     else
-        echo "note: Debian package gnubg not installed; tests that drive the real gnubg will be skipped" >&2
+        echo "note: Debian packages not installed:$need; the tests that need them are skipped" >&2
     fi
 fi
-python3 -m pip install -q -e '.[test]'
-python3 -m ruff check .
-exec python3 -m pytest -q "$@"
+PY=python3
+# Debian's own Python refuses `pip install` outside a virtual environment (PEP 668):
+# then the suite runs in .venv beside the checkout.
+if ! $PY -m pip install -q -e '.[test,cluster,web]' 2>/dev/null; then
+    [ -x .venv/bin/python ] || $PY -m venv .venv
+    PY=.venv/bin/python
+    $PY -m pip install -q -e '.[test,cluster,web]'
+fi
+$PY -m ruff check .
+exec $PY -m pytest -q "$@"
