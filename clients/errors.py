@@ -45,6 +45,11 @@ class EngineTerminatedError(EngineError):
     """The engine process exited or the connection closed; pending calls fail with this."""
 
 
+class EngineStartError(EngineTerminatedError):
+    """The engine could not be started: the program is missing, exited at once, or did not
+    answer `hello` in time. Programs report it apart from an engine that failed later."""
+
+
 class EngineTimeoutError(EngineError, TimeoutError):
     """A call did not finish in time: the client's own timeout, or the engine's `timeout`
     error reply (for a request's `timeout_ms`)."""

@@ -200,6 +200,7 @@ class GameState:
     match_length: int = 0
     crawford: bool = False
     moves: int = 0
+    opening: Dice | None = None             # the opening roll (seat 0's die, seat 1's)
 
     def seat_view(self, seat: int) -> PositionMap:
         """The position as `seat` sees it (swapped when it is not on roll)."""
@@ -285,6 +286,7 @@ class Referee:
         on roll with the position's dice if it has any; its record has no opening."""
         info = variant_info(variant)
         pending: Dice | None
+        opening: Dice | None
         if start is not None:
             opening, first = None, 0
             pos = {k: v for k, v in start.items() if k != "dice"}
@@ -298,7 +300,7 @@ class Referee:
                                             match_length=match_length, crawford=crawford)
             pending = (max(opening), min(opening)) if info.opening_plays_opening_dice else None
         state = GameState(variant, pos, first, (players[0].name, players[1].name), score,
-                          match_length, crawford)
+                          match_length, crawford, opening=opening)
         record = GameRecord(number, score, crawford, opening)
         luck = [0.0, 0.0]
         await self.observer.game_started(state)
@@ -321,7 +323,7 @@ class Referee:
                 position = dict(state.position, dice=list(roll))
                 plays = await self.rules.legal_moves(position)
                 if len(plays) == 1:
-                    play = plays[0]
+                    play = dict(plays[0], forced=True)  # made without asking the player
                 else:
                     turn = Turn(position, roll, plays, seat,
                                 (seed * 100_003 + state.moves) % MAX_SEED, state.moves)

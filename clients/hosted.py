@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import terminal
 from .board import render
 from .client import JacquetClient
 from .errors import EngineError
@@ -34,8 +35,9 @@ HELP = """commands:
   board        draw the board again
   resign [N]   offer to resign the game (1 single, 2 gammon/marcia, 3 backgammon/marcia per
                punto)
-  quit         leave; the match stays on the server: resume it with --resume
-  help         this text"""
+  quit         leave (asks first); the match stays on the server: resume it with --resume
+  help         this text
+At the cube prompts: r/d (roll or double), t/d (take or drop), board, hint, help, quit."""
 
 
 class Console(Protocol):
@@ -145,9 +147,13 @@ class HostedGame:
             self.console.say(f"\n=== game {e['game']}, score {e['score'][0]}-{e['score'][1]}"
                              + (" (Crawford game)" if e.get("crawford") else "") + " ===")
         elif kind == "opening":
-            starter = self.name(e["side"])
-            self.console.say(f"opening roll {e['dice'][0]}-{e['dice'][1]}: {starter} "
-                             f"{'start' if starter == 'you' else 'starts'}.")
+            # the dice are by side (side 0's die first); shown by name, this seat first
+            me = self.seat.side
+            dice = (e["dice"][me], e["dice"][1 - me])
+            starter = 0 if e["side"] == me else 1
+            rolls_again = e.get("plays_opening_dice") is False or (
+                e.get("plays_opening_dice") is None and self.state.get("variant") == "jacquet")
+            self.console.say(terminal.opening_line(dice, self.names, starter, rolls_again))
         elif kind == "move":
             move = e["move"] or "(no legal move)"
             self.console.say(f"{who} play{verb} {e['dice'][0]}-{e['dice'][1]}: {move}")
@@ -165,9 +171,10 @@ class HostedGame:
                              f"{e['points']} point{'s' if e['points'] != 1 else ''}: "
                              f"{e['name'] or e['reason']}")
         elif kind == "match_over":
-            winner = self.name(e["winner"])
-            self.console.say(f"Match over: {winner} win{'' if winner == 'you' else 's'} "
-                             f"{e['score'][0]}-{e['score'][1]}.")
+            me = self.seat.side
+            score = (e["score"][me], e["score"][1 - me])
+            self.console.say(terminal.final_line(self.names, score,
+                                                 0 if e["winner"] == me else 1))
 
     async def catch_up(self) -> None:
         """Show the events the person has not seen yet (the other side's actions)."""
@@ -175,8 +182,8 @@ class HostedGame:
             reply = await self.call("match_watch", after=self.last_event, follow=False)
             for e in reply["events"]:
                 self.last_event = e["n"]
-                if e.get("side") != self.seat.side or e["type"] in ("game_over",
-                                                                     "match_over"):
+                if e.get("side") != self.seat.side or e["type"] in (
+                        "game_over", "match_over", "game_start", "opening"):
                     self.show_event(e)
             if not reply["events"] or self.last_event >= reply["last_event"]:
                 return
@@ -212,20 +219,29 @@ class HostedGame:
         except EngineError as exc:
             self.console.say(f"hint unavailable: {exc.message}")
             return
-        self.console.say(f"hint ({ranking.plies}-ply analysis):")
-        for i, p in enumerate(ranking.plays, 1):
-            self.console.say(f"  {i}. {p['move'] or '(no legal move)':<28} equity "
-                             f"{p.get('equity', 0.0):+.3f}  win {p.get('win', 0.0):.1%}")
+        numbers = terminal.list_numbers(self.state["legal_moves"])
+        for line in terminal.hint_lines(ranking.plays, numbers, ranking.plies):
+            self.console.say(line)
 
     async def ask(self, prompt: str) -> str:
-        text = await self.console.ask(prompt)
-        if text.split() and text.split()[0].lower() in ("quit", "exit"):
-            raise Leave()
-        return text
+        """Ask; `quit` asks to confirm, then leaves (Leave)."""
+        while True:
+            text = await self.console.ask(prompt)
+            if not (text.split() and text.split()[0].lower() in ("quit", "exit")):
+                return text
+            if await terminal.confirm_leave(self.console, "It stays on the daemon."):
+                raise Leave()
 
     async def my_move(self) -> None:
         dice = self.state["dice"]
         self.draw()
+        plays = self.state["legal_moves"]
+        if len(plays) == 1:  # forced: played at once, as in a local match, and shown
+            reply = await self.act("match_move", move=plays[0] or "pass")
+            if reply is not None:
+                self.console.say(terminal.forced_line("you", dice,
+                                                      self._played(reply) or plays[0]))
+                return
         self.show_plays()
         while True:
             text = await self.ask(f"Your move ({dice[0]}-{dice[1]}), number or notation "
@@ -272,28 +288,65 @@ class HostedGame:
                 return str(e["move"]) or "(no legal move)"
         return None
 
+    async def _cube_hint(self, taking: bool) -> None:
+        try:
+            decision = await self.daemon.cube(dict(self.state["position"], dice=[]),
+                                              plies=self.hint_plies)
+        except EngineError as exc:
+            self.console.say(f"hint unavailable: {exc.message}")
+            return
+        self.console.say(terminal.cube_advice(decision, taking))
+
+    async def _cube_prompt(self, prompt: str, answers: dict[str, str], taking: bool) -> str:
+        """A cube question where board, hint and help work and quit asks first."""
+        async def board(_: list[str]) -> None:
+            self.draw()
+
+        async def hint(_: list[str]) -> None:
+            await self._cube_hint(taking)
+
+        async def show_help(_: list[str]) -> None:
+            self.console.say(terminal.TAKE_HELP if taking else terminal.CUBE_HELP)
+
+        async def leave(_: list[str]) -> None:
+            if await terminal.confirm_leave(self.console, "It stays on the daemon."):
+                raise Leave()
+
+        async def resign(words: list[str]) -> str | None:
+            if await self.act("match_resign", points=words[0] if words else "1"):
+                return "resigned"
+            return None
+
+        commands: dict[str, Any] = {"board": board, "hint": hint, "help": show_help,
+                                    "quit": leave, "exit": leave}
+        if not taking:
+            commands["resign"] = resign
+        self.draw()
+        return await terminal.prompt_loop(self.console, prompt, answers, commands)
+
     async def my_turn(self) -> None:
         s = self.state
         phase, may = s["phase"], s["may"][self.seat.side]
         if phase == "roll":
             if "double" in may:
-                while True:
-                    answer = (await self.ask("Roll or double? [r/d]: ")).lower()
-                    if answer in ("d", "double"):
-                        await self.act("match_double")
-                        return
-                    if answer in ("r", "roll", ""):
-                        break
+                answer = await self._cube_prompt(
+                    "Roll or double? [r/d, board, hint, help]: ",
+                    {"r": "roll", "roll": "roll", "": "roll", "d": "double",
+                     "double": "double"}, taking=False)
+                if answer == "resigned":
+                    return
+                if answer == "double":
+                    await self.act("match_double")
+                    return
             await self.act("match_roll")
         elif phase == "move":
             await self.my_move()
         elif phase == "double":
             value = (s["cube_state"] or {}).get("value", 1) * 2
-            while True:
-                answer = (await self.ask(f"Doubled to {value}: take or drop? [t/d]: ")).lower()
-                if answer in ("t", "take", "d", "drop"):
-                    await self.act("match_take" if answer.startswith("t") else "match_drop")
-                    return
+            answer = await self._cube_prompt(
+                f"Doubled to {value}: take or drop? [t/d, board, hint, help]: ",
+                {"t": "take", "take": "take", "d": "drop", "drop": "drop"}, taking=True)
+            await self.act("match_take" if answer == "take" else "match_drop")
         elif phase == "resign":
             offer = s["resignation"] or {}
             while True:

@@ -8,10 +8,13 @@
 At your turn: type a number from the list of legal plays, or a move in
 notation (`24/18 18/13`, `24/13`, `bar/22*`, `6/off`), or `hint` (the
 ranked analysis), `list` (every legal play), `board`, `resign` [1-3],
-`help`, `quit`. The finished match is saved as a match record (RECORDS.md).
+`help`, `quit`. At the cube prompts `board`, `hint` and `help` work too. A forced
+play (the only legal one) is made at once and shown. The finished match is saved as a
+match record (RECORDS.md) in the user's data folder (the path is printed).
 
 The board is drawn from the structured positions the daemon sends; this
-program knows nothing of the rules. Spawning `jacquetd stdio`, the dice are
+program knows nothing of the rules. Spawning its engine (`python -m jacquetd stdio`
+with this Python, unless `--daemon` names another), the dice are
 rolled here, from a seed that is printed and recorded so a match can be
 replayed. Connected to a daemon that hosts matches (or with `--hosted`), the
 match is a hosted one: the daemon keeps it and rolls the dice, and `quit`
@@ -36,10 +39,11 @@ from typing import Any, TextIO
 
 from jacquetd_protocol.records import format_record
 
-from . import hosted
+from . import hosted, terminal
+from .about import version_text
 from .board import colour_enabled, render
 from .client import JacquetClient, Ranking
-from .errors import EngineError, IllegalMoveError
+from .errors import EngineError, EngineStartError, IllegalMoveError
 from .game import (
     EngineFault,
     GameOutcome,
@@ -53,11 +57,12 @@ from .game import (
     SeededDice,
     Turn,
     play_match,
+    variant_info,
 )
+from .spawning import EXIT_ENGINE_START, default_engine_command, spawn_engine
 
 log = logging.getLogger(__name__)
 
-DAEMON = ("jacquetd", "stdio")
 LIST_LIMIT = 15
 HELP = """commands:
   N            play the N-th legal play of the list
@@ -66,8 +71,9 @@ HELP = """commands:
   list         every legal play
   board        draw the board again
   resign [N]   resign the game (1 single, 2 gammon/marcia, 3 backgammon/marcia per punto)
-  quit         leave without finishing the match
-  help         this text"""
+  quit         leave without finishing the match (asks first)
+  help         this text
+At the cube prompts: r/d (roll or double), t/d (take or drop), board, hint, help, quit."""
 
 
 class Quit(Exception):
@@ -119,7 +125,13 @@ class Display(Observer):
         self.state = state
         self.console.say(f"\n=== game, score {state.score[0]}-{state.score[1]}"
                          + (" (Crawford game)" if state.crawford else "") + " ===")
-        self.console.say(f"{self.names[state.turn]} starts.")
+        if state.opening is not None:
+            info = variant_info(state.variant)
+            self.console.say(terminal.opening_line(state.opening, self.names, state.turn,
+                                                   not info.opening_plays_opening_dice))
+        else:
+            starter = self.names[state.turn]
+            self.console.say(f"{starter} {terminal.verb(starter, 'start')}.")
 
     async def rolled(self, state: GameState, seat: int, dice: tuple[int, int]) -> None:
         if self.show_every_move or seat == self.viewer:
@@ -127,6 +139,9 @@ class Display(Observer):
 
     async def moved(self, state: GameState, seat: int, dice: tuple[int, int],
                     play: PlayMap) -> None:
+        if play.get("forced"):
+            self.console.say(terminal.forced_line(self.names[seat], dice, play["move"]))
+            return
         move = play["move"] or "(no legal move)"
         self.console.say(f"{self.names[seat]} {_verb(self.names[seat], 'play')} "
                          f"{dice[0]}-{dice[1]}: {move}")
@@ -146,7 +161,7 @@ class Display(Observer):
 
 
 def _verb(subject: str, verb: str) -> str:
-    return verb if subject == "you" else verb + "s"
+    return terminal.verb(subject, verb)
 
 
 class BotPlayer(Player):
@@ -222,10 +237,9 @@ class HumanPlayer(Player):
             except EngineError as exc2:
                 self.console.say(f"hint unavailable: {exc2.message}")
             return
-        self.console.say(f"hint ({ranking.plies}-ply analysis):")
-        for i, p in enumerate(ranking.plays, 1):
-            self.console.say(f"  {i}. {p['move'] or '(no legal move)':<28} equity "
-                             f"{p.get('equity', 0.0):+.3f}  win {p.get('win', 0.0):.1%}")
+        numbers = terminal.list_numbers([p["move"] for p in turn.plays])
+        for line in terminal.hint_lines(ranking.plays, numbers, ranking.plies):
+            self.console.say(line)
 
     async def choose(self, turn: Turn) -> PlayMap | str:
         self.show_plays(turn.plays)
@@ -256,7 +270,8 @@ class HumanPlayer(Player):
                     continue
                 raise Resign(int(value))
             elif word in ("quit", "exit"):
-                raise Quit()
+                if await terminal.confirm_leave(self.console, "It is not saved."):
+                    raise Quit()
             else:
                 try:
                     played = await self.daemon.apply_move(turn.position, text)
@@ -270,27 +285,67 @@ class HumanPlayer(Player):
                 return next((p for p in turn.plays
                              if p["position_id"] == played["position_id"]), played)
 
+    def _redraw(self) -> None:
+        if self.display.state is not None:
+            self.display.draw(self.display.state)
+
+    async def _cube_hint(self, position: PositionMap, taking: bool) -> None:
+        try:
+            decision = await self.daemon.cube(dict(position, dice=[]), plies=self.hint_plies)
+        except EngineError as exc:
+            self.console.say(f"hint unavailable: {exc.message}")
+            return
+        self.console.say(terminal.cube_advice(decision, taking))
+
+    def _cube_commands(self, position: PositionMap, taking: bool,
+                       help_text: str) -> dict[str, Any]:
+        async def board(_: list[str]) -> None:
+            self._redraw()
+
+        async def hint(_: list[str]) -> None:
+            await self._cube_hint(position, taking)
+
+        async def show_help(_: list[str]) -> None:
+            self.console.say(help_text)
+
+        async def leave(_: list[str]) -> None:
+            if await terminal.confirm_leave(self.console, "It is not saved."):
+                raise Quit()
+
+        async def resign(words: list[str]) -> None:
+            value = words[0] if words else "1"
+            if value not in ("1", "2", "3"):
+                self.console.say("resign 1, 2 or 3")
+                return
+            raise Resign(int(value))
+
+        commands = {"board": board, "hint": hint, "help": show_help, "quit": leave,
+                    "exit": leave}
+        if not taking:
+            commands["resign"] = resign
+        return commands
+
     async def double(self, position: PositionMap) -> bool:
-        while True:
-            answer = (await self.console.ask("Roll or double? [r/d]: ")).lower()
-            if answer in ("r", "roll", ""):
-                return False
-            if answer in ("d", "double"):
-                return True
+        self._redraw()
+        answer = await terminal.prompt_loop(
+            self.console, "Roll or double? [r/d, board, hint, help]: ",
+            {"r": "roll", "roll": "roll", "": "roll", "d": "double", "double": "double"},
+            self._cube_commands(position, False, terminal.CUBE_HELP))
+        return answer == "double"
 
     async def take(self, position: PositionMap) -> bool:
         value = int(position.get("cube", {}).get("value", 1)) * 2
-        while True:
-            answer = (await self.console.ask(f"Doubled to {value}: take or drop? [t/d]: ")
-                      ).lower()
-            if answer in ("t", "take"):
-                return True
-            if answer in ("d", "drop"):
-                return False
+        self._redraw()
+        answer = await terminal.prompt_loop(
+            self.console, f"Doubled to {value}: take or drop? [t/d, board, hint, help]: ",
+            {"t": "take", "take": "take", "d": "drop", "drop": "drop"},
+            self._cube_commands(position, True, terminal.TAKE_HELP))
+        return answer == "take"
 
 
 def default_record_path() -> Path:
-    return Path(f"jacquet-match-{dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.txt")
+    """A new file in the user's data folder (terminal.records_dir)."""
+    return terminal.default_record_path()
 
 
 async def run_hosted(args: argparse.Namespace, daemon: JacquetClient, console: Console) -> int:
@@ -343,10 +398,9 @@ async def run_hosted(args: argparse.Namespace, daemon: JacquetClient, console: C
     except (Quit, hosted.Leave):
         console.say("\nLeft the match; it stays on the daemon. Resume it with:\n"
                     + hosted.resume_hint(match_id, token, args.connect))
-        return 1
+        return 0
     exported = await daemon.request("match_export", match_id=match_id, token=token)
-    record_path = Path(args.save) if args.save else default_record_path()
-    record_path.write_text(exported["record"], encoding="utf-8")
+    record_path = terminal.save_record(exported["record"], args.save)
     console.say(f"Record saved to {record_path}" + (" (the match was closed)"
                                                     if final["status"] == "closed" else ""))
     return 0
@@ -360,8 +414,11 @@ async def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.connect:
         daemon = await JacquetClient.open(args.connect)
     else:
-        daemon = await JacquetClient.spawn(args.daemon.split() if args.daemon else [
-            *DAEMON, *(hosted.SPAWN_HOSTED if args.hosted or args.resume else ())])
+        extra = hosted.SPAWN_HOSTED if args.hosted or args.resume else ()
+        console.say("Starting the engine (its very first start compiles the move generator "
+                    "and takes a while)...")
+        daemon = await spawn_engine(args.daemon.split() if args.daemon
+                                    else default_engine_command(*extra))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     use_hosted = bool(args.hosted or args.resume) or (
         args.connect is not None and not args.watch and not args.local
@@ -405,14 +462,11 @@ async def run(args: argparse.Namespace, out: TextIO) -> int:
                                        headers={"Event": "jacquet-play"})
         except Quit:
             console.say("\nLeft the match; nothing saved.")
-            return 1
-        record_path = Path(args.save) if args.save else default_record_path()
+            return 0
         outcome.record.headers["Ended"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        record_path.write_text(format_record(outcome.record), encoding="utf-8")
-        winner = players[outcome.winner].name if outcome.winner is not None else "nobody"
-        a, b = outcome.score
-        console.say(f"\nMatch over: {winner} {_verb(winner, 'win')} {a}-{b}. Record saved to "
-                    f"{record_path}")
+        record_path = terminal.save_record(format_record(outcome.record), args.save)
+        console.say("\n" + terminal.final_line(names, outcome.score, outcome.winner))
+        console.say(f"Record saved to {record_path}")
     return 0
 
 
@@ -421,8 +475,8 @@ async def play_position(args: argparse.Namespace, out: TextIO) -> int:
     position id, read by the daemon), you on roll against the bot (or two bots with
     --watch); the game is not saved, since a record starts from the opening roll."""
     console = Console(out, colour_enabled(out) and not args.no_color)
-    daemon = await (JacquetClient.open(args.connect) if args.connect else JacquetClient.spawn(
-        args.daemon.split() if args.daemon else list(DAEMON)))
+    daemon = await (JacquetClient.open(args.connect) if args.connect else spawn_engine(
+        args.daemon.split() if args.daemon else default_engine_command()))
     async with daemon:
         reply = await daemon.request("position", position=args.position)
         pos = dict(reply["position"])
@@ -451,32 +505,49 @@ async def play_position(args: argparse.Namespace, out: TextIO) -> int:
                 crawford=bool(match.get("crawford")), seed=seed, start=pos)
         except Quit:
             console.say("\nLeft the game.")
-            return 1
+            return 0
         console.say(f"\nGame over: {names[outcome.winner]} {_verb(names[outcome.winner], 'win')}"
                     f" {outcome.points} point{'s' if outcome.points != 1 else ''} "
                     f"({outcome.reason}).")
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="jacquet-play", description=__doc__.split("\n")[0],
-                                     epilog="Moves: a number from the list, or notation.")
-    parser.add_argument("--connect", help="a running daemon: tcp://HOST:PORT (ZeroMQ), "
-                        "socket://HOST:PORT (TCP stream); default: spawn `jacquetd stdio`")
-    parser.add_argument("--daemon", help="the command to spawn instead of `jacquetd stdio`")
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jacquet-play", description=__doc__.split("\n")[0],
+        epilog="At your turn: a number from the list of plays, or a move in notation; "
+        "`help` lists the commands. Exit status: 0 the match finished or you left, "
+        f"2 bad arguments or a refused match, {EXIT_ENGINE_START} the engine could not be "
+        "started, 130 interrupted.")
+    parser.add_argument("--version", action="version", version=version_text("jacquet-play"))
+    parser.add_argument("--connect", metavar="TARGET",
+                        help="a running daemon: tcp://HOST:PORT (ZeroMQ), socket://HOST:PORT "
+                        "(TCP stream) (default: spawn `python -m jacquetd stdio` with this "
+                        "Python)")
+    parser.add_argument("--daemon", metavar="COMMAND",
+                        help="the engine command to spawn instead (default: python -m "
+                        "jacquetd stdio)")
     parser.add_argument("--variant", default="jacquet",
-                        choices=("jacquet", "jacquet-be", "backgammon"))
-    parser.add_argument("--length", type=int, default=0,
-                        help="match length in points (0: one money game)")
-    parser.add_argument("--cube", action="store_true", help="play with the doubling cube")
+                        choices=("jacquet", "jacquet-be", "backgammon"),
+                        help="the game (default: jacquet)")
+    parser.add_argument("--length", type=int, default=0, metavar="N",
+                        help="match length in points (default 0: one money game)")
+    parser.add_argument("--cube", action="store_true",
+                        help="play with the doubling cube (default: without)")
     parser.add_argument("--level", help="the bot's level (default: the daemon's strongest)")
-    parser.add_argument("--level2", help="with --watch: the second bot's level")
-    parser.add_argument("--plies", type=int, help="the bots' search depth")
-    parser.add_argument("--movetime", type=int, help="the bots' time per move, ms")
+    parser.add_argument("--level2", metavar="LEVEL",
+                        help="with --watch: the second bot's level (default: --level)")
+    parser.add_argument("--plies", type=int, metavar="N",
+                        help="the bots' search depth (default: the level's own)")
+    parser.add_argument("--movetime", type=int, metavar="MS",
+                        help="the bots' time per move in ms (default: the level's own)")
     parser.add_argument("--seed", type=int, help="dice seed (default: random, printed)")
-    parser.add_argument("--save", help="where to save the match record")
+    parser.add_argument("--save", metavar="FILE",
+                        help="where to save the match record (default: a new file in "
+                        f"{terminal.records_dir()})")
     parser.add_argument("--watch", action="store_true", help="watch two bots play")
-    parser.add_argument("--no-color", action="store_true", help="no colours")
+    parser.add_argument("--no-color", action="store_true",
+                        help="no colours (default: colours on a terminal, unless $NO_COLOR)")
     parser.add_argument("--hosted", action="store_true",
                         help="play a hosted match: the daemon keeps it and rolls the dice "
                         "(the default with --connect when the daemon hosts matches)")
@@ -484,13 +555,21 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --connect: roll the dice here, as without a daemon")
     parser.add_argument("--resume", nargs="?", const="last", metavar="MATCHID",
                         help="continue a hosted match (alone: the last one left)")
-    parser.add_argument("--token", help="with --resume: your seat's token")
-    parser.add_argument("--name", default="you", help="your name in a hosted match")
+    parser.add_argument("--token", help="with --resume: your seat's token (default: the "
+                        "remembered one)")
+    parser.add_argument("--name", default="you",
+                        help="your name in a hosted match (default: you)")
     parser.add_argument("--position", metavar="ID",
                         help="play one game from a pasted position: a gnubg id "
                         "(PositionID:MatchID), an XGID or a jacquetd position id")
-    parser.add_argument("--state-file", help="where the last hosted match is remembered "
-                        "(default: $XDG_STATE_HOME/jacquet-play/last-match.json)")
+    parser.add_argument("--state-file", metavar="FILE",
+                        help="where the last hosted match is remembered "
+                        f"(default: {hosted.state_file()})")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.length < 0:
         parser.error("--length: 0 or more")
@@ -501,6 +580,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted")
         return 130
+    except EngineStartError as exc:
+        print(f"jacquet-play: cannot start the engine: {exc}", file=sys.stderr)
+        return EXIT_ENGINE_START
     except EngineError as exc:
         print(f"jacquet-play: {exc}", file=sys.stderr)
         return 2
@@ -509,4 +591,3 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     with contextlib.suppress(BrokenPipeError):
         sys.exit(main())
-

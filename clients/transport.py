@@ -23,7 +23,7 @@ import zmq.asyncio
 from jacquetd_protocol.codec import ReplyStreamDecoder
 from jacquetd_protocol.errors import ProtocolError
 
-from .errors import EngineTerminatedError
+from .errors import EngineStartError, EngineTerminatedError
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +173,7 @@ class ProcessTransport(StreamTransport):
                 stderr=stderr, cwd=cwd, env=dict(env) if env is not None else None,
                 limit=READ_CHUNK)
         except OSError as exc:
-            raise EngineTerminatedError(f"cannot start {argv[0]!r}: {exc}") from None
+            raise EngineStartError(f"cannot start {argv[0]!r}: {exc}") from None
         return cls(process, " ".join(argv))
 
     @property

@@ -1,7 +1,10 @@
-"""The ``jacquetd`` command: ``serve``, ``stdio`` and ``keys``.
+"""The ``jacquetd`` command: ``serve``, ``stdio``, ``keys``, ``db`` and ``train``.
 
-Only this module configures logging (structured lines on stderr, key=value or
-JSON) and turns configuration errors into a message and exit status 2.
+Only this module configures logging (through `jacquetd.logs`: structured lines on
+stderr, key=value or JSON) and turns configuration errors into one message and exit
+status 2. The options of `serve` and `stdio` are declared in tables
+(`ENGINE_OPTIONS`, `SERVE_OPTIONS`): each row holds the flags, the argparse keywords
+and the configuration key it sets, and its help text states the default.
 """
 
 from __future__ import annotations
@@ -9,63 +12,138 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import logging
 import os
-import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from importlib import metadata
 from typing import Any
 
+from jacquetd_protocol.version import PROTOCOL_VERSION
+
 from jacquetd.daemon.config import (
+    CONFIG_ENV,
+    ENV_SETTINGS,
     LOG_LEVELS,
     Config,
     ConfigError,
     Heartbeat,
     Limits,
     build_config,
+    config_file,
+    default_config_path,
     load_toml,
 )
+from jacquetd.logs import setup_logging
 
-_KV = re.compile(r"(\w+)=(\"[^\"]*\"|'[^']*'|\S+)")
+#: A `jacquetd stdio` (usually an engine spawned by a client) logs warnings and errors
+#: only, unless a log level is asked for (flag, environment or file).
+STDIO_LOG_LEVEL = "warning"
 
+Option = tuple[tuple[str, ...], dict[str, Any], str | None]
 
-class KeyValueFormatter(logging.Formatter):
-    """``ts=... level=info logger=... event=... key=value ...`` on one line."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
-        line = (f"ts={ts}.{int(record.msecs):03d}Z level={record.levelname.lower()} "
-                f"logger={record.name} {record.getMessage()}")
-        if record.exc_info:
-            line += " exc=" + json.dumps(self.formatException(record.exc_info))
-        return line
+_D = Config()
 
 
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line; ``key=value`` words of the message become fields."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        message = record.getMessage()
-        out: dict[str, Any] = {
-            "ts": round(record.created, 3),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-        }
-        for key, value in _KV.findall(message):
-            out[key] = value.strip("\"'")
-        out["msg"] = message
-        if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
-        return json.dumps(out)
+def _env_of(key: str) -> str:
+    names = [name for name, (k, _) in ENV_SETTINGS.items() if k == key]
+    return f"; ${names[0]}" if names else ""
 
 
-def setup_logging(level: str, fmt: str) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter() if fmt == "json" else KeyValueFormatter())
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level.upper())
+def _hostport(where: tuple[str, int] | None) -> str:
+    return "off" if where is None else f"{where[0]}:{where[1]}"
+
+
+def version_text() -> str:
+    """``jacquetd VERSION (protocol X.Y)``."""
+    try:
+        version = metadata.version("jacquetd")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    return f"jacquetd {version} (protocol {PROTOCOL_VERSION})"
+
+
+#: Options of `serve` and `stdio`: (flags, argparse keywords, configuration key or None
+#: when handled apart). Each help text ends with the default and the environment
+#: variable, if there is one.
+ENGINE_OPTIONS: list[Option] = [
+    (("--config",), dict(metavar="FILE", help="TOML file of settings (default: "
+                          f"${CONFIG_ENV}, else {default_config_path()} if it exists)"), None),
+    (("--workers",), dict(type=int, metavar="N", help="worker processes (default "
+                           f"{_D.workers}: one per core{_env_of('workers')})"), "workers"),
+    (("--limit",), dict(action="append", metavar="NAME=N",
+                        help="set a limit reported by hello (default: "
+                        + ", ".join(f"{f.name}={getattr(_D.limits, f.name)}"
+                                    for f in dataclasses.fields(Limits)) + ")"), None),
+    (("--drain-timeout",), dict(type=float, metavar="S",
+                                help="on SIGTERM, SIGINT or SIGHUP, seconds that requests in "
+                                f"flight may take to finish (default {_D.drain_timeout_s:g}"
+                                f"{_env_of('drain_timeout_s')})"), "drain_timeout_s"),
+    (("--seed",), dict(type=int, metavar="N",
+                       help="base seed of the workers' RNGs (default: from the OS)"), "seed"),
+    (("--log-level",), dict(choices=LOG_LEVELS,
+                            help=f"default {_D.log_level} for serve, {STDIO_LOG_LEVEL} for "
+                            f"stdio{_env_of('log_level')}"), "log_level"),
+    (("--log-format",), dict(choices=("kv", "json"),
+                             help="kv: key=value text; json: one object a line with typed "
+                             f"values (default {_D.log_format}{_env_of('log_format')})"),
+     "log_format"),
+    (("--db",), dict(metavar="PATH",
+                     help="SQLite database of hosted matches; 'default' is the user's, "
+                     "'off' disables the match commands; one daemon owns a database "
+                     "(default for serve: jacquetd/matches.sqlite3 in the user's data "
+                     "folder, $XDG_DATA_HOME or ~/.local/share; for stdio: off"
+                     f"{_env_of('db')})"), "db"),
+    (("--max-matches",), dict(type=int, metavar="N", help="hosted matches in play at once "
+                              f"(default {_D.max_matches})"), "max_matches"),
+    (("--match-idle-timeout",), dict(type=float, metavar="S",
+                                     help="seconds without an action before a hosted match is "
+                                     f"adjourned (default {_D.match_idle_timeout_s:g})"),
+     "match_idle_timeout_s"),
+    (("--test-levels",), dict(action="store_true", default=None, help=argparse.SUPPRESS),
+     "test_levels"),
+]
+
+#: Options of `serve` only: the endpoints and their security.
+SERVE_OPTIONS: list[Option] = [
+    (("--bind",), dict(metavar="ENDPOINT",
+                       help="ZeroMQ ROUTER endpoint (tcp://HOST:PORT, ipc://PATH); 'off' "
+                       f"disables; port 0 picks a free port (default {_D.zmq_bind}"
+                       f"{_env_of('bind')})"), "bind"),
+    (("--tcp",), dict(metavar="HOST:PORT", help="plain TCP protocol endpoint; 'off' disables "
+                      f"(default {_hostport(_D.tcp)}{_env_of('tcp')})"), "tcp"),
+    (("--gnubg",), dict(metavar="HOST:PORT", help="GNU Backgammon external-player endpoint; "
+                        f"'off' disables (default {_hostport(_D.gnubg)}{_env_of('gnubg')})"),
+     "gnubg"),
+    (("--gnubg-level",), dict(metavar="LEVEL", help="bot level answering the gnubg endpoint "
+                              f"(default {_D.gnubg_level}{_env_of('gnubg_level')})"),
+     "gnubg_level"),
+    (("--curve-secret",), dict(metavar="FILE",
+                               help="server's CurveZMQ secret key (from 'jacquetd keys'); "
+                               "requires --curve-clients and turns the unauthenticated "
+                               "endpoints off unless given explicitly (default: none)"),
+     "curve_secret"),
+    (("--curve-clients",), dict(metavar="DIR", help="folder of the public keys of the clients "
+                                "allowed in (default: none)"), "curve_clients"),
+    (("--heartbeat",), dict(action="append", metavar="NAME=MS",
+                            help="ZMTP heartbeat (default: "
+                            + ", ".join(f"{f.name}={getattr(_D.heartbeat, f.name)}"
+                                        for f in dataclasses.fields(Heartbeat)) + ")"), None),
+]
+
+EPILOG = ("Settings come from the embedded defaults, then the configuration file, then the "
+          "environment variables " + ", ".join(ENV_SETTINGS) + ", then the flags; each "
+          "wins over the ones before. SIGTERM, SIGINT and SIGHUP each drain (requests in "
+          "flight finish, up to --drain-timeout) and stop the daemon.")
+
+
+def _add_options(p: argparse.ArgumentParser, table: list[Option]) -> None:
+    for flags, kwargs, _key in table:
+        p.add_argument(*flags, **kwargs)
+
+
+def _dest(flags: tuple[str, ...]) -> str:
+    return flags[0].lstrip("-").replace("-", "_")
 
 
 def _key_values(items: Sequence[str] | None, fields: set[str], what: str) -> dict[str, int]:
@@ -82,103 +160,81 @@ def _key_values(items: Sequence[str] | None, fields: set[str], what: str) -> dic
     return out
 
 
-def _add_engine_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", metavar="FILE", help="TOML file of settings (flags win)")
-    p.add_argument("--workers", type=int, metavar="N", help="worker processes (0: one per core)")
-    p.add_argument("--limit", action="append", metavar="NAME=N",
-                   help="set a limit reported by hello, e.g. max_frame_bytes=65536 "
-                   f"(names: {', '.join(f.name for f in dataclasses.fields(Limits))})")
-    p.add_argument("--drain-timeout", type=float, metavar="S",
-                   help="on SIGTERM/SIGINT, seconds that requests in flight may take to finish")
-    p.add_argument("--seed", type=int, metavar="N", help="base seed of the workers' RNGs")
-    p.add_argument("--log-level", choices=LOG_LEVELS, help="default: info")
-    p.add_argument("--log-format", choices=("kv", "json"), help="default: kv (key=value)")
-    p.add_argument("--db", metavar="PATH",
-                   help="SQLite database of hosted matches (default: jacquetd/matches.sqlite3 "
-                   "in the user's data folder, $XDG_DATA_HOME or ~/.local/share; also "
-                   "'default'); 'off' disables the match commands. One daemon owns a "
-                   "database. `jacquetd stdio` opens one only when given --db")
-    p.add_argument("--max-matches", type=int, metavar="N",
-                   help="hosted matches in play at once (default 256)")
-    p.add_argument("--match-idle-timeout", type=float, metavar="S",
-                   help="seconds without an action before a hosted match is adjourned "
-                   "(default 3600)")
-    p.add_argument("--test-levels", action="store_true", default=None, help=argparse.SUPPRESS)
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose unknown arguments are reported by the subcommand that
+    was chosen (its own usage), not by the top-level parser."""
+
+    subcommands: dict[str, argparse.ArgumentParser]
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            chosen = getattr(self, "subcommands", {}).get(getattr(parsed, "command", ""), self)
+            chosen.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="jacquetd",
-        description="Engine service for Jacquet, Belgian Jacquet and backgammon.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser = _Parser(prog="jacquetd",
+                     description="Engine service for Jacquet, Belgian Jacquet and backgammon.",
+                     epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=version_text(),
+                        help="print the version of jacquetd and of its protocol, and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                title="commands")
 
     serve = sub.add_parser("serve", help="run the daemon (ZeroMQ, TCP and gnubg endpoints)",
-                           description="Run the daemon until SIGTERM or SIGINT. All endpoints "
-                           "listen on loopback unless an address is given.")
-    serve.add_argument("--bind", metavar="ENDPOINT",
-                       help="ZeroMQ ROUTER endpoint, e.g. tcp://127.0.0.1:7780; 'off' disables; "
-                       "port 0 picks a free port")
-    serve.add_argument("--tcp", metavar="HOST:PORT",
-                       help="plain TCP protocol endpoint (default 127.0.0.1:7781; 'off')")
-    serve.add_argument("--gnubg", metavar="HOST:PORT",
-                       help="GNU Backgammon external-player endpoint (default 127.0.0.1:7782; "
-                       "'off')")
-    serve.add_argument("--gnubg-level", metavar="LEVEL",
-                       help="bot level answering the gnubg endpoint")
-    serve.add_argument("--curve-secret", metavar="FILE",
-                       help="server's CurveZMQ secret key (from 'jacquetd keys'); requires "
-                       "--curve-clients and turns the unauthenticated endpoints off unless "
-                       "given explicitly")
-    serve.add_argument("--curve-clients", metavar="DIR",
-                       help="folder of the public keys of the clients allowed in")
-    serve.add_argument("--heartbeat", action="append", metavar="NAME=MS",
-                       help="ZMTP heartbeat: ivl_ms, timeout_ms, ttl_ms")
-    _add_engine_options(serve)
+                           description="Run the daemon until SIGTERM, SIGINT or SIGHUP (each "
+                           "drains, then stops). Every endpoint listens on loopback unless an "
+                           "address is given.", epilog=EPILOG)
+    _add_options(serve, SERVE_OPTIONS)
+    _add_options(serve, ENGINE_OPTIONS)
 
     stdio = sub.add_parser("stdio", help="serve one client on standard input and output",
                            description="Read requests (text lines or msgpack) on stdin, write "
-                           "replies on stdout; at end of input answer what is in flight, exit.")
-    _add_engine_options(stdio)
+                           "replies on stdout; at end of input answer what is in flight, exit. "
+                           "This is how clients spawn an engine; it logs warnings and errors "
+                           "only unless --log-level says otherwise.", epilog=EPILOG)
+    _add_options(stdio, ENGINE_OPTIONS)
 
     keys = sub.add_parser("keys", help="create a CurveZMQ key pair",
                           description="Write NAME.key (public) and NAME.key_secret in DIR.")
-    keys.add_argument("directory", metavar="DIR")
+    keys.add_argument("directory", metavar="DIR", help="folder to write the keys in")
     keys.add_argument("--name", default="jacquetd", help="file name stem (default: jacquetd)")
 
     db = sub.add_parser("db", help="maintain the match database: stats, prune, vacuum, check",
-                        description="stats: matches by status, rows, size; prune: apply the "
-                        "retention policy now; vacuum: give deleted space back; check: "
-                        "integrity and every action log. Refused while a daemon owns the "
-                        "database.")
-    db.add_argument("action", choices=("stats", "prune", "vacuum", "check"))
-    db.add_argument("--db", metavar="PATH", help="the database (default: the user's)")
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="stats   matches by status, rows, size\n"
+                        "prune   apply the retention policy now\n"
+                        "vacuum  give deleted space back\n"
+                        "check   integrity and every action log\n\n"
+                        "Refused while a daemon owns the database.")
+    db.add_argument("action", choices=("stats", "prune", "vacuum", "check"), help="what to do")
+    db.add_argument("--db", metavar="PATH", help="the database (default: the user's, "
+                    "jacquetd/matches.sqlite3 in the user's data folder)")
     db.add_argument("--keep-days", type=float, metavar="D",
                     help="prune: finished and closed matches ended more than D days ago "
-                    "(default 365)")
+                    f"(default {_D.keep_days:g})")
     db.add_argument("--keep-matches", type=int, metavar="N",
-                    help="prune: keep at most N finished and closed matches (default 100000)")
+                    help="prune: keep at most N finished and closed matches "
+                    f"(default {_D.keep_matches})")
     db.add_argument("--keep-replies-days", type=float, metavar="D",
-                    help="prune: stored replies for retries older than D days (default 7)")
+                    help="prune: stored replies for retries older than D days "
+                    f"(default {_D.keep_replies_days:g})")
 
     sub.add_parser("train", help="train a neural evaluator by TD(lambda) self-play",
                    description="jacquetd train --variant V --games N --seed S [...]: see "
                    "'jacquetd train --help'.", add_help=False)
+    parser.subcommands = dict(sub.choices)
     return parser
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for attr, key in (("bind", "bind"), ("tcp", "tcp"), ("gnubg", "gnubg"),
-                      ("gnubg_level", "gnubg_level"), ("curve_secret", "curve_secret"),
-                      ("curve_clients", "curve_clients"), ("workers", "workers"),
-                      ("drain_timeout", "drain_timeout_s"), ("seed", "seed"),
-                      ("log_level", "log_level"), ("log_format", "log_format"),
-                      ("test_levels", "test_levels"), ("db", "db"),
-                      ("max_matches", "max_matches"),
-                      ("match_idle_timeout", "match_idle_timeout_s")):
-        value = getattr(args, attr, None)
-        if value is not None:
+    for flags, _kwargs, key in ENGINE_OPTIONS + SERVE_OPTIONS:
+        value = getattr(args, _dest(flags), None)
+        if key is not None and value is not None:
             out[key] = value
     limits = _key_values(args.limit, {f.name for f in dataclasses.fields(Limits)}, "limit")
     if limits:
@@ -190,12 +246,19 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def load_config(args: argparse.Namespace, stdio: bool = False) -> Config:
+def load_config(args: argparse.Namespace, stdio: bool = False,
+                environ: Mapping[str, str] | None = None) -> Config:
+    """The configuration of `serve` or `stdio`: the defaults, the file, the environment
+    and the flags (see config.py). `environ` None: this process's environment."""
+    env = os.environ if environ is None else environ
     overrides = _overrides(args)
-    cfg = build_config(args.config, overrides)
-    explicit = set(overrides)
-    if args.config is not None:
-        explicit |= set(load_toml(args.config))
+    path = config_file(args.config, env)
+    cfg = build_config(path, overrides, env)
+    explicit = set(overrides) | {key for name, (key, _) in ENV_SETTINGS.items() if env.get(name)}
+    if path is not None:
+        explicit |= set(load_toml(path))
+    if stdio and "log_level" not in explicit:
+        cfg = dataclasses.replace(cfg, log_level=STDIO_LOG_LEVEL)
     if cfg.curve:
         # Authentication asked for: the endpoints that cannot authenticate stay off
         # unless they were asked for too.
@@ -250,6 +313,9 @@ def db_command(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["train"] and "--version" in argv[1:]:
+        print(version_text())
+        return 0
     if argv[:1] == ["train"]:
         # the trainer owns its own options (jacquetd.bots.train)
         from jacquetd.bots.train import main as train_main
@@ -277,8 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "stdio":
             return server.run_stdio(cfg)
         return server.serve(cfg)
-    except ConfigError as exc:
-        logging.getLogger("jacquetd").error("event=config_error error=%s", json.dumps(str(exc)))
+    except ConfigError as exc:  # said once, on stderr (a port in use, an unreadable key)
         print(f"jacquetd: {exc}", file=sys.stderr)
         return 2
 

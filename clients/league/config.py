@@ -12,6 +12,7 @@
     concurrency = 1
     [daemon]                       # the rules server; default: spawn `jacquetd stdio`
     connect = "tcp://127.0.0.1:5555"        # or: command = ["jacquetd", "stdio"]
+                                   # (default: python -m jacquetd stdio, this Python)
     [[engines]]
     name = "heuristic"
     level = "heuristic"            # a bot level of the daemon
@@ -46,7 +47,9 @@ from typing import Any
 VARIANTS = ("jacquet", "jacquet-be", "backgammon")
 FORMATS = ("round-robin", "gauntlet")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
-DEFAULT_DAEMON = ("jacquetd", "stdio")
+#: The daemon a league spawns when its file names none: empty means `python -m jacquetd
+#: stdio` with the league's own interpreter (clients/spawning.py).
+DEFAULT_DAEMON: tuple[str, ...] = ()
 
 
 class LeagueConfigError(ValueError):

@@ -42,7 +42,7 @@ def ratings_svg(st: Standings) -> str:
     lo = min(x.elo_low for x in lines)
     hi = max(x.elo_high for x in lines)
     lo, k = _scale(min(lo, 0.0), max(hi, 0.0), CHART_W - LABEL_W - 20)
-    height = BAR_H * len(lines) + 40
+    height = BAR_H * len(lines) + 56
 
     def x(v: float) -> float:
         return LABEL_W + (v - lo) * k
@@ -101,6 +101,16 @@ def ppg_svg(st: Standings) -> str:
                          '</rect>')
     parts.append(f'<line x1="{x(0):.1f}" y1="5" x2="{x(0):.1f}" y2="{height - 25}" '
                  'stroke="#888"/>')
+    if any(line.luck_adjusted_ppg is not None for line in lines):
+        # a visible legend: which bar is raw and which is luck-adjusted
+        ly = height - 38
+        parts.append(f'<rect x="{LABEL_W}" y="{ly}" width="14" height="10" fill="{PALETTE[0]}"/>'
+                     f'<text x="{LABEL_W + 18}" y="{ly + 9}" font-size="11">points per game'
+                     '</text>'
+                     f'<rect x="{LABEL_W + 130}" y="{ly + 3}" width="14" height="5" '
+                     'fill="#333"/>'
+                     f'<text x="{LABEL_W + 148}" y="{ly + 9}" font-size="11">luck-adjusted '
+                     '(dice luck removed)</text>')
     for tick in _ticks(lo, lo + (CHART_W - LABEL_W - 20) / k):
         parts.append(f'<text x="{x(tick):.1f}" y="{height - 8}" text-anchor="middle" '
                      f'font-size="11" fill="#555">{tick:+g}</text>')
@@ -125,6 +135,15 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
 
+
+#: What the luck-adjusted columns and bars are (shown under the standings).
+LUCK_LEGEND = ('<p class="note legend"><b>luck-adj. ppg</b>: net points per game with the '
+               "luck of the dice taken out. The daemon's <code>luck</code> command rates "
+               "every roll against the average roll in that position (in equity); a "
+               "player's luck over a game is subtracted from its result, so a "
+               "luck-adjusted figure says how well the engine played rather than how well "
+               "it rolled. In the points-per-game chart the thin dark bar under each "
+               "engine's bar is its luck-adjusted figure.</p>")
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:60em;color:#222}
@@ -166,7 +185,7 @@ def render(config: LeagueConfig, st: Standings, matches: Sequence[dict[str, Any]
     h2h = _table(("pairing", "wins", "points"),
                  [(f"{a} - {b}", f"{r[0]}-{r[1]}", f"{r[2]}-{r[3]}")
                   for (a, b), r in sorted(st.head_to_head.items())])
-    luck_note = ("" if st.luck_available else
+    luck_note = (LUCK_LEGEND if st.luck_available else
                  '<p class="note">Luck-adjusted figures are unavailable: the daemon offers '
                  "no <code>luck</code> command, so only raw results are reported.</p>")
     parts = [

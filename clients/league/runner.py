@@ -35,6 +35,7 @@ from jacquetd_protocol.records import RecordError, format_record, parse_record
 from ..client import JacquetClient
 from ..errors import EngineError
 from ..game import EngineFault, GameOutcome, Player, Referee, SeededDice, play_match
+from ..spawning import spawn_engine
 from .config import LeagueConfig
 from .engines import make_player
 from .journal import Journal
@@ -63,6 +64,10 @@ class LeagueOptions:
     log_dir: Path | None = None
     move_timeout: float | None = None   # seconds; default: 3 x time_ms + 5 s
     on_match: Callable[[dict[str, Any]], None] | None = None
+    # An engine already started (the demo starts it to learn its levels) and a progress
+    # line already shown; else the league starts its own.
+    client: JacquetClient | None = None
+    progress_line: Progress | None = None
 
 
 @dataclass
@@ -110,9 +115,8 @@ class League:
         stderr = None
         if self.options.log_dir is not None:
             stderr = open(self.options.log_dir / "daemon.stderr.log", "ab")  # noqa: SIM115
-        return await JacquetClient.spawn(list(self.config.daemon_command),
-                                         timeout=DAEMON_TIMEOUT_S, stderr=stderr,
-                                         cwd=self.config.base_dir)
+        return await spawn_engine(self.config.daemon_command or None, timeout=DAEMON_TIMEOUT_S,
+                                  stderr=stderr, cwd=self.config.base_dir)
 
     async def run(self) -> LeagueResult:
         started = time.monotonic()
@@ -124,23 +128,39 @@ class League:
         jobs = schedule(self.config)
         done = journal.done_jobs()
         pending = [j for j in jobs if j.id not in done]
-        progress = Progress(len(jobs), done=len(jobs) - len(pending),
-                            enabled=self.options.progress)
+        progress = self.options.progress_line or Progress(len(jobs),
+                                                          enabled=self.options.progress)
+        progress.total, progress.done = max(len(jobs), 1), len(jobs) - len(pending)
+        progress.start_done = progress.done
+        progress.tick_every()
         if self.sprt is not None and self._standings(journal).sprt["decision"]:  # type: ignore[index]
             pending = []
             self.stopped_by_sprt = True
-        daemon = await self._daemon()
+        if self.options.client is not None:
+            daemon = self.options.client
+        else:
+            command = " ".join(self.config.daemon_command) or "python -m jacquetd stdio"
+            progress.set_phase(f"starting the engine ({command})"
+                               if self.options.connect is None
+                               and self.config.daemon_connect is None
+                               else "connecting to the engine")
+            try:
+                daemon = await self._daemon()
+            except BaseException:
+                progress.close()
+                raise
         notes = []
         if not daemon.supports("luck"):
             notes.append("luck-adjusted results unavailable: the daemon has no `luck` command")
         warm_started = time.monotonic()
         if pending:
+            progress.set_phase("warming up the bots (their first search loads their tables)")
             await self._warm_up(daemon)
         warm_up_s = time.monotonic() - warm_started
         queue: asyncio.Queue[Job] = asyncio.Queue()
         for job in pending:
             queue.put_nowait(job)
-        progress.show(force=True)
+        progress.playing()
         workers = [asyncio.ensure_future(self._worker(i, queue, daemon, journal, progress))
                    for i in range(self.concurrency)]
         try:

@@ -1,8 +1,15 @@
-"""Daemon configuration: embedded defaults, an optional TOML file, then flags.
+"""Daemon configuration: embedded defaults, a TOML file, environment variables, flags.
 
-The precedence is the usual one: a flag given on the command line wins over
-the TOML file, which wins over the embedded defaults below. Every limit here
-is reported by the ``hello`` command.
+The precedence is the usual one, each later source winning over the earlier ones:
+
+1. the embedded defaults below;
+2. the TOML file: ``--config FILE``, else ``$JACQUETD_CONFIG``, else
+   ``jacquetd.toml`` in the user's configuration folder (``$XDG_CONFIG_HOME/jacquetd``,
+   by default ``~/.config/jacquetd``) when it exists;
+3. the ``JACQUETD_*`` environment variables of `ENV_SETTINGS`;
+4. the command-line flags.
+
+Every limit here is reported by the ``hello`` command.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ import dataclasses
 import ipaddress
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -312,9 +320,71 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: {exc}") from None
 
 
-def build_config(toml_path: str | Path | None, overrides: dict[str, Any]) -> Config:
-    """Embedded defaults, then the TOML file, then command-line overrides."""
+#: Environment variables for the common settings: variable -> (TOML key, type).
+ENV_SETTINGS: dict[str, tuple[str, type]] = {
+    "JACQUETD_BIND": ("bind", str),
+    "JACQUETD_TCP": ("tcp", str),
+    "JACQUETD_GNUBG": ("gnubg", str),
+    "JACQUETD_WORKERS": ("workers", int),
+    "JACQUETD_DB": ("db", str),
+    "JACQUETD_LOG_LEVEL": ("log_level", str),
+    "JACQUETD_LOG_FORMAT": ("log_format", str),
+    "JACQUETD_DRAIN_TIMEOUT": ("drain_timeout_s", float),
+    "JACQUETD_GNUBG_LEVEL": ("gnubg_level", str),
+}
+#: The variable naming the configuration file (``--config`` wins over it).
+CONFIG_ENV = "JACQUETD_CONFIG"
+CONFIG_NAME = "jacquetd.toml"
+
+
+def default_config_path() -> Path:
+    """``jacquetd.toml`` in the user's configuration folder (platformdirs: on Linux
+    ``$XDG_CONFIG_HOME/jacquetd``, by default ``~/.config/jacquetd``)."""
+    import platformdirs
+
+    return platformdirs.user_config_path("jacquetd", appauthor=False) / CONFIG_NAME
+
+
+def config_file(flag: str | None, environ: Mapping[str, str] | None = None) -> Path | None:
+    """The TOML file to read: the flag's, else ``$JACQUETD_CONFIG`` (both must exist),
+    else the default path if a file is there, else None."""
+    env = os.environ if environ is None else environ
+    if flag:
+        return Path(flag)
+    if env.get(CONFIG_ENV):
+        return Path(env[CONFIG_ENV])
+    path = default_config_path()
+    return path if path.is_file() else None
+
+
+def env_settings(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The settings given by ``JACQUETD_*`` variables, typed, keyed like the TOML file."""
+    env = os.environ if environ is None else environ
+    out: dict[str, Any] = {}
+    for name, (key, kind) in ENV_SETTINGS.items():
+        text = env.get(name)
+        if text is None or text == "":
+            continue
+        try:
+            out[key] = kind(text)
+        except ValueError:
+            raise ConfigError(f"${name}: expected {'an integer' if kind is int else 'a number'},"
+                              f" got {text!r}") from None
+    return out
+
+
+def build_config(toml_path: str | Path | None, overrides: dict[str, Any],
+                 environ: Mapping[str, str] | None = None) -> Config:
+    """Embedded defaults, then the TOML file, then the environment, then the flags.
+    `environ` None: no environment variables (pass ``os.environ`` to read them)."""
     cfg = _check(Config())
     if toml_path is not None:
         cfg = apply_settings(cfg, load_toml(toml_path), str(toml_path))
+    if environ is not None:
+        names = {key: name for name, (key, _) in ENV_SETTINGS.items()}
+        for key, value in env_settings(environ).items():
+            try:
+                cfg = apply_settings(cfg, {key: value}, f"${names[key]}")
+            except ConfigError as exc:
+                raise ConfigError(f"${names[key]}={value!r}: {exc}") from None
     return apply_settings(cfg, overrides, "command line")

@@ -33,7 +33,7 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply
 from zmq.auth.asyncio import AsyncioAuthenticator
 
-from jacquetd.daemon import engine_api, handlers, hosted, streams
+from jacquetd.daemon import engine_api, handlers, hosted, ports, streams
 from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
@@ -47,6 +47,9 @@ POOL_CLOSE_S = 0.5  # at shutdown, workers get this long to exit before they are
 SNDHWM = 1_000  # replies queued per peer before that peer is dropped (see _send_failed)
 RCVHWM = 1_000  # requests libzmq reads ahead per peer (then the peer's sends wait)
 DROP_S = 5.0  # a dropped ZeroMQ peer's requests are ignored this long
+# Each of these drains and stops the daemon (SIGHUP too: a closed terminal or a service
+# manager's reload must not kill requests in flight; nothing is reloaded in place).
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 def create_keys(directory: str | Path, name: str) -> tuple[Path, Path]:
@@ -295,6 +298,7 @@ class Daemon:
 
     async def start(self) -> None:
         cfg = self.cfg
+        ports.check_ports(cfg)  # a taken port is told before the first (slow) compile
         log.info("event=fastgen_ready seconds=%.3f", handlers.warm_up())
         self.build_tables()
         self.pool.start()
@@ -321,7 +325,7 @@ class Daemon:
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, self.request_stop, sig.name)
         try:
             await self.start()
@@ -364,7 +368,7 @@ class Daemon:
 
 
 def serve(cfg: Config) -> int:
-    """``jacquetd serve``: run until SIGTERM or SIGINT; 0 after a clean drain."""
+    """``jacquetd serve``: run until SIGTERM, SIGINT or SIGHUP; 0 after a clean drain."""
     return asyncio.run(Daemon(cfg).run())
 
 
@@ -380,7 +384,7 @@ async def _stdio_main(cfg: Config) -> int:
     daemon.pool.start()
     daemon.service.matches = await hosted.open_matches(cfg, daemon.pool)
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, daemon.request_stop, sig.name)
     session = asyncio.create_task(streams.serve_stdio(cfg, daemon.service))
     stopper = asyncio.create_task(daemon._stop.wait())

@@ -30,7 +30,6 @@ import multiprocessing.connection
 import multiprocessing.sharedctypes
 import os
 import signal
-import sys
 import threading
 import time
 from collections import deque
@@ -496,17 +495,18 @@ def worker_main(
         threading.Thread(target=_exit_with_front, args=(front_pid,), daemon=True,
                          name="front-watch").start()
     # The front process decides when workers stop (it drains first): a Ctrl-C
-    # or a SIGTERM sent to the whole process group must not kill jobs.
+    # or a SIGTERM/SIGHUP sent to the whole process group must not kill jobs.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    logging.basicConfig(
-        level=log_level,
-        stream=sys.stderr,
-        format=f"level=%(levelname)s logger=%(name)s worker={index} %(message)s",
-    )
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    # the front's format (kv or json, from JACQUETD_WORKER_LOG_FORMAT), with worker=N on each line
+    from jacquetd.logs import setup_logging
+
+    setup_logging(log_level, worker=index)
     from jacquetd.daemon import handlers  # heavy imports happen here, not in the front
 
     handlers.init_worker(seed, test_levels)
+    log.debug("event=worker_ready index=%d pid=%d", index, os.getpid())
     while True:
         try:
             msg = conn.recv()

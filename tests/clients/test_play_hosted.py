@@ -42,6 +42,8 @@ def test_start_move_quit_resume_move(start_jacquetd: Callable[..., DaemonProcess
         child.expect(r"you play \d-\d: ")
         child.expect(PROMPT)  # the daemon's bot moved; our turn again
         child.sendline("quit")
+        child.expect(r"\[y/N\]: ")
+        child.sendline("y")
         child.expect(r"--connect (\S+) --resume ([0-9a-f]{16}) --token (\S+)")
         assert child.match.group(1) == daemon.zmq  # the hint names the daemon that keeps it
         assert child.match.group(2) == match_id
@@ -49,7 +51,7 @@ def test_start_move_quit_resume_move(start_jacquetd: Callable[..., DaemonProcess
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
-    assert child.exitstatus == 1
+    assert child.exitstatus == 0
 
     assert json.loads((tmp_path / "last.json").read_text())["address"] == daemon.zmq
     # the remembered match, at the remembered daemon (no --connect)
@@ -64,6 +66,8 @@ def test_start_move_quit_resume_move(start_jacquetd: Callable[..., DaemonProcess
         child.expect(r"you play \d-\d: ")
         child.expect(PROMPT)
         child.sendline("quit")
+        child.expect(r"\[y/N\]: ")
+        child.sendline("y")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
