@@ -20,7 +20,7 @@ def test_a_pasted_xgid_with_its_roll_is_played_on() -> None:
         assert (child.match.group(1), child.match.group(2)) == ("3", "1")
         child.sendline("8/5 6/5")
         child.expect(r"you play 3-1: 8/5 6/5")
-        child.expect(r"Roll or double\? \[r/d\]: ")  # the bot has moved; the cube is on
+        child.expect(r"Roll or double\? \[r/d[^]]*\]: ")  # the bot has moved; the cube is on
         child.sendline("r")
         child.expect(PROMPT)
         child.sendline("resign")
