@@ -7,11 +7,15 @@ from importlib import metadata
 from jacquetd_protocol.version import PROTOCOL_VERSION
 
 
-def version_text(prog: str) -> str:
-    """``PROG VERSION (protocol X.Y)``; the version of the installed `jacquetd`
-    distribution ("unknown" when run from a tree that is not installed)."""
+def distribution_version() -> str:
+    """The version of the installed `jacquetd` distribution ("unknown" when run from a
+    tree that is not installed)."""
     try:
-        version = metadata.version("jacquetd")
+        return metadata.version("jacquetd")
     except metadata.PackageNotFoundError:
-        version = "unknown"
-    return f"{prog} {version} (protocol {PROTOCOL_VERSION})"
+        return "unknown"
+
+
+def version_text(prog: str) -> str:
+    """``PROG VERSION (protocol X.Y)``."""
+    return f"{prog} {distribution_version()} (protocol {PROTOCOL_VERSION})"

@@ -24,16 +24,19 @@ import contextlib
 import itertools
 import logging
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import IO, Any
 
+from jacquetd_protocol.commands import MATCH_ACTIONS
 from jacquetd_protocol.errors import ProtocolError
 from jacquetd_protocol.messages import Partial, Reply
 
 from . import wire
+from .about import distribution_version
 from .errors import (
+    BadArgumentError,
     EngineError,
     EngineProtocolError,
     EngineTerminatedError,
@@ -57,7 +60,7 @@ DEFAULT_TIMEOUT = 30.0
 #: With an explicit timeout the server is told too; the client waits this much longer
 #: for the server's own `timeout` reply before it gives up on its side.
 SERVER_TIMEOUT_SLACK_S = 0.25
-CLIENT_NAME = "jacquet-clients/0.1"
+CLIENT_NAME = f"jacquet-clients/{distribution_version()}"
 PROTOCOL_VERSIONS = ("1.0",)
 
 Position = Mapping[str, Any] | str
@@ -117,8 +120,8 @@ class Analysis:
     Used as `async with`, leaving the block stops an unfinished analysis.
     """
 
-    def __init__(self, client: JacquetClient, rid: int, call: _Call, timeout: float | None
-                 ) -> None:
+    def __init__(self, client: JacquetClient, rid: int | str, call: _Call,
+                 timeout: float | None) -> None:
         self._client = client
         self.id = rid
         self._call = call
@@ -196,10 +199,16 @@ class JacquetClient:
     Every method raises an `EngineError` subclass on failure (errors.py).
     """
 
-    def __init__(self, transport: Transport, *, timeout: float | None = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, transport: Transport, *, timeout: float | None = DEFAULT_TIMEOUT,
+                 session: str | None = None) -> None:
         self.transport = transport
         self.timeout = timeout
         self.server: dict[str, Any] = {}   # the `hello` result, once `hello()` was called
+        #: The session key (SPEC 12.5): the one given, else the one `hello` got. Match
+        #: actions present it, so that a retry gets its stored reply, tokens included.
+        self.session = session
+        #: How to open another client to the same engine (set by the constructors).
+        self.reopener: Callable[[str | None], Awaitable[JacquetClient]] | None = None
         self._ids = itertools.count(1)
         self._calls: dict[int | str | None, _Call] = {}
         self._closed: EngineError | None = None
@@ -210,10 +219,13 @@ class JacquetClient:
     @classmethod
     async def connect(cls, endpoint: str, *, hello: bool = True,
                       timeout: float | None = DEFAULT_TIMEOUT,
-                      curve: Mapping[str, bytes] | None = None) -> JacquetClient:
+                      curve: Mapping[str, bytes] | None = None,
+                      session: str | None = None) -> JacquetClient:
         """A client of the daemon's ZeroMQ endpoint (`tcp://`, `ipc://`, `inproc://`).
         ZeroMQ connects lazily: `hello` (on by default) proves the daemon is there."""
-        client = cls(ZmqTransport(endpoint, curve=curve), timeout=timeout)
+        client = cls(ZmqTransport(endpoint, curve=curve), timeout=timeout, session=session)
+        client.reopener = lambda key: cls.connect(endpoint, hello=hello, timeout=timeout,
+                                                  curve=curve, session=key)
         return await client._start(hello)
 
     @classmethod
@@ -221,18 +233,25 @@ class JacquetClient:
                     timeout: float | None = DEFAULT_TIMEOUT,
                     cwd: str | os.PathLike[str] | None = None,
                     env: Mapping[str, str] | None = None,
-                    stderr: int | IO[Any] | None = None) -> JacquetClient:
+                    stderr: int | IO[Any] | None = None,
+                    session: str | None = None) -> JacquetClient:
         """Start an engine process (`["jacquetd", "stdio"]`, any protocol v1 program)
         and speak to it over its stdin and stdout."""
         transport = await ProcessTransport.spawn(argv, cwd=cwd, env=env, stderr=stderr)
-        client = cls(transport, timeout=timeout)
+        client = cls(transport, timeout=timeout, session=session)
+        client.reopener = lambda key: cls.spawn(argv, hello=hello, timeout=timeout, cwd=cwd,
+                                                env=env, stderr=stderr, session=key)
         return await client._start(hello)
 
     @classmethod
     async def open_stream(cls, host: str, port: int, *, hello: bool = True,
-                          timeout: float | None = DEFAULT_TIMEOUT) -> JacquetClient:
+                          timeout: float | None = DEFAULT_TIMEOUT,
+                          session: str | None = None) -> JacquetClient:
         """A client over a plain TCP byte stream (the daemon's `--tcp` endpoint)."""
-        client = cls(await StreamTransport.connect(host, port), timeout=timeout)
+        client = cls(await StreamTransport.connect(host, port), timeout=timeout,
+                     session=session)
+        client.reopener = lambda key: cls.open_stream(host, port, hello=hello,
+                                                      timeout=timeout, session=key)
         return await client._start(hello)
 
     @classmethod
@@ -248,6 +267,13 @@ class JacquetClient:
                 return await cls.open_stream(host or "127.0.0.1", int(port), **kwargs)
             target = target.split()
         return await cls.spawn(list(target), **kwargs)
+
+    async def reopen(self) -> JacquetClient:
+        """Another client to the same engine (the same address, or a new process of the
+        same command), in the same session. This one is left as it is."""
+        if self.reopener is None:
+            raise EngineTerminatedError(f"{self.transport.description}: no way to reconnect")
+        return await self.reopener(self.session)
 
     async def _start(self, hello: bool) -> JacquetClient:
         if hello:
@@ -321,11 +347,16 @@ class JacquetClient:
                 call.final.set_exception(EngineTerminatedError(reason.message))
         self._calls.clear()
 
-    async def _send(self, cmd: str, args: Mapping[str, Any], streaming: bool
-                    ) -> tuple[int, _Call]:
+    async def _send(self, cmd: str, args: Mapping[str, Any], streaming: bool,
+                    rid: int | str | None = None) -> tuple[int | str, _Call]:
         if self._closed is not None:
             raise EngineTerminatedError(self._closed.message)
-        rid = next(self._ids)
+        if rid is None:
+            rid = next(self._ids)
+        elif rid in self._calls:
+            raise EngineProtocolError(f"request id {rid!r} is already in flight")
+        if cmd in MATCH_ACTIONS and self.session is not None and "session" not in args:
+            args = {**args, "session": self.session}  # a retry then gets its stored reply
         try:
             frame = wire.encode(rid, cmd, dict(args))
         except (ValueError, TypeError, OverflowError) as exc:
@@ -346,25 +377,28 @@ class JacquetClient:
             return None
         return base + (extra_ms or 0) / 1000.0
 
-    async def _cancel_quietly(self, target: int) -> None:
+    async def _cancel_quietly(self, target: int | str) -> None:
         if target in self._calls and self._closed is None:
             with contextlib.suppress(EngineError, ProtocolError):
                 await self._send("cancel", {"target": target}, False)
 
     async def request(self, cmd: str, *, timeout: float | None = None,
-                      budget_ms: int | None = None, **args: Any) -> dict[str, Any]:
+                      budget_ms: int | None = None, request_id: int | str | None = None,
+                      **args: Any) -> dict[str, Any]:
         """Send any command with its arguments (None values are left out) and return the
         result map of its final reply. `timeout` (seconds; default `self.timeout`)
         plus `budget_ms` bounds the wait: when it passes, the client cancels the
         request and raises EngineTimeoutError. An explicit `timeout` is also sent as
         the request's `timeout_ms`, so the server stops the work at the same moment
         (its `timeout` error reply raises EngineTimeoutError too). Partial results
-        are ignored here."""
+        are ignored here. `request_id` sends the request with that id (a string, unique
+        among this session's requests: see `ReconnectingClient`) instead of the next
+        number."""
         limit = self._timeout(timeout, budget_ms)
         if timeout is not None and limit is not None and "timeout_ms" not in args:
             args["timeout_ms"] = max(1, int(limit * 1000))
             limit += SERVER_TIMEOUT_SLACK_S
-        rid, call = await self._send(cmd, args, False)
+        rid, call = await self._send(cmd, args, False, request_id)
         try:
             return await asyncio.wait_for(asyncio.shield(call.final), limit)
         except TimeoutError:
@@ -399,9 +433,23 @@ class JacquetClient:
     async def hello(self, versions: Sequence[str] = PROTOCOL_VERSIONS, *,
                     client: str = CLIENT_NAME, timeout: float | None = None) -> dict[str, Any]:
         """Negotiate the version; the result (commands, levels, variants, limits) is kept
-        in `self.server`."""
-        self.server = await self.request("hello", versions=list(versions), client=client,
-                                         timeout=timeout)
+        in `self.server`. The client presents its session key, if it has one, and keeps
+        the one the server answers (SPEC 12.5)."""
+        try:
+            self.server = await self.request("hello", versions=list(versions), client=client,
+                                             session=self.session, timeout=timeout)
+        except BadArgumentError as exc:
+            if self.session is None or exc.field != "session":
+                raise
+            # not a key of this server (another database): a new session, no replays
+            log.warning("%s: the server does not know our session; starting a new one",
+                        self.transport.description)
+            self.session = None
+            self.server = await self.request("hello", versions=list(versions), client=client,
+                                             timeout=timeout)
+        session = self.server.get("session")
+        if isinstance(session, str) and session:
+            self.session = session
         return self.server
 
     def supports(self, cmd: str) -> bool:

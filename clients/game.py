@@ -170,6 +170,24 @@ class Player(abc.ABC):
         """Release what `start` took."""
 
 
+class CubeAdvisedPlayer(Player):
+    """A player that follows an engine's `cube` answer: it doubles when the answer's
+    `action` is `double` and takes unless its `take` is `drop`; without an answer
+    (None) it does not double and takes."""
+
+    @abc.abstractmethod
+    async def _cube(self, position: PositionMap) -> dict[str, Any] | None:
+        """The engine's `cube` result for `position` (before the roll), or None."""
+
+    async def double(self, position: PositionMap) -> bool:
+        decision = await self._cube(position)
+        return bool(decision and decision.get("action") == "double")
+
+    async def take(self, position: PositionMap) -> bool:
+        decision = await self._cube(position)
+        return not (decision and decision.get("take") == "drop")
+
+
 class Observer:
     """Hooks the referee calls as the game goes (the terminal shows the game through
     them); every method is optional."""

@@ -24,20 +24,31 @@ from . import terminal
 from .board import render
 from .client import JacquetClient
 from .errors import EngineError
+from .reconnect import ReconnectingClient
 
 POLL_S = 0.15
 LIST_LIMIT = 15
-HELP = """commands:
+
+
+def command_help(resign: str, leave: str) -> str:
+    """The terminal player's list of commands at the move prompt; `resign` and `leave`
+    say what `resign` and `quit` do (they differ between a local and a hosted match)."""
+    return f"""commands:
   N            play the N-th legal play of the list
   MOVE         play a move in notation: 24/18 18/13, 24/13, 13/7(2), bar/22*, 6/off
   hint         the daemon's ranked analysis of this roll
   list         every legal play
   board        draw the board again
-  resign [N]   offer to resign the game (1 single, 2 gammon/marcia, 3 backgammon/marcia per
-               punto)
-  quit         leave (asks first); the match stays on the server: resume it with --resume
+  resign [N]   {resign}
+  quit         {leave}
   help         this text
 At the cube prompts: r/d (roll or double), t/d (take or drop), board, hint, help, quit."""
+
+
+HELP = command_help(
+    resign="offer to resign the game (1 single, 2 gammon/marcia, 3 backgammon/marcia per\n"
+    "               punto)",
+    leave="leave (asks first); the match stays on the server: resume it with --resume")
 
 
 class Console(Protocol):
@@ -109,9 +120,12 @@ class HostedGame:
     """Plays one seat of a hosted match at the keyboard until the match ends or the
     person leaves."""
 
-    def __init__(self, daemon: JacquetClient, console: Console, seat: Seat,
-                 names: tuple[str, str], hint_plies: int = 1) -> None:
-        self.daemon = daemon
+    def __init__(self, daemon: JacquetClient | ReconnectingClient, console: Console,
+                 seat: Seat, names: tuple[str, str], hint_plies: int = 1) -> None:
+        # every action is retried in the session after a lost connection or a daemon
+        # restart: it is applied once, and its reply comes back (SPEC 12.5)
+        self.daemon = (daemon if isinstance(daemon, ReconnectingClient)
+                       else ReconnectingClient(daemon))
         self.console = console
         self.seat = seat
         self.names = names  # (this seat, the other)

@@ -34,6 +34,7 @@ import datetime as dt
 import logging
 import random
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -45,6 +46,7 @@ from .board import colour_enabled, render
 from .client import JacquetClient, Ranking
 from .errors import EngineError, EngineStartError, IllegalMoveError
 from .game import (
+    CubeAdvisedPlayer,
     EngineFault,
     GameOutcome,
     GameState,
@@ -59,21 +61,15 @@ from .game import (
     play_match,
     variant_info,
 )
+from .reconnect import ReconnectingClient
 from .spawning import EXIT_ENGINE_START, default_engine_command, spawn_engine
 
 log = logging.getLogger(__name__)
 
 LIST_LIMIT = 15
-HELP = """commands:
-  N            play the N-th legal play of the list
-  MOVE         play a move in notation: 24/18 18/13, 24/13, 13/7(2), bar/22*, 6/off
-  hint         the daemon's ranked analysis of this roll
-  list         every legal play
-  board        draw the board again
-  resign [N]   resign the game (1 single, 2 gammon/marcia, 3 backgammon/marcia per punto)
-  quit         leave without finishing the match (asks first)
-  help         this text
-At the cube prompts: r/d (roll or double), t/d (take or drop), board, hint, help, quit."""
+HELP = hosted.command_help(
+    resign="resign the game (1 single, 2 gammon/marcia, 3 backgammon/marcia per punto)",
+    leave="leave without finishing the match (asks first)")
 
 
 class Quit(Exception):
@@ -164,7 +160,7 @@ def _verb(subject: str, verb: str) -> str:
     return terminal.verb(subject, verb)
 
 
-class BotPlayer(Player):
+class BotPlayer(CubeAdvisedPlayer):
     """A bot level of the daemon."""
 
     def __init__(self, daemon: JacquetClient, level: str | None, *, plies: int | None,
@@ -191,13 +187,6 @@ class BotPlayer(Player):
         except EngineError:
             return None
 
-    async def double(self, position: PositionMap) -> bool:
-        decision = await self._cube(position)
-        return bool(decision and decision.get("action") == "double")
-
-    async def take(self, position: PositionMap) -> bool:
-        decision = await self._cube(position)
-        return not (decision and decision.get("take") == "drop")
 
 
 class HumanPlayer(Player):
@@ -319,8 +308,8 @@ class HumanPlayer(Player):
                 return
             raise Resign(int(value))
 
-        commands = {"board": board, "hint": hint, "help": show_help, "quit": leave,
-                    "exit": leave}
+        commands: dict[str, Callable[[list[str]], Awaitable[None]]] = {
+            "board": board, "hint": hint, "help": show_help, "quit": leave, "exit": leave}
         if not taking:
             commands["resign"] = resign
         return commands
@@ -349,7 +338,17 @@ def default_record_path() -> Path:
 
 
 async def run_hosted(args: argparse.Namespace, daemon: JacquetClient, console: Console) -> int:
-    """Play through a hosted match: the daemon keeps it and rolls the dice."""
+    """Play through a hosted match: the daemon keeps it and rolls the dice. Requests are
+    retried in the session across lost connections and daemon restarts."""
+    link = ReconnectingClient(daemon)
+    try:
+        return await _run_hosted(args, link, console)
+    finally:
+        await link.close()
+
+
+async def _run_hosted(args: argparse.Namespace, daemon: ReconnectingClient,
+                      console: Console) -> int:
     memory = Path(args.state_file) if args.state_file else hosted.state_file()
     if args.resume:
         match_id, token = args.resume, args.token

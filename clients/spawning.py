@@ -48,8 +48,10 @@ async def spawn_engine(argv: Sequence[str] | None = None, *,
                        start_timeout: float = START_TIMEOUT_S,
                        cwd: str | os.PathLike[str] | None = None,
                        env: Mapping[str, str] | None = None,
-                       stderr: int | IO[Any] | None = None) -> JacquetClient:
-    """Start `argv` (default: `default_engine_command()`), say `hello`, return the client.
+                       stderr: int | IO[Any] | None = None,
+                       session: str | None = None) -> JacquetClient:
+    """Start `argv` (default: `default_engine_command()`), say `hello` (presenting
+    `session`, if given), return the client; its `reopen` starts the same command again.
 
     Raises EngineStartError when the program cannot be run, ends before its `hello`
     reply, or does not answer within `start_timeout` seconds."""
@@ -59,7 +61,10 @@ async def spawn_engine(argv: Sequence[str] | None = None, *,
     except EngineStartError as exc:
         raise EngineStartError(f"{exc}; {start_hint(command)}") from None
     kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
-    client = JacquetClient(transport, **kwargs)
+    client = JacquetClient(transport, session=session, **kwargs)
+    client.reopener = lambda key: spawn_engine(argv, timeout=timeout,
+                                               start_timeout=start_timeout, cwd=cwd, env=env,
+                                               stderr=stderr, session=key)
     try:
         await client.hello(timeout=start_timeout)
     except (EngineTerminatedError, EngineTimeoutError) as exc:

@@ -17,7 +17,7 @@ from jacquetd_protocol.messages import Partial, Reply, Request
 __all__ = ["Partial", "Reply", "ReplyStreamDecoder", "Request", "decode", "encode"]
 
 
-def encode(id: int, cmd: str, args: dict[str, Any]) -> bytes:
+def encode(id: int | str, cmd: str, args: dict[str, Any]) -> bytes:
     """The msgpack frame of request `id`: `{"id", "cmd", ...args}` (None values left out)."""
     return encode_request(Request(id, cmd, {k: v for k, v in args.items() if v is not None}))
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .commands import check_id, lookup, validate_args
+from .commands import check_id, ignored_fields, lookup, validate_args
 from .errors import ErrorCode, ProtocolError, RequestId
 from .framing import ReplyStreamDecoder, StreamDecoder, split_envelope
 from .messages import REPLY_LIMITS, Encoding, Limits, Partial, Reply, Request
@@ -63,14 +63,22 @@ def decode_request(frame: bytes, limits: Limits = Limits()) -> Request:  # noqa:
         return decode_text_request(to_text(frame))
     obj = unpack_map(frame, limits)
     rid = check_id(obj.get("id"))
+    return request_from_map(obj, rid, "msgpack")
+
+
+def request_from_map(obj: dict[str, Any], rid: RequestId, encoding: Encoding) -> Request:
+    """The request a decoded map (`id` already checked as `rid`) makes: its command looked
+    up, its arguments validated, the fields its command does not define named in
+    `ignored`. Raises ProtocolError with `.id` set."""
     if "cmd" not in obj:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "missing cmd", field="cmd", id=rid)
     try:
         cmd = lookup(obj["cmd"], rid)
-        args = validate_args(cmd, {k: v for k, v in obj.items() if k not in _RESERVED})
+        raw = {k: v for k, v in obj.items() if k not in _RESERVED}
+        args = validate_args(cmd, raw)
     except ProtocolError as exc:
         raise exc.with_id(rid) from None
-    return Request(rid, cmd.name, args, "msgpack")
+    return Request(rid, cmd.name, args, encoding, ignored_fields(cmd, raw))
 
 
 def encode_reply(msg: Reply | Partial, encoding: Encoding) -> bytes:

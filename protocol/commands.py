@@ -164,6 +164,9 @@ RESULT_TYPES: dict[str, tuple[str, dict[str, Any]]] = {
                                            "name": {"type": "string"}}}),
     "move_analyses": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "game_lucks": ("list of map", {"type": "array", "items": {"type": "object"}}),
+    "warnings": ("list of map", {"type": "array", "items": {
+        "type": "object", "required": ["field", "message"],
+        "properties": {"field": {"type": "string"}, "message": {"type": "string"}}}}),
 }
 
 #: Result field types of the match commands (part of RESULT_TYPES).
@@ -215,6 +218,14 @@ _TIME_MS = Param("time_ms", ArgType.INT, "search budget: the search stops deepen
                  maximum=3_600_000)
 _LEVEL = Param("level", ArgType.WORD, "a bot level listed in `hello`'s `levels`; default: "
                "the server's", max_len=64, pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+
+STOPPED = Field("stopped", "bool", "present and true when a `cancel` stopped the search: "
+                "the result is that of the deepest search finished before it (protocol 1.2)",
+                required=False)
+#: A result field of every command's final reply (ok or error).
+WARNINGS = Field("warnings", "warnings", "present when the request gave fields its command "
+                 "does not define: one map per field, `field` (its name) and `message`; the "
+                 "fields were ignored (protocol 1.2)", required=False)
 
 # -- the commands --------------------------------------------------------------------------
 
@@ -273,7 +284,8 @@ _COMMANDS: tuple[Command, ...] = (
                "same choice", minimum=0, maximum=MAX_ID)),
         (Field("play", "play", "the chosen play, as `legal_moves` lists it"),
          Field("level", "str", "the level that chose"),
-         Field("elapsed_ms", "number", "time spent searching")),
+         Field("elapsed_ms", "number", "time spent searching"),
+         STOPPED),
     ),
     Command(
         "analyze", "Rank the plays of a roll with their probabilities and equities.",
@@ -287,7 +299,8 @@ _COMMANDS: tuple[Command, ...] = (
                default=True)),
         (Field("plays", "ranked_plays", "best first"),
          Field("plies", "int", "depth of this ranking (partials: depth completed so far)"),
-         Field("elapsed_ms", "number", "time spent so far")),
+         Field("elapsed_ms", "number", "time spent so far"),
+         STOPPED),
         streams=True,
     ),
     Command(
@@ -695,6 +708,25 @@ def check_arg(param: Param, value: Any) -> Any:
     if t is ArgType.REQUEST_ID:
         return check_id(value, param.name)
     raise AssertionError(f"unhandled argument type {t}")  # pragma: no cover - table bug
+
+
+#: At most this many ignored fields are named in one reply's `warnings`.
+MAX_WARNINGS = 16
+
+
+def ignored_fields(cmd: Command, raw: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names in `raw` (a request without `id` and `cmd`) that `cmd` does not define,
+    in the order given, at most MAX_WARNINGS; nil values count as absent."""
+    known = {p.name for p in cmd.all_params()}
+    names = [str(k) for k, v in raw.items() if v is not None and k not in known]
+    return tuple(names[:MAX_WARNINGS])
+
+
+def warnings_for(req: Request) -> list[dict[str, str]]:
+    """The `warnings` of the final reply to `req`: one map (`field`, `message`) per
+    field the request gave that its command does not define ([] when none)."""
+    return [{"field": name[:64], "message": f"{name[:64]}: {req.cmd} has no such field; "
+             "ignored"} for name in req.ignored]
 
 
 def validate_args(cmd: Command, raw: Mapping[str, Any]) -> dict[str, Any]:

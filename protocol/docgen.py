@@ -24,6 +24,7 @@ from .commands import (
     PLANNED,
     RECORDS,
     RESULT_TYPES,
+    WARNINGS,
     ArgType,
     Command,
     Field,
@@ -173,6 +174,7 @@ def reply_schema() -> dict[str, Any]:
                 "supported": {"type": "array", "items": {"type": "string"}},
                 "planned": {"type": "boolean"},
                 "candidates": {"type": "array", "items": {"type": "string"}},
+                "warnings": dict(RESULT_TYPES[WARNINGS.type][1]) | {"description": WARNINGS.doc},
             },
         },
         "ok_reply": {"type": "object", "required": ["id", "ok", "result"],
@@ -188,7 +190,8 @@ def reply_schema() -> dict[str, Any]:
     for name, record in RECORDS.items():
         defs[name] = _record_schema(record, f"a {name.replace('_', ' ')}")
     for cmd in COMMANDS.values():
-        defs[f"result_{cmd.name}"] = _record_schema(cmd.result, f"result of {cmd.name}")
+        defs[f"result_{cmd.name}"] = _record_schema((*cmd.result, WARNINGS),
+                                                    f"result of {cmd.name}")
     return {"$schema": DRAFT, "title": f"jacquetd protocol {PROTOCOL_VERSION}: a reply or a "
             "partial (msgpack map, shown as JSON); unknown fields are allowed and ignored",
             "oneOf": [{"$ref": "#/$defs/ok_reply"}, {"$ref": "#/$defs/error_reply"},

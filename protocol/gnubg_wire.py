@@ -80,6 +80,12 @@ class GnubgLineDecoder(_Splitter):
     def __init__(self, max_line_bytes: int = MAX_LINE_BYTES) -> None:
         super().__init__(Limits(max_frame_bytes=max_line_bytes))
 
+    @property
+    def in_line(self) -> bool:
+        """Whether a line has begun (more than blanks) and has not ended, or an over-long
+        one is being skipped: the peer owes the rest of a line."""
+        return bool(self._buf.strip()) or self._skipping
+
     def feed(self, data: bytes) -> list[bytes | ProtocolError]:
         """Add bytes; return the complete lines (and line errors), in order."""
         return super().feed(data.replace(b"\0", b""))

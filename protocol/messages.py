@@ -18,12 +18,15 @@ Encoding = Literal["msgpack", "text"]
 class Request:
     """One request: `args` holds only the arguments the client gave (validated and
     normalised by `decode_request`); `commands.arguments(req)` adds the defaults.
-    `encoding` is the encoding the request came in, and so the one to answer in."""
+    `encoding` is the encoding the request came in, and so the one to answer in.
+    `ignored` names the fields the request gave that its command does not define: they
+    are ignored (versioning rule), and the final reply says so in `warnings`."""
 
     id: RequestId
     cmd: str
     args: dict[str, Any] = field(default_factory=dict)
     encoding: Encoding = "msgpack"
+    ignored: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

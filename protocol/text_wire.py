@@ -30,7 +30,16 @@ import re
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-from .commands import COMMANDS, MAX_ID, ArgType, Command, Param, lookup, validate_args
+from .commands import (
+    COMMANDS,
+    MAX_ID,
+    MAX_WARNINGS,
+    ArgType,
+    Command,
+    Param,
+    lookup,
+    validate_args,
+)
 from .errors import ErrorCode, ProtocolError, RequestId
 from .messages import Partial, Reply, Request
 from .positions import board_representable, format_board, parse_board
@@ -175,14 +184,16 @@ def decode_text_request(text: str) -> Request:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "missing command", field="cmd", id=rid)
     try:
         cmd = lookup(words[0], rid)
-        raw = _text_args(cmd, words[1:])
+        raw, ignored = _text_args(cmd, words[1:])
         args = validate_args(cmd, raw)
     except ProtocolError as exc:
         raise exc.with_id(rid) from None
-    return Request(rid, cmd.name, args, "text")
+    return Request(rid, cmd.name, args, "text", ignored[:MAX_WARNINGS])
 
 
-def _text_args(cmd: Command, words: list[str]) -> dict[str, Any]:
+def _text_args(cmd: Command, words: list[str]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The raw arguments of a text request, and the names it gave that `cmd` does not
+    define (ignored)."""
     positional: list[str] = []
     keywords: dict[str, str] = {}
     for word in words:
@@ -206,14 +217,16 @@ def _text_args(cmd: Command, words: list[str]) -> dict[str, Any]:
         if len(positional) > len(params):
             raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"unexpected word "
                                 f"{positional[len(params)][:40]!r}", field="args")
+    ignored: list[str] = []
     for name, value in keywords.items():
         named = cmd.param(name)
         if named is None:
-            continue  # unknown arguments are ignored (versioning rule)
+            ignored.append(name)  # unknown arguments are ignored (versioning rule)
+            continue
         if name in raw:
             raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{name} given twice", field=name)
         raw[name] = parse_text_arg(named, value)
-    return raw
+    return raw, tuple(ignored)
 
 
 def _safe_word(word: str) -> bool:

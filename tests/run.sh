@@ -27,4 +27,5 @@ if ! $PY -m pip install -q -e '.[test,cluster,web]' 2>/dev/null; then
     $PY -m pip install -q -e '.[test,cluster,web]'
 fi
 $PY -m ruff check .
+PYTHON=$PY sh tests/typecheck.sh
 exec $PY -m pytest -q "$@"

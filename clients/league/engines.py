@@ -19,7 +19,15 @@ from typing import IO, Any
 
 from ..client import JacquetClient
 from ..errors import EngineError, EngineTerminatedError, EngineTimeoutError
-from ..game import EngineFault, Player, PlayMap, PositionMap, Turn, swap_sides
+from ..game import (
+    CubeAdvisedPlayer,
+    EngineFault,
+    Player,
+    PlayMap,
+    PositionMap,
+    Turn,
+    swap_sides,
+)
 from .config import EngineSpec
 
 log = logging.getLogger(__name__)
@@ -37,7 +45,7 @@ def _fault(exc: EngineError) -> EngineFault:
     return EngineFault("error", str(exc))
 
 
-class ProtocolPlayer(Player):
+class ProtocolPlayer(CubeAdvisedPlayer):
     """A player that answers `best_move` (and, with the cube, `cube`) through a client."""
 
     def __init__(self, spec: EngineSpec, time_ms: int) -> None:
@@ -78,13 +86,6 @@ class ProtocolPlayer(Player):
             log.info("%s: no cube decision (%s); playing on", self.name, exc)
             return None
 
-    async def double(self, position: PositionMap) -> bool:
-        decision = await self._cube(position)
-        return bool(decision and decision.get("action") == "double")
-
-    async def take(self, position: PositionMap) -> bool:
-        decision = await self._cube(position)
-        return not (decision and decision.get("take") == "drop")
 
 
 def _extra(options: dict[str, Any]) -> dict[str, Any]:

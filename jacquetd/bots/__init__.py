@@ -4,8 +4,7 @@ Levels (weakest first): `random`, `heuristic`, `neural` (the learned
 evaluator at 0 plies), `neural-1` and `neural-2` (expectimax over the 21
 rolls with move filtering). `get_bot(level, variant)` builds a player;
 `jacquetd.bots.analysis` has `evaluate`, `analyze`, `cube_decision` and
-`rollout`; `jacquetd.bots.engine.engine_for(level)` adapts a level to the
-daemon's engine interface.
+`rollout`.
 """
 
 import os
@@ -16,11 +15,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from .analysis import Evaluation, RankedPlay, RolloutProgress
 from .cube import CubeDecision
-from .engine import engine_for
 from .players import BOT_LEVELS, DEFAULT_LEVEL, Bot, get_bot
-
-LEVELS = BOT_LEVELS
-"""Alias read by the daemon (`jacquetd.daemon.engine_api`)."""
 
 
 def warm_up(variants: tuple[str, ...] = ("jacquet", "jacquet-be", "backgammon")) -> None:
@@ -43,13 +38,11 @@ def warm_up(variants: tuple[str, ...] = ("jacquet", "jacquet-be", "backgammon"))
 __all__ = [
     "BOT_LEVELS",
     "DEFAULT_LEVEL",
-    "LEVELS",
     "Bot",
     "CubeDecision",
     "Evaluation",
     "RankedPlay",
     "RolloutProgress",
-    "engine_for",
     "get_bot",
     "warm_up",
 ]

@@ -74,6 +74,13 @@ def default_level() -> str:
     return str(getattr(bots, "DEFAULT_LEVEL", "random")) if bots is not None else "random"
 
 
+def searches(level: str) -> bool:
+    """Whether `level` is a search whose depth a request's `plies` may set (the neural
+    levels); the others choose the same way at any depth."""
+    players = _optional("jacquetd.bots.players")
+    return level in getattr(players, "LEVEL_PLIES", {}) if players is not None else False
+
+
 def get_bot(level: str, variant: str, seed: int | None) -> Bot:
     bots = _optional("jacquetd.bots")
     factory = getattr(bots, "get_bot", None) if bots is not None else None

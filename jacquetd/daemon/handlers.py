@@ -51,6 +51,7 @@ from jacquetd.rules import (
 )
 from jacquetd.rules.position import CHECKERS
 from jacquetd.rules.scoring import game_result, result_name
+from jacquetd.version import version
 
 log = logging.getLogger(__name__)
 
@@ -62,14 +63,7 @@ except ImportError:  # pragma: no cover - numpy missing
     _fastgen = None
 
 ENGINE_NAME = "jacquetd"
-ENGINE_VERSION = "0.1.0"
 
-#: Commands answered in the front process; everything else in COMMANDS goes to a worker.
-FRONT_COMMANDS = frozenset(
-    {"hello", "ping", "position", "legal_moves", "apply_move", "stats", "cancel", "quit"}
-)
-WORKER_COMMANDS = frozenset({"best_move", "analyze", "evaluate", "cube", "luck",
-                             "analyze_record"})
 #: Worker jobs of the gnubg endpoint (not protocol commands).
 GNUBG_DECIDE = "gnubg_decide"
 GNUBG_EVALUATE = "gnubg_evaluate"
@@ -270,7 +264,7 @@ def handle_hello(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     result.update(
         protocol=chosen,
         engine=ENGINE_NAME,
-        version=ENGINE_VERSION,
+        version=version(),
         variants=list(VARIANTS),
         levels=extra.pop("levels"),
     )
@@ -382,10 +376,17 @@ def prepare(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
         raise ProtocolError(ErrorCode.BAD_POSITION, "the game is over: nobody rolls",
                             field="position")
     job = dict(args)
-    job["position"] = pos.to_dict()
+    job["position"] = pos  # validated here, once: the worker takes it as it is
     if cmd != "luck":
         job.pop("dice", None)
     return job
+
+
+def job_position(args: dict[str, Any]) -> Position:
+    """The position of a worker job: the one `prepare` validated (it crosses the pipe
+    pickled, and is not validated again), or a structured map from any other caller."""
+    value = args["position"]
+    return value if isinstance(value, Position) else Position.from_dict(value)
 
 
 @dataclass
@@ -430,20 +431,27 @@ TEST_LEVELS = ("test-sleep", "test-hang", "test-crash", "test-hog")
 
 
 def run_best_move(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    pos = Position.from_dict(args["position"])
+    pos = job_position(args)
     level = args.get("level") or engine_api.default_level()
     started = time.monotonic()
     if call.test_levels and level in TEST_LEVELS:
         _test_bot(level, call, args.get("time_ms"))
         play = legal_plays(pos)[0]
+    elif args.get("plies") is not None and engine_api.searches(level):
+        # an explicit depth: the top play of the deepest ranking finished (as `analyze`)
+        ranking = _deepest(pos, int(args["plies"]), 1, args.get("time_ms"), call, None)
+        play = ranking[0].play
     else:
         bot = engine_api.get_bot(level, pos.variant, args.get("seed", call.seed))
         play = bot.choose(pos, movetime_ms=args.get("time_ms"), should_stop=call.should_stop)
-    return {
+    result = {
         "play": play_dict(play),
         "level": level,
         "elapsed_ms": round((time.monotonic() - started) * 1e3, 3),
     }
+    if call.stop_flag():  # a cancel: the best play of the deepest search finished
+        result["stopped"] = True
+    return result
 
 
 def _ranked(entry: Any) -> dict[str, Any]:
@@ -456,37 +464,53 @@ def _ranked(entry: Any) -> dict[str, Any]:
     return d
 
 
-def run_analyze(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    pos = Position.from_dict(args["position"])
-    started = time.monotonic()
-    plies = int(args.get("plies", 1))
-    budget_end = started + args["time_ms"] / 1000.0 if args.get("time_ms") else None
+def _deepest(pos: Position, plies: int, max_plays: int | None, time_ms: int | None,
+             call: WorkerCall, each: Callable[[list[Any]], None] | None) -> list[Any]:
+    """The ranking of the deepest search finished (at most `plies`) before the budget
+    `time_ms`, the deadline or a stop; `each` sees every ranking as it is finished."""
+    budget_end = time.monotonic() + time_ms / 1000.0 if time_ms else None
 
     def stop() -> bool:
         return call.should_stop() or (budget_end is not None and time.monotonic() >= budget_end)
 
     last: list[Any] | None = None
-    for ranking in engine_api.analyze(pos, plies, args.get("max_plays", 10), stop):
+    for ranking in engine_api.analyze(pos, plies, max_plays, stop):
         last = ranking
-        if args.get("partials", True):
-            call.report({
-                "plays": [_ranked(e) for e in ranking],
-                "plies": ranking[0].plies if ranking else 0,
-                "elapsed_ms": round((time.monotonic() - started) * 1e3, 3),
-            })
+        if each is not None:
+            each(ranking)
         if call.should_stop():
             break
     if last is None:
         raise SearchTimedOut()
-    return {
+    return last
+
+
+def run_analyze(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
+    pos = job_position(args)
+    started = time.monotonic()
+    plies = int(args.get("plies", 1))
+
+    def report(ranking: list[Any]) -> None:
+        call.report({
+            "plays": [_ranked(e) for e in ranking],
+            "plies": ranking[0].plies if ranking else 0,
+            "elapsed_ms": round((time.monotonic() - started) * 1e3, 3),
+        })
+
+    last = _deepest(pos, plies, args.get("max_plays", 10), args.get("time_ms"), call,
+                    report if args.get("partials", True) else None)
+    result = {
         "plays": [_ranked(e) for e in last],
         "plies": last[0].plies if last else plies,
         "elapsed_ms": round((time.monotonic() - started) * 1e3, 3),
     }
+    if call.stop_flag():  # a cancel: the deepest ranking finished before it
+        result["stopped"] = True
+    return result
 
 
 def run_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    pos = Position.from_dict(args["position"])
+    pos = job_position(args)
     plies = int(args.get("plies") or 0)
     result = engine_api.evaluate(pos, plies)
     result["plies"] = plies
@@ -494,7 +518,7 @@ def run_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
 
 
 def run_luck(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    pos = Position.from_dict(args["position"])
+    pos = job_position(args)
     d1, d2 = args["dice"]
     return {"luck": round(engine_api.luck(pos, (int(d1), int(d2))), 6), "plies": 0}
 
@@ -514,7 +538,7 @@ def run_match_bot(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
 
 
 def run_cube(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    pos = Position.from_dict(args["position"])
+    pos = job_position(args)
     plies = int(args.get("plies") or 0)
     result = engine_api.cube_decision(pos, plies)
     result.setdefault("plies", plies)

@@ -23,7 +23,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import zmq
 import zmq.asyncio
@@ -190,14 +190,16 @@ class ZmqEndpoint:
             return
         frames = [peer.identity, b"", body] if peer.delimiter else [peer.identity, body]
         try:
-            future = sock.send_multipart(frames, flags=zmq.NOBLOCK, copy=len(body) < 65536)
+            # an asyncio socket's send returns a future (the stubs say Awaitable)
+            future = cast("asyncio.Future[Any]", sock.send_multipart(
+                frames, flags=zmq.NOBLOCK, copy=len(body) < 65536))
         except zmq.ZMQError as exc:
             self._send_failed(peer, exc)
             return
         if future.done():
-            exc = future.exception()
-            if isinstance(exc, zmq.ZMQError):
-                self._send_failed(peer, exc)
+            failure = future.exception()
+            if isinstance(failure, zmq.ZMQError):
+                self._send_failed(peer, failure)
         else:
             future.add_done_callback(lambda f: f.cancelled() or f.exception())
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from jacquetd_protocol.commands import COMMANDS, MATCH_COMMAND_NAMES, arguments
+from jacquetd_protocol.commands import COMMANDS, MATCH_COMMAND_NAMES, arguments, warnings_for
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 
@@ -63,6 +63,7 @@ class _Pending:
     timer: asyncio.TimerHandle | None = None
     task: asyncio.Task[None] | None = None  # a match_watch stream
     done: bool = False
+    stopping: bool = False  # a cancel asked the search to answer with what it has
 
 
 @dataclass
@@ -343,6 +344,13 @@ class Service:
     def _reply_now(self, peer: Peer, request: Request, arrived: float, reply: Reply) -> None:
         code = None if reply.ok or reply.error is None else str(reply.error.get("code"))
         self.stats.record(request.cmd, time.monotonic() - arrived, code)
+        if request.ignored:  # fields the command does not define: say so (SPEC 3)
+            warnings = warnings_for(request)
+            if reply.ok:
+                reply = Reply.success(reply.id, {**(reply.result or {}), "warnings": warnings})
+            else:
+                reply = Reply(reply.id, False, error={**(reply.error or {}),
+                                                      "warnings": warnings})
         peer.deliver(reply, request.encoding)
 
     def _submit(self, peer: Peer, request: Request, args: dict[str, Any], arrived: float) -> None:
@@ -388,6 +396,8 @@ class Service:
         outcome = future.result()
         if outcome[0] == "ok":
             reply = Reply.success(pending.request.id, outcome[1])
+        elif pending.stopping:  # stopped before any depth was finished: nothing to give
+            reply = Reply.failure(pending.request.id, self._cancelled(pending))
         else:
             _tag, code, message, rule, field_name, extra = outcome
             reply = Reply.failure(pending.request.id, ProtocolError(
@@ -426,13 +436,26 @@ class Service:
         self._reply_now(pending.peer, pending.request, pending.arrived, reply)
 
     def cancel(self, peer: Peer, target: Any) -> bool:
+        """`cancel`: a search that can answer with what it has (`analyze`, `best_move` with
+        `time_ms`) is told to stop and ends `ok` with the deepest result it finished,
+        `stopped: true` (SPEC 9); anything else ends at once with `cancelled`."""
         client = self._clients.get(peer.key)
         pending = client.pending.get(target) if client is not None else None
         if pending is None:
             return False
-        self._stop(pending, ProtocolError(ErrorCode.CANCELLED, f"request {target!r} was "
-                                          "cancelled"))
+        if pending.stopping:
+            return True
+        if (pending.job_id is not None and stops_with_answer(pending.request)
+                and self.pool.stop(pending.job_id)):
+            pending.stopping = True
+            return True
+        self._stop(pending, self._cancelled(pending))
         return True
+
+    @staticmethod
+    def _cancelled(pending: _Pending) -> ProtocolError:
+        return ProtocolError(ErrorCode.CANCELLED, f"request {pending.request.id!r} was "
+                             "cancelled")
 
     def end_session(self, peer: Peer) -> None:
         """``quit`` or a closed connection: stop what the peer still has in flight."""
@@ -511,6 +534,13 @@ class Service:
                 self._stop(pending, ProtocolError(ErrorCode.INTERNAL, "the server stopped "
                                                   "before this request finished"))
         return cut
+
+
+def stops_with_answer(request: Request) -> bool:
+    """Whether `cancel` of this request ends it with the deepest result finished: an
+    `analyze`, or a `best_move` with a search budget (`time_ms`)."""
+    return request.cmd == "analyze" or (request.cmd == "best_move"
+                                        and bool(request.args.get("time_ms")))
 
 
 OnRestart = Callable[[str], None]

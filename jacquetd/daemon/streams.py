@@ -23,6 +23,7 @@ from typing import Any
 
 from jacquetd_protocol.codec import StreamDecoder, decode_request, detect_encoding, encode_reply
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.gnubg_wire import GnubgLineDecoder
 from jacquetd_protocol.messages import Encoding, Partial, Reply
 
 from jacquetd.daemon import gnubg, handlers
@@ -234,9 +235,9 @@ class GnubgConnection(_Connection):
 
     def __init__(self, server: StreamServer) -> None:
         super().__init__(server)
-        self.buf = bytearray()
-        self.skipping = False
-        self.lines: deque[bytes | None] = deque()  # None: end of input
+        self.decoder = GnubgLineDecoder(self.cfg.limits.gnubg_max_line_bytes)
+        # None: end of input; ProtocolError: a line over gnubg_max_line_bytes
+        self.lines: deque[bytes | ProtocolError | None] = deque()
         self.wakeup = asyncio.Event()
         self.paused = False
         self.answering = False  # a line is being answered
@@ -254,35 +255,18 @@ class GnubgConnection(_Connection):
         self.task = asyncio.get_running_loop().create_task(self.answer_lines())
 
     def data_received(self, data: bytes) -> None:
-        self.buf += data
-        self.input_seen(bool(self.buf.replace(b"\0", b"").strip()) or self.skipping)
-        limit = self.cfg.limits.gnubg_max_line_bytes
-        while True:
-            nl = self.buf.find(b"\n")
-            if nl < 0:
-                if len(self.buf) > limit:
-                    if not self.skipping:
-                        self.lines.append(b"\x01too-long")
-                    self.skipping = True
-                    self.buf.clear()
-                break
-            line = bytes(self.buf[:nl])
-            del self.buf[: nl + 1]
-            if self.skipping:
-                self.skipping = False
-                continue
-            self.lines.append(b"\x01too-long" if len(line) > limit else line)
-        self.input_seen(bool(self.buf.replace(b"\0", b"").strip()) or self.skipping)
+        self.input_seen(self.decoder.in_line or bool(data.replace(b"\0", b"").strip()))
+        self.lines.extend(self.decoder.feed(data))
+        self.input_seen(self.decoder.in_line)
         self.wakeup.set()
         if len(self.lines) > GNUBG_MAX_PENDING_LINES and self.transport is not None:
             self.transport.pause_reading()
             self.paused = True
 
     def eof_received(self) -> bool:
-        rest = bytes(self.buf).replace(b"\0", b"").strip()
-        if rest and not self.skipping:
-            self.lines.append(bytes(self.buf))
-        self.buf.clear()
+        # a last line without its newline is answered, unless it is blank
+        self.lines.extend(item for item in self.decoder.finish()
+                          if not isinstance(item, bytes) or item.strip())
         self.lines.append(None)
         self.wakeup.set()
         return True
@@ -307,7 +291,7 @@ class GnubgConnection(_Connection):
             if line is None:
                 self.close()
                 return
-            if line == b"\x01too-long":
+            if isinstance(line, ProtocolError):
                 self.write(
                     f"Error: line longer than {self.cfg.limits.gnubg_max_line_bytes} bytes\n"
                     .encode()

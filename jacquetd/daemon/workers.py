@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 RSS_CHECK_S = 0.25  # how often the workers' memory is looked at
+# A search told to answer with what it has (`stop`) gets this long, at least, before its
+# worker is replaced: a fresh worker may still be loading its networks.
+STOP_GRACE_S = 5.0
 PartialSink = Callable[[dict[str, Any]], None]
 # ("ok", result) or ("error", code, message, rule, field, extra)
 JobOutcome = tuple[Any, ...]
@@ -66,6 +69,7 @@ class _Job:
     future: asyncio.Future[JobOutcome]
     on_partial: PartialSink | None
     abandoned: bool = False
+    stopping: bool = False  # told to answer now with what it has (`stop`)
     heavy: bool = False
     owner: str = ""  # the client it is for: waiting jobs are taken client by client
 
@@ -147,7 +151,9 @@ def _error(code: str, message: str) -> JobOutcome:
     return ("error", code, message, None, None, {})
 
 
-def _mp_context() -> multiprocessing.context.BaseContext:
+def _mp_context() -> Any:
+    """The forkserver context (else spawn); typed Any: typeshed's BaseContext has no
+    `Process`, though every concrete context has."""
     # forkserver: workers are forked from a clean server process, never from the
     # front process with its event loop, sockets and threads.
     methods = multiprocessing.get_all_start_methods()
@@ -324,6 +330,27 @@ class WorkerPool:
                         self.cancel_grace_s, self._kill_overrun, worker, job
                     )
 
+    def stop(self, job_id: int) -> bool:
+        """Tell a job to answer now with what it has (a search's deepest finished result;
+        a job still waiting runs with its stop flag set); False when the pool no longer
+        has it. A worker that does not answer within ``STOP_GRACE_S`` of the stop (it may
+        still be loading its networks) is replaced and the job fails (the front answers
+        it `cancelled`)."""
+        job = self._jobs.get(job_id)
+        if job is None or job.abandoned:
+            return False
+        job.stopping = True  # a job still waiting starts stopped: its first depth only
+        for worker in self._workers:
+            if worker is not None and worker.job is job and not worker.dead:
+                self._stop_worker(worker, job)
+        return True
+
+    def _stop_worker(self, worker: _Worker, job: _Job) -> None:
+        worker.stop_flag.value = 1
+        if worker.kill_timer is None:
+            worker.kill_timer = self._require_loop().call_later(
+                max(self.cancel_grace_s, STOP_GRACE_S), self._kill_overrun, worker, job)
+
     @property
     def queued(self) -> int:
         return len(self._queue)
@@ -359,6 +386,8 @@ class WorkerPool:
                 self._queue.push_front(job)
                 continue
             worker.job = job
+            if job.stopping:
+                self._stop_worker(worker, job)
 
     def _finish(self, job: _Job, outcome: JobOutcome) -> None:
         self._jobs.pop(job.job_id, None)
@@ -412,7 +441,8 @@ class WorkerPool:
             worker.conn.close()
         if self._closing:
             return
-        reason = "recycled" if job is not None and job.abandoned else "died"
+        reason = ("recycled" if job is not None and (job.abandoned or job.stopping)
+                  else "died")
         log.warning(
             "event=worker_%s index=%d pid=%s exitcode=%s job=%s",
             reason,

@@ -17,12 +17,11 @@ from .players import (
     default_bot_move,
     random_move,
 )
-from .service import ACTIONS, COMMANDS, BotJob, Caller, MatchLimits, MatchService
+from .service import COMMANDS, BotJob, Caller, MatchLimits, MatchService
 from .state import Act, HostedMatch, MatchConfig, Seat
 from .store import MatchStore, StoreError, default_db_path
 
 __all__ = [
-    "ACTIONS",
     "COMMANDS",
     "MATCH_ERROR_CODES",
     "RANDOM_LEVEL",

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jacquetd_protocol import match_files, records
+from jacquetd_protocol.commands import MATCH_COMMAND_NAMES
 from jacquetd_protocol.mat import MatchFileError
 
 from jacquetd.rules import VARIANTS, Position, find_variant
@@ -69,13 +70,9 @@ RESIGN_WORDS = {
     "marcia-per-punto": 3, "marcia_per_punto": 3, "backgammon": 3,
 }
 
-COMMANDS = ("match_new", "match_state", "match_roll", "match_move", "match_double",
-            "match_take", "match_drop", "match_resign", "match_watch", "match_list",
-            "match_close", "match_export")
-#: Commands that change a match; a retried request with the same client and request id
-#: gets the stored reply.
-ACTIONS = frozenset({"match_new", "match_roll", "match_move", "match_double", "match_take",
-                     "match_drop", "match_resign", "match_close"})
+#: The match commands, as the protocol's command table names them (the actions among
+#: them, `MATCH_ACTIONS`, store their replies for retries).
+COMMANDS = MATCH_COMMAND_NAMES
 
 
 @dataclass(frozen=True)
@@ -285,6 +282,22 @@ class MatchService:
             raise MatchError("conflict", f"request id {caller.request_id!r} was already used "
                              "by this client for a different action")
         return fp, {**self._unsealed(stored.reply, caller), "replayed": True}
+
+    def _seat_action(self, cmd: str, args: Mapping[str, Any], caller: Caller
+                     ) -> dict[str, Any] | tuple[str, _Live, str, int | None]:
+        """The start of an action by a seat or the owner (the lock held): the stored reply
+        if it is a retry; else the request's fingerprint, the match, the role of the
+        token (`seat` or `owner`) and its side. A token that holds no seat is
+        `forbidden`."""
+        fp, stored = self._replayed(cmd, args, caller)
+        if stored is not None:
+            return stored
+        live = self._load(args.get("match_id"))
+        role, side = self._who(live, args.get("token"))
+        if role == "watcher":
+            raise MatchError("forbidden", "this token holds no seat of the match",
+                             field="token")
+        return fp, live, role, side
 
     def _request(self, caller: Caller, fp: str, reply: dict[str, Any]) -> StoredRequest | None:
         if caller.request_id is None:
@@ -496,14 +509,10 @@ class MatchService:
     def _act(self, cmd: str, kind: str, args: Mapping[str, Any], caller: Caller,
              build: Callable[[_Live, int | None, str], Act]) -> dict[str, Any]:
         with self._lock:
-            fp, stored = self._replayed(cmd, args, caller)
-            if stored is not None:
-                return stored
-            live = self._load(args.get("match_id"))
-            role, side = self._who(live, args.get("token"))
-            if role == "watcher":
-                raise MatchError("forbidden", "this token holds no seat of the match",
-                                 field="token")
+            begun = self._seat_action(cmd, args, caller)
+            if isinstance(begun, dict):
+                return begun  # a retry: the stored reply
+            fp, live, role, side = begun
             if live.status in ("over", "closed") or live.hm.over:
                 raise MatchError("match_over", f"the match is {live.status}")
             hm = live.hm
@@ -581,26 +590,27 @@ class MatchService:
             match_id = secrets.token_hex(8)
             while self.store.get(match_id) is not None:  # pragma: no cover - 2^-64
                 match_id = secrets.token_hex(8)
-            tokens = {"seats": [secrets.token_urlsafe(18) if s.kind == "client" else None
-                                for s in seats],
-                      "owner": secrets.token_urlsafe(18)}
+            seat_tokens = [secrets.token_urlsafe(18) if s.kind == "client" else None
+                           for s in seats]
+            owner_token = secrets.token_urlsafe(18)
             hm = HostedMatch(config, seed if dice == "seeded" else None)
             created = {"type": "created", "game": 0, **config.to_dict()}
             events = [created, *hm.begin()]
             now = float(self.clock())
             row = StoredMatch(match_id, config.to_dict(), seed if dice == "seeded" else None,
-                              tokens, "playing", now, now, None, (0, 0), None, 1, 0, 0)
+                              {"seats": seat_tokens, "owner": owner_token}, "playing", now,
+                              now, None, (0, 0), None, 1, 0, 0)
             live = _Live(row, config, hm, "playing", 0, now)
             numbered = self._number(live, events)
             if hm.over:  # pragma: no cover - a match cannot end before its first action
                 live.status = "over"
-            reply = {"match_id": match_id, "tokens": tokens["seats"],
-                     "owner_token": tokens["owner"],
+            reply = {"match_id": match_id, "tokens": seat_tokens,
+                     "owner_token": owner_token,
                      **{k: v for k, v in self._brief(live, None, numbered).items()
                         if k not in ("match_id", "may")}}
             hashed = {"seats": [None if t is None else self.store.secrets.token_hash(t)
-                                for t in tokens["seats"]],
-                      "owner": self.store.secrets.token_hash(tokens["owner"])}
+                                for t in seat_tokens],
+                      "owner": self.store.secrets.token_hash(owner_token)}
             row = StoredMatch(match_id, row.config, row.seed, hashed, live.status, now, now,
                               None, hm.score(), None, 1, 0, live.last_event)
             live.row = row
@@ -786,14 +796,10 @@ class MatchService:
         closes a finished one. A closed match is kept, listed with `status=closed`."""
         caller = caller or Caller()
         with self._lock:
-            fp, stored = self._replayed("match_close", args, caller)
-            if stored is not None:
-                return stored
-            live = self._load(args.get("match_id"))
-            role, _ = self._who(live, args.get("token"))
-            if role == "watcher":
-                raise MatchError("forbidden", "this token holds no seat of the match",
-                                 field="token")
+            begun = self._seat_action("match_close", args, caller)
+            if isinstance(begun, dict):
+                return begun  # a retry: the stored reply
+            fp, live, role, _ = begun
             if live.status == "closed":
                 return {"match_id": live.row.id, "status": "closed", "abandoned": False,
                         "last_event": live.last_event, "already": True}

@@ -545,4 +545,4 @@ def vacuum(store: MatchStore) -> int:
         store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         store._db.execute("VACUUM")
         store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return max(0, before - stats(store)["bytes"])
+    return max(0, int(before) - int(stats(store)["bytes"]))

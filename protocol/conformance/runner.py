@@ -134,6 +134,8 @@ def run_protocol_step(session: Session, step: dict[str, Any]) -> None:
         _burst(session, step)
         return
     rid = substitute(step["id"], v) if "id" in step else rid
+    if "wait_partials" in step:
+        _wait_partials(session, rid, int(substitute(step["wait_partials"], v)))
     if "expect" in step:
         reply, frame = session.final(rid)
         got = _as_dict(reply)
@@ -151,6 +153,18 @@ def run_protocol_step(session: Session, step: dict[str, Any]) -> None:
                 raise StepFailure(f"capture {name}: {exc}") from None
     if step.get("expect_closed"):
         _expect_closed(session)
+
+
+def _wait_partials(session: Session, rid: Any, count: int) -> None:
+    """Read until `count` partials of request `rid` have come (they stay filed for a later
+    `partials` check); a final reply before them fails the step."""
+    key = _key(rid)
+    while len(session.partials[key]) < count:
+        if session.finals[key]:
+            raise StepFailure(f"the final reply of {rid!r} came before {count} partial(s)")
+        if not session.read_one(session.timeout):
+            raise StepFailure(f"no {count} partial(s) for id {rid!r} within "
+                              f"{session.timeout:g} s")
 
 
 def _burst(session: Session, step: dict[str, Any]) -> None:

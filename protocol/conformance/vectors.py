@@ -22,8 +22,7 @@ ENDPOINTS = ("protocol", "gnubg")
 STEP_KEYS = {
     "about", "send", "send_raw", "send_hex", "repeat", "then", "burst", "id", "expect",
     "partials", "text", "capture", "expect_each", "expect_some", "lines", "expect_closed",
-    "transports",
-}
+    "transports", "wait_partials"}
 VECTOR_KEYS = {"name", "about", "endpoint", "transports", "requires", "steps"}
 _VAR_RE = re.compile(r"\$\{([A-Za-z_][\w.]*)\}")
 

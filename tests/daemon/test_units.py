@@ -220,12 +220,12 @@ def test_cube_with_the_cube_off_is_refused_with_c1() -> None:
     with pytest.raises(ProtocolError) as info:
         handlers.prepare("cube", {"position": "start"})
     assert (info.value.code, info.value.rule) == (ErrorCode.BAD_POSITION, "C1")
-    assert handlers.prepare("cube", {"position": "start:backgammon"})["position"]["cube"]
+    assert handlers.prepare("cube", {"position": "start:backgammon"})["position"].cube
 
 
 def test_luck_takes_a_position_without_dice_and_a_roll() -> None:
     job = handlers.prepare("luck", {"position": "start:backgammon", "dice": [3, 1]})
-    assert job["dice"] == [3, 1] and job["position"]["dice"] == []
+    assert job["dice"] == [3, 1] and job["position"].dice == ()
     with pytest.raises(ProtocolError) as info:
         handlers.prepare("luck", {"position": "AQAAAAAAAAAAAAAAAADwAAAAAAAAAAAAAAAA8GUA",
                                   "dice": [3, 1]})

@@ -1,0 +1,47 @@
+"""`cancel` of a search answers with what it has (protocol 1.2), even before it started.
+
+Against a real daemon with one worker: the conformance vectors (65-stop-and-warnings)
+cover searches stopped while they run; here an analysis still waiting for the worker is
+cancelled, and starts stopped when the worker frees: its 0-ply ranking is the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from jacquetd_protocol.messages import Reply
+
+from tests.conftest import DaemonProcess
+from tests.daemon.wire import ZmqClient
+
+
+def test_a_waiting_analysis_that_is_cancelled_answers_its_first_depth(
+        start_jacquetd: Callable[..., DaemonProcess]) -> None:
+    daemon = start_jacquetd("--workers", "1", "--test-levels")
+    client = ZmqClient(daemon.zmq)
+    try:
+        busy = client.send("best_move", position="start", dice=[6, 5], level="test-sleep",
+                           time_ms=1500)  # holds the only worker for 1.5 s
+        waiting = client.send("analyze", position="start:backgammon", dice=[3, 1], plies=4,
+                              max_plays=2)
+        cancel = client.send("cancel", target=waiting)
+        finals: dict[object, Reply] = {}
+        partials = 0
+        while len(finals) < 3:
+            msg = client.recv(timeout=60)
+            if isinstance(msg, Reply):
+                finals[msg.id] = msg
+            elif msg.id == waiting:
+                partials += 1
+        assert finals[cancel].ok and finals[cancel].result == {"target": waiting}
+        assert finals[busy].ok and "stopped" not in (finals[busy].result or {})
+        stopped = finals[waiting]
+        assert stopped.ok, stopped.error
+        result = stopped.result or {}
+        assert result["stopped"] is True and result["plies"] == 0
+        assert 1 <= len(result["plays"]) <= 2 and partials <= 1
+        # the worker is free again at once: a 4-ply search was never started
+        assert client.call("best_move", position="start", dice=[6, 5],
+                           level="random").ok
+    finally:
+        client.close()
