@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jacquetd_protocol.records import format_record
+from jacquetd_protocol.mat import MatchFileError, format_mat, parse_mat, turns
+from jacquetd_protocol.records import RecordError, format_record, parse_record
 
 from ..client import JacquetClient
 from ..errors import EngineError
@@ -218,6 +219,8 @@ class League:
                 name = m["job"].replace("~", "-vs-").replace("#", "-").replace(":", "-")
                 (self.options.records_dir / f"{name}.txt").write_text(m["record"],
                                                                       encoding="utf-8")
+                if self.config.variant == "backgammon":
+                    write_mat(self.options.records_dir / f"{name}.mat", m["record"])
 
     async def _worker(self, slot: int, queue: asyncio.Queue[Job], daemon: JacquetClient,
                       journal: Journal, progress: Progress) -> None:
@@ -282,3 +285,21 @@ class League:
             await loser.restart()
         except (EngineFault, EngineError, OSError) as exc:  # the next game retries
             log.warning("%s: restart failed: %s", loser.name, exc)
+
+
+def write_mat(path: Path, record_text: str) -> bool:
+    """Write a backgammon match record as `.mat` (gnubg's layout) and read it back: the
+    file is kept only when it tells the same games, turns and score as the record."""
+    try:
+        record = parse_record(record_text)
+        text = format_mat(record)
+        again = parse_mat(text)
+    except (RecordError, MatchFileError) as exc:
+        log.warning("no .mat for %s: %s", path.name, exc)
+        return False
+    if ([turns(g) for g in again.games] != [turns(g) for g in record.games]
+            or again.score != record.score):
+        log.warning("no .mat for %s: it does not read back as the same match", path.name)
+        return False
+    path.write_text(text, encoding="utf-8")
+    return True
