@@ -6,6 +6,10 @@ the same message sizes in its own process (the transport's floor), and the
 engine's own compute time for the same request in-process (decode, legal
 plays, result, encode). Prints p50/p99 latency, throughput and the ratio of
 the daemon's p50 to (echo floor + compute).
+
+The WebSocket column: the same request to the same daemon in the same run over
+its WebSocket endpoint, as JSON text frames (what a browser sends); the goal is
+a p50 within 1.5x of the ZeroMQ p50.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from jacquetd_protocol.messages import Reply, Request  # noqa: E402
 from jacquetd.daemon import handlers  # noqa: E402
 
 REQUEST = Request(1, "legal_moves", {"position": "start:backgammon", "dice": [3, 1]}, "msgpack")
+JSON_REQUEST = Request(1, "legal_moves", REQUEST.args, "json")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -80,10 +85,30 @@ def client(endpoint: str, n: int, latencies: list[float], barrier: threading.Bar
     sock.close(0)
 
 
+def ws_client(url: str, n: int, latencies: list[float], barrier: threading.Barrier) -> None:
+    """One WebSocket client sending `legal_moves` as JSON text frames, one at a time."""
+    from websockets.sync.client import connect
+
+    frame = encode_request(JSON_REQUEST).decode()
+    with connect(url, compression=None, max_size=None) as ws:
+        for _ in range(50):  # warm-up
+            ws.send(frame)
+            ws.recv()
+        barrier.wait()
+        local = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            ws.send(frame)
+            ws.recv()
+            local.append(time.perf_counter() - t0)
+    latencies.extend(local)
+
+
 def measure(endpoint: str, clients: int, n: int) -> dict[str, float]:
     latencies: list[float] = []
     barrier = threading.Barrier(clients + 1)
-    threads = [threading.Thread(target=client, args=(endpoint, n, latencies, barrier))
+    target = ws_client if endpoint.startswith("ws://") else client
+    threads = [threading.Thread(target=target, args=(endpoint, n, latencies, barrier))
                for _ in range(clients)]
     for t in threads:
         t.start()
@@ -109,16 +134,18 @@ def compute_time(n: int = 2000) -> float:
     return statistics.median(times) * 1e3
 
 
-def start_daemon() -> tuple[subprocess.Popen[bytes], str]:
+def start_daemon() -> tuple[subprocess.Popen[bytes], str, str]:
+    """The daemon, its ZeroMQ endpoint and its WebSocket URL."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.Popen([sys.executable, "-m", "jacquetd", "serve", "--bind",
                              "tcp://127.0.0.1:0", "--tcp", "off", "--gnubg", "off",
+                             "--ws", "127.0.0.1:0", "--db", "off",
                              "--log-level", "warning"], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
     line = proc.stdout.readline().decode()
-    endpoint = next(w.split("=", 1)[1] for w in line.split() if w.startswith("zmq="))
-    return proc, endpoint
+    words = dict(w.split("=", 1) for w in line.split() if "=" in w)
+    return proc, words["zmq"], f"ws://{words['ws']}/ws"
 
 
 def main() -> None:
@@ -126,7 +153,7 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=3000, help="requests per client")
     opts = parser.parse_args()
 
-    daemon, endpoint = start_daemon()
+    daemon, endpoint, ws_url = start_daemon()
     try:
         probe = zmq.Context.instance().socket(zmq.DEALER)
         probe.setsockopt(zmq.LINGER, 0)
@@ -136,6 +163,7 @@ def main() -> None:
         probe.close(0)
         request_size = len(encode_request(REQUEST))
         results = {c: measure(endpoint, c, opts.n) for c in (1, 8)}
+        over_ws = {c: measure(ws_url, c, opts.n) for c in (1, 8)}
     finally:
         daemon.terminate()
         daemon.wait(30)
@@ -160,8 +188,10 @@ def main() -> None:
     header = f"{'clients':>7} {'what':>7} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9}"
     print(header)
     for c in (1, 8):
-        for name, r in (("daemon", results[c]), ("echo", floor[c])):
+        for name, r in (("daemon", results[c]), ("ws/json", over_ws[c]), ("echo", floor[c])):
             print(f"{c:>7} {name:>7} {r['p50_ms']:>8.3f} {r['p99_ms']:>8.3f} {r['rps']:>9.0f}")
+        print(f"{c:>7} {'ratio':>7} WebSocket/JSON p50 / ZeroMQ p50 = "
+              f"{over_ws[c]['p50_ms'] / results[c]['p50_ms']:.2f}  (goal <= 1.5)")
         ratio = results[c]["p50_ms"] / (floor[c]["p50_ms"] + compute)
         print(f"{c:>7} {'ratio':>7} daemon p50 / (echo p50 + compute) = {ratio:.2f}  "
               f"(goal <= 3)")

@@ -297,21 +297,31 @@ class Referee:
     async def play_game(self, players: tuple[Player, Player], dice: DiceSource, *,
                         variant: str, cube: bool = False, score: tuple[int, int] = (0, 0),
                         match_length: int = 0, crawford: bool = False, seed: int = 0,
-                        number: int = 1, max_moves: int = 2000) -> GameOutcome:
-        """Play one game; seat 0 is `players[0]`."""
+                        number: int = 1, max_moves: int = 2000,
+                        start: PositionMap | None = None) -> GameOutcome:
+        """Play one game; seat 0 is `players[0]`. With `start` (a structured position, no
+        double pending) the game goes on from there instead of the opening roll, seat 0
+        on roll with the position's dice if it has any; its record has no opening."""
         info = variant_info(variant)
-        opening = await dice.opening()
-        first = 0 if opening[0] > opening[1] else 1
-        view = (score[first], score[1 - first])
-        pos = await self.start_position(variant, cube=cube, score=view,
-                                        match_length=match_length, crawford=crawford)
+        pending: Dice | None
+        opening: Dice | None
+        if start is not None:
+            opening, first = None, 0
+            pos = {k: v for k, v in start.items() if k != "dice"}
+            rolled = start.get("dice") or []
+            pending = (int(rolled[0]), int(rolled[1])) if rolled else None
+        else:
+            opening = await dice.opening()
+            first = 0 if opening[0] > opening[1] else 1
+            view = (score[first], score[1 - first])
+            pos = await self.start_position(variant, cube=cube, score=view,
+                                            match_length=match_length, crawford=crawford)
+            pending = (max(opening), min(opening)) if info.opening_plays_opening_dice else None
         state = GameState(variant, pos, first, (players[0].name, players[1].name), score,
                           match_length, crawford, opening=opening)
         record = GameRecord(number, score, crawford, opening)
         luck = [0.0, 0.0]
         await self.observer.game_started(state)
-        pending: Dice | None = ((max(opening), min(opening))
-                                if info.opening_plays_opening_dice else None)
         while True:
             seat = state.turn
             player = players[seat]
@@ -484,7 +494,9 @@ def _result_of(play: PlayMap) -> tuple[int, str]:
     sends one), else the rules' tables applied to the final position."""
     given = play.get("result")
     if isinstance(given, dict) and isinstance(given.get("points"), int):
-        return int(given["points"]), str(given.get("name", ""))
+        # the daemon's points include the cube (SPEC 5.2): the result is 1-3 before it
+        cube = int(play["position"].get("cube", {}).get("value", 1))
+        return int(given["points"]) // cube, str(given.get("name", ""))
     return game_points(play["position"])
 
 

@@ -469,6 +469,48 @@ async def run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+async def play_position(args: argparse.Namespace, out: TextIO) -> int:
+    """`--position ID`: one game from a pasted position (a gnubg id, an XGID or a
+    position id, read by the daemon), you on roll against the bot (or two bots with
+    --watch); the game is not saved, since a record starts from the opening roll."""
+    console = Console(out, colour_enabled(out) and not args.no_color)
+    daemon = await (JacquetClient.open(args.connect) if args.connect else spawn_engine(
+        args.daemon.split() if args.daemon else default_engine_command()))
+    async with daemon:
+        reply = await daemon.request("position", position=args.position)
+        pos = dict(reply["position"])
+        if pos.get("cube", {}).get("pending"):
+            console.say("jacquet-play: a double is pending in this position; paste the "
+                        "position after its answer")
+            return 2
+        levels = daemon.server.get("levels") or ["random"]
+        level = args.level or levels[-1]
+        names = ("you", f"bot ({level})") if not args.watch else (level, f"{level}-2")
+        display = Display(console, 0, names, show_every_move=bool(args.watch))
+        bot = BotPlayer(daemon, args.level2 or level if args.watch else level,
+                        plies=args.plies, movetime_ms=args.movetime, name=names[1])
+        first: Player = (BotPlayer(daemon, level, plies=args.plies, movetime_ms=args.movetime,
+                                   name=names[0]) if args.watch
+                         else HumanPlayer(console, daemon, display))
+        ids = ", ".join(f"{k} {reply[k]}" for k in ("gnubg_id", "xgid") if k in reply)
+        console.say(f"{pos['variant']} from position {reply['position_id']}"
+                    + (f" ({ids})" if ids else "") + f"; {names[0]} on roll.")
+        match = pos.get("match") or {}
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+        try:
+            outcome = await Referee(daemon, observer=display, luck=False).play_game(
+                (first, bot), SeededDice(seed), variant=pos["variant"], cube="cube" in pos,
+                score=tuple(match.get("score", (0, 0))), match_length=match.get("length", 0),
+                crawford=bool(match.get("crawford")), seed=seed, start=pos)
+        except Quit:
+            console.say("\nLeft the game.")
+            return 0
+        console.say(f"\nGame over: {names[outcome.winner]} {_verb(names[outcome.winner], 'win')}"
+                    f" {outcome.points} point{'s' if outcome.points != 1 else ''} "
+                    f"({outcome.reason}).")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jacquet-play", description=__doc__.split("\n")[0],
@@ -516,6 +558,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "remembered one)")
     parser.add_argument("--name", default="you",
                         help="your name in a hosted match (default: you)")
+    parser.add_argument("--position", metavar="ID",
+                        help="play one game from a pasted position: a gnubg id "
+                        "(PositionID:MatchID), an XGID or a jacquetd position id")
     parser.add_argument("--state-file", metavar="FILE",
                         help="where the last hosted match is remembered "
                         f"(default: {hosted.state_file()})")
@@ -529,7 +574,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--length: 0 or more")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        return asyncio.run(run(args, sys.stdout))
+        return asyncio.run(play_position(args, sys.stdout) if args.position
+                           else run(args, sys.stdout))
     except KeyboardInterrupt:
         print("\ninterrupted")
         return 130

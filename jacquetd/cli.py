@@ -118,6 +118,15 @@ SERVE_OPTIONS: list[Option] = [
     (("--gnubg",), dict(metavar="HOST:PORT", help="GNU Backgammon external-player endpoint; "
                         f"'off' disables (default {_hostport(_D.gnubg)}{_env_of('gnubg')})"),
      "gnubg"),
+    (("--ws",), dict(metavar="HOST:PORT", help="WebSocket endpoint and web app; 'off' "
+                     f"disables (default {_hostport(_D.ws)}{_env_of('ws')})"), "ws"),
+    (("--ws-origin",), dict(action="append", metavar="ORIGIN",
+                            help="a page origin allowed on the WebSocket endpoint besides the "
+                            "loopback ones, e.g. https://board.example.org (repeatable)"),
+     "ws_origins"),
+    (("--ws-token-file",), dict(metavar="FILE", help="file of the bearer token the WebSocket "
+                                "endpoint requires (required beyond loopback; default: none)"),
+     "ws_token_file"),
     (("--gnubg-level",), dict(metavar="LEVEL", help="bot level answering the gnubg endpoint "
                               f"(default {_D.gnubg_level}{_env_of('gnubg_level')})"),
      "gnubg_level"),
@@ -271,12 +280,12 @@ def load_config(args: argparse.Namespace, stdio: bool = False,
     if cfg.curve:
         # Authentication asked for: the endpoints that cannot authenticate stay off
         # unless they were asked for too.
-        changes = {k: None for k in ("tcp", "gnubg") if k not in explicit}
+        changes = {k: None for k in ("tcp", "gnubg", "ws") if k not in explicit}
         cfg = dataclasses.replace(cfg, **changes)
     if stdio:
         # an engine spawned by a client opens no match database unless asked to (`--db
         # PATH`, `--db default`, or `db` in the file): the user's may belong to a daemon
-        cfg = dataclasses.replace(cfg, zmq_bind=None, tcp=None, gnubg=None,
+        cfg = dataclasses.replace(cfg, zmq_bind=None, tcp=None, gnubg=None, ws=None,
                                   db=cfg.db if "db" in explicit else None)
     return cfg
 

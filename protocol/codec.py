@@ -1,4 +1,4 @@
-"""Bytes to messages and back, for both encodings: the functions servers and clients call.
+"""Bytes to messages and back, for the three encodings: the functions servers and clients call.
 
     detect_encoding(frame)           which encoding a frame is in (first byte)
     decode_request(frame, limits)    server: a frame -> Request, or ProtocolError
@@ -18,6 +18,7 @@ from typing import Any
 from .commands import check_id, ignored_fields, lookup, validate_args
 from .errors import ErrorCode, ProtocolError, RequestId
 from .framing import ReplyStreamDecoder, StreamDecoder, split_envelope
+from .json_wire import dump_json, starts_json, unpack_json
 from .messages import REPLY_LIMITS, Encoding, Limits, Partial, Reply, Request
 from .msgpack_wire import pack, starts_msgpack, unpack_map
 from .text_wire import (
@@ -44,9 +45,11 @@ _RESERVED = ("id", "cmd")
 
 
 def detect_encoding(frame: bytes) -> Encoding:
-    """`msgpack` when the first byte starts a msgpack map (0x80-0x8f, 0xde, 0xdf), else
-    `text`."""
-    return "msgpack" if starts_msgpack(frame) else "text"
+    """`msgpack` when the first byte starts a msgpack map (0x80-0x8f, 0xde, 0xdf), `json`
+    when it is `{`, else `text`."""
+    if starts_msgpack(frame):
+        return "msgpack"
+    return "json" if starts_json(frame) else "text"
 
 
 def decode_request(frame: bytes, limits: Limits = Limits()) -> Request:  # noqa: B008
@@ -59,11 +62,12 @@ def decode_request(frame: bytes, limits: Limits = Limits()) -> Request:  # noqa:
     if len(frame) > limits.max_frame_bytes:
         raise ProtocolError(ErrorCode.TOO_LARGE, f"message exceeds max_frame_bytes "
                             f"({limits.max_frame_bytes})", limit="max_frame_bytes")
-    if detect_encoding(frame) == "text":
+    encoding = detect_encoding(frame)
+    if encoding == "text":
         return decode_text_request(to_text(frame))
-    obj = unpack_map(frame, limits)
+    obj = unpack_map(frame, limits) if encoding == "msgpack" else unpack_json(frame, limits)
     rid = check_id(obj.get("id"))
-    return request_from_map(obj, rid, "msgpack")
+    return request_from_map(obj, rid, encoding)
 
 
 def request_from_map(obj: dict[str, Any], rid: RequestId, encoding: Encoding) -> Request:
@@ -94,6 +98,8 @@ def encode_reply(msg: Reply | Partial, encoding: Encoding) -> bytes:
         obj = {"id": msg.id, "ok": True, "result": msg.result}
     else:
         obj = {"id": msg.id, "ok": False, "error": msg.error}
+    if encoding == "json":
+        return dump_json(obj) + b"\n"  # one object per line on byte streams
     return pack(obj)
 
 
@@ -107,13 +113,16 @@ def encode_request(req: Request) -> bytes:
     obj: dict[str, Any] = {} if req.id is None else {"id": req.id}
     obj["cmd"] = req.cmd
     obj.update(req.args)
+    if req.encoding == "json":
+        return dump_json(obj) + b"\n"
     return pack(obj)
 
 
 def decode_reply(frame: bytes, limits: Limits = REPLY_LIMITS) -> Reply | Partial:
-    """Decode a reply or a partial in either encoding (client side); ProtocolError
+    """Decode a reply or a partial in any encoding (client side); ProtocolError
     (`bad_frame`, `too_large`, `too_deep`) if the frame is not one."""
-    if detect_encoding(frame) == "text":
+    encoding = detect_encoding(frame)
+    if encoding == "text":
         if len(frame) > limits.max_frame_bytes:
             raise ProtocolError(ErrorCode.TOO_LARGE, "reply exceeds max_frame_bytes",
                                 limit="max_frame_bytes")
@@ -122,7 +131,7 @@ def decode_reply(frame: bytes, limits: Limits = REPLY_LIMITS) -> Reply | Partial
         except UnicodeDecodeError:
             raise ProtocolError(ErrorCode.BAD_FRAME, "text is not valid UTF-8") from None
         return decode_text_reply(text)
-    obj = unpack_map(frame, limits)
+    obj = unpack_map(frame, limits) if encoding == "msgpack" else unpack_json(frame, limits)
     rid = obj.get("id")
     if rid is not None:
         try:

@@ -104,12 +104,20 @@ PROBABILITIES = (
           "at cube 1, in [-3, 3]"),
 )
 
+FOREIGN_ID_FIELDS = (
+    Field("gnubg_id", "str", "backgammon only: the position as GNU Backgammon writes it, "
+          "`PositionID:MatchID` (the side on roll is gnubg's player 1)", required=False),
+    Field("xgid", "str", "backgammon only: the position as an XGID (the side on roll is the "
+          "bottom player)", required=False),
+)
+
 PLAY_FIELDS = (
     Field("move", "str", "canonical move text: one `from/to` per die in play order, `bar` = "
           "25, `off` = 0, `*` after a hit (`24/18 18/13`, `bar/22*`, `6/off`); `\"\"` for a "
           "roll that cannot be played"),
     Field("position_id", "str", "the resulting position's id (opponent on roll, no dice)"),
     Field("position", "position", "the resulting position, structured"),
+    *FOREIGN_ID_FIELDS,
     Field("hits", "int", "opposing checkers hit"),
     Field("borne_off", "int", "own checkers borne off"),
     Field("result", "game_result", "present when the play ends the game (the mover bore off "
@@ -241,7 +249,7 @@ _COMMANDS: tuple[Command, ...] = (
          Field("variants", "str_list", "variant names the server plays"),
          Field("commands", "str_list", "commands this server implements"),
          Field("planned", "str_list", "command names reserved for later versions"),
-         Field("encodings", "str_list", "`msgpack`, `text`"),
+         Field("encodings", "str_list", "`msgpack`, `text`, `json`"),
          Field("levels", "str_list", "bot levels for `best_move`, weakest first"),
          Field("limits", "limits", "the server's limits (see Limits)"),
          Field("session", "str", "the session key: the one given, or a new one. Only its "
@@ -253,7 +261,8 @@ _COMMANDS: tuple[Command, ...] = (
         "position", "Check a position and return it in both forms.",
         (_position(),),
         (Field("position_id", "str", "the compact id"),
-         Field("position", "position", "the structured form")),
+         Field("position", "position", "the structured form"),
+         *FOREIGN_ID_FIELDS),
     ),
     Command(
         "legal_moves", "Every legal play of the side on roll with its dice.",
@@ -327,13 +336,14 @@ _COMMANDS: tuple[Command, ...] = (
         (Param("match_id", ArgType.WORD, "a match hosted by this server (its record is "
                "read as `match_export` writes it); give this or `record`", position=0,
                max_len=16, pattern=r"^[0-9a-f]{16}$"),
-         Param("record", ArgType.WORD, "the text of a match record (protocol/RECORDS.md); give "
+         Param("record", ArgType.WORD, "the text of a match record (protocol/RECORDS.md), "
+               "or of a backgammon match as `.mat` or SGF; give "
                "this or `match_id` (msgpack only: a record has several lines)",
                max_len=65536),
          Param("game", ArgType.INT, "analyse only this game (from 1)", minimum=1,
                maximum=10_000),
          Param("luck", ArgType.BOOL, "also judge the luck of every roll", default=True)),
-        (Field("format", "str", "the record's format (`jacquet-match/1`)"),
+        (Field("format", "str", "the record's format (`jacquet-match/1`, `mat` or `sgf`)"),
          Field("plies", "int", "depth of the analysis (0)"),
          Field("moves", "move_analyses", "one map per move of a side that had a choice, in "
                "order: `game`, `index` (the action's number in its game, from 0), `side`, "
@@ -533,6 +543,7 @@ MATCH_COMMANDS: tuple[Command, ...] = (
          Field("position", "position", "the position, structured, seen by `position_side`, "
                "with the dice when rolled"),
          Field("position_id", "str", "the same position as an id"),
+         *FOREIGN_ID_FIELDS,
          Field("legal_moves", "str_list", "every legal play's canonical text when a move is "
                "due (`\"\"` for a roll that cannot be played: the server plays it), else []"),
          Field("history", "str_list", "the match so far as the game lines of a match record "
@@ -625,11 +636,16 @@ MATCH_COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "match_export", "The match record (protocol/RECORDS.md) of a match, finished or "
-        "not.",
-        (MATCH_ID, TOKEN_OPTIONAL),
+        "not; a backgammon match also as a Jellyfish `.mat` or a GNU Backgammon SGF file.",
+        (MATCH_ID, TOKEN_OPTIONAL,
+         Param("format", ArgType.WORD, "`jacquet-match` (the default: RECORDS.md), `mat` "
+               "(Jellyfish, as gnubg's `import mat` reads it) or `sgf` (gnubg's `load match`); "
+               "`mat` and `sgf` for backgammon matches only", max_len=16,
+               pattern=r"^(jacquet-match|mat|sgf)$")),
         (Field("match_id", "str", "the match"),
-         Field("format", "str", "`jacquet-match/1`"),
-         Field("record", "str", "the record's text (the `Seed` header once over)")),
+         Field("format", "str", "`jacquet-match/1`, `mat` or `sgf`"),
+         Field("record", "str", "the record's text (the `Seed` header once over; `.mat` and "
+               "SGF have no place for the seed)")),
     ),
 )
 
@@ -648,7 +664,7 @@ MATCH_COMMAND_NAMES: tuple[str, ...] = tuple(c.name for c in MATCH_COMMANDS)
 #: Command names reserved for a later version (none at present).
 PLANNED: tuple[str, ...] = ()
 
-ENCODINGS: tuple[str, ...] = ("msgpack", "text")
+ENCODINGS: tuple[str, ...] = ("msgpack", "text", "json")
 
 
 def describe(limits: Limits) -> dict[str, Any]:

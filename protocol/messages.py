@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from .errors import ProtocolError, RequestId
 
-Encoding = Literal["msgpack", "text"]
+Encoding = Literal["msgpack", "text", "json"]
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,11 @@ or `1` each); then optionally `cube:VALUE:OWNER[:pending]` and
 
 Position ids (the rules core's compact tokens) are base64url, so they never
 contain `/` and can never be mistaken for a board literal.
+
+A backgammon position may also come in the notations of the backgammon world
+(SPEC.md section 5.1): a GNU Backgammon id (`PositionID[:MatchID]`), an XGID
+or a FIBS `board:` string, optionally after `VARIANT:`. The codec recognises
+them by shape (`foreign_form`) and leaves reading them to the rules core.
 """
 
 from __future__ import annotations
@@ -118,8 +123,9 @@ def _check_match(match: Any, field: str) -> dict[str, Any]:
 
 def check_position_arg(value: Any, field: str = "position") -> dict[str, Any] | str:
     """Check a position argument: a map, or a string (`start[:VARIANT]`, a board
-    literal, or a position id). Board literals become maps; other strings are
-    returned as they are, for the daemon to resolve (`start_variant`, or the
+    literal, a position id, or a gnubg id / XGID / FIBS board, optionally after
+    `VARIANT:`). Board literals become maps; other strings are returned as they
+    are, for the daemon to resolve (`start_variant`, `foreign_position`, or the
     rules core's id decoder)."""
     if isinstance(value, str):
         if not POSITION_TOKEN_RE.match(value):
@@ -128,6 +134,8 @@ def check_position_arg(value: Any, field: str = "position") -> dict[str, Any] | 
         if value == START or value.startswith(START + ":"):
             if start_variant(value) is None:
                 raise _bad(f"{value!r}: expected 'start' or 'start:VARIANT'", field)
+            return value
+        if foreign_position(value) is not None:
             return value
         if "/" in value:
             return parse_board(value, field)
@@ -141,6 +149,43 @@ def start_variant(token: str) -> str | None:
         return DEFAULT_VARIANT
     if token.startswith(START + ":") and VARIANT_RE.match(token[len(START) + 1:]):
         return token[len(START) + 1:]
+    return None
+
+
+# -- the backgammon world's notations ----------------------------------------------------
+
+GNUBG_ID = "gnubg"
+XGID = "xgid"
+FIBS = "fibs"
+_GNUBG_ID_RE = re.compile(r"^[A-Za-z0-9+/]{14}(:[A-Za-z0-9+/]{12})?$")
+_XGID_RE = re.compile(r"^(XGID=)?[-A-Oa-o]{26}:")
+
+
+def foreign_form(text: str) -> str | None:
+    """`gnubg`, `xgid` or `fibs` when `text` has the shape of a GNU Backgammon id
+    (`PositionID[:MatchID]`, 14 and 12 base64 characters), an XGID (`XGID=` or 26
+    board characters, then `:`) or a FIBS board (`board:`); None otherwise. The
+    server's own position ids are 40 base64url characters or more, never these."""
+    if text.startswith("board:"):
+        return FIBS
+    if _XGID_RE.match(text):
+        return XGID
+    if _GNUBG_ID_RE.match(text):
+        return GNUBG_ID
+    return None
+
+
+def foreign_position(text: str) -> tuple[str | None, str, str] | None:
+    """`(variant, form, text)` for a position written in a backgammon notation, `variant`
+    being the `VARIANT:` before it (None when absent); None for any other string."""
+    form = foreign_form(text)
+    if form is not None:
+        return None, form, text
+    head, sep, rest = text.partition(":")
+    if sep and VARIANT_RE.match(head) and head not in ("board", START):
+        form = foreign_form(rest)
+        if form is not None:
+            return head, form, rest
     return None
 
 

@@ -91,7 +91,7 @@ def launch(args: list[str], log_path: Path, command: str = "serve") -> DaemonPro
     full = [sys.executable, "-m", "jacquetd", command.removesuffix("-defaults")]
     if command == "serve":
         for flag, value in (("--bind", "tcp://127.0.0.1:0"), ("--tcp", "127.0.0.1:0"),
-                            ("--gnubg", "127.0.0.1:0")):
+                            ("--gnubg", "127.0.0.1:0"), ("--ws", "127.0.0.1:0")):
             if flag not in args:
                 full += [flag, value]
     full += args

@@ -29,6 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+<<<<<<< HEAD
+=======
+from jacquetd_protocol.mat import MatchFileError, format_mat, parse_mat, turns
+from jacquetd_protocol.records import RecordError, format_record, parse_record
+
+>>>>>>> main
 from ..client import JacquetClient
 from ..errors import EngineError
 from ..game import Referee
@@ -249,6 +255,8 @@ class League:
                 name = m["job"].replace("~", "-vs-").replace("#", "-").replace(":", "-")
                 (self.options.records_dir / f"{name}.txt").write_text(m["record"],
                                                                       encoding="utf-8")
+                if self.config.variant == "backgammon":
+                    write_mat(self.options.records_dir / f"{name}.mat", m["record"])
 
     async def _worker(self, slot: int, queue: asyncio.Queue[list[Job]],
                       daemon: JacquetClient, journal: Journal, progress: Progress) -> None:
@@ -297,6 +305,7 @@ class League:
         counted once), the progress line, the SPRT."""
         if entry["job"] in self._recorded:
             return
+<<<<<<< HEAD
         self._recorded.add(entry["job"])
         journal.append(entry)
         if self.options.on_match is not None:
@@ -309,3 +318,33 @@ class League:
             if decision is not None:
                 self.stopped_by_sprt = True
                 self._stop.set()
+=======
+        loser = players[1 - game.winner]
+        self.fault_count += 1
+        log.warning("%s lost a game of %s by %s: %s; restarting it", loser.name, job.id,
+                    game.fault, game.fault_message)
+        journal.append({"type": "event", "what": "fault", "job": job.id, "engine": loser.name,
+                        "fault": game.fault, "message": game.fault_message})
+        try:
+            await loser.restart()
+        except (EngineFault, EngineError, OSError) as exc:  # the next game retries
+            log.warning("%s: restart failed: %s", loser.name, exc)
+
+
+def write_mat(path: Path, record_text: str) -> bool:
+    """Write a backgammon match record as `.mat` (gnubg's layout) and read it back: the
+    file is kept only when it tells the same games, turns and score as the record."""
+    try:
+        record = parse_record(record_text)
+        text = format_mat(record)
+        again = parse_mat(text)
+    except (RecordError, MatchFileError) as exc:
+        log.warning("no .mat for %s: %s", path.name, exc)
+        return False
+    if ([turns(g) for g in again.games] != [turns(g) for g in record.games]
+            or again.score != record.score):
+        log.warning("no .mat for %s: it does not read back as the same match", path.name)
+        return False
+    path.write_text(text, encoding="utf-8")
+    return True
+>>>>>>> main

@@ -28,6 +28,7 @@ from jacquetd_protocol.messages import Limits as CodecLimits
 DEFAULT_ZMQ_PORT = 7780
 DEFAULT_TCP_PORT = 7781
 DEFAULT_GNUBG_PORT = 7782
+DEFAULT_WS_PORT = 7783
 LOOPBACK = "127.0.0.1"
 
 OFF_WORDS = frozenset({"", "off", "none", "no", "false"})
@@ -96,6 +97,12 @@ class Config:
     zmq_bind: str | None = f"tcp://{LOOPBACK}:{DEFAULT_ZMQ_PORT}"
     tcp: tuple[str, int] | None = (LOOPBACK, DEFAULT_TCP_PORT)
     gnubg: tuple[str, int] | None = (LOOPBACK, DEFAULT_GNUBG_PORT)
+    # WebSocket endpoint and web app (jacquetd.daemon.ws): extra allowed page origins
+    # (loopback origins always are), and the file of the bearer token (required when the
+    # endpoint is bound beyond loopback).
+    ws: tuple[str, int] | None = (LOOPBACK, DEFAULT_WS_PORT)
+    ws_origins: tuple[str, ...] = ()
+    ws_token_file: str | None = None
     workers: int = 0  # 0: one per core
     limits: Limits = field(default_factory=Limits)
     heartbeat: Heartbeat = field(default_factory=Heartbeat)
@@ -192,6 +199,9 @@ _TOP_FIELDS = {
     "bind",
     "tcp",
     "gnubg",
+    "ws",
+    "ws_origins",
+    "ws_token_file",
     "workers",
     "curve_secret",
     "curve_clients",
@@ -238,7 +248,7 @@ def _check(cfg: Config) -> Config:
         raise ConfigError("drain_timeout_s and cancel_grace_s must be >= 0")
     if (cfg.curve_secret is None) != (cfg.curve_clients is None):
         raise ConfigError("curve_secret and curve_clients go together")
-    if cfg.zmq_bind is None and cfg.tcp is None and cfg.gnubg is None:
+    if cfg.zmq_bind is None and cfg.tcp is None and cfg.gnubg is None and cfg.ws is None:
         raise ConfigError("every endpoint is off: nothing to serve")
     return cfg
 
@@ -274,8 +284,11 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
             continue
         elif key == "bind":
             changes["zmq_bind"] = parse_zmq_endpoint(str(value))
-        elif key in ("tcp", "gnubg"):
+        elif key in ("tcp", "gnubg", "ws"):
             changes[key] = parse_host_port(str(value), key)
+        elif key == "ws_origins":
+            items = value.split(",") if isinstance(value, str) else list(value)
+            changes[key] = tuple(str(o).strip().rstrip("/") for o in items if str(o).strip())
         elif key in ("workers", "seed"):
             changes[key] = _positive_int(key, value, minimum=0)
         elif key == "test_levels":
@@ -320,6 +333,7 @@ ENV_SETTINGS: dict[str, tuple[str, type]] = {
     "JACQUETD_BIND": ("bind", str),
     "JACQUETD_TCP": ("tcp", str),
     "JACQUETD_GNUBG": ("gnubg", str),
+    "JACQUETD_WS": ("ws", str),
     "JACQUETD_WORKERS": ("workers", int),
     "JACQUETD_DB": ("db", str),
     "JACQUETD_LOG_LEVEL": ("log_level", str),

@@ -25,7 +25,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -33,9 +33,13 @@ from typing import Any, Protocol
 from jacquetd_protocol import gnubg_wire
 from jacquetd_protocol.commands import describe
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.positions import start_variant
 
+<<<<<<< HEAD
 from jacquetd.daemon import engine_api, gnubg, scale_commands
+=======
+from jacquetd.daemon import engine_api, gnubg
+from jacquetd.daemon.positions import position_fields, resolve_position
+>>>>>>> main
 from jacquetd.rules import (
     VARIANTS,
     AmbiguousMoveError,
@@ -109,30 +113,6 @@ class SearchTimedOut(RuntimeError):
 # ---- positions -----------------------------------------------------------------------------
 
 
-def resolve_position(value: Any, dice: Any = None) -> Position:
-    """A validated position from a ``position`` argument (map, ``start[:VARIANT]`` or id)."""
-    if isinstance(value, str):
-        variant = start_variant(value)
-        if variant is not None:
-            if variant not in VARIANTS:
-                raise ProtocolError(
-                    ErrorCode.BAD_POSITION,
-                    f"no variant {variant!r} (variants: {', '.join(VARIANTS)})",
-                    field="position",
-                )
-            pos = Position.initial(variant)
-        else:
-            pos = Position.from_id(value)
-    elif isinstance(value, Mapping):
-        pos = Position.from_dict(value)
-    else:
-        raise ProtocolError(ErrorCode.BAD_POSITION, "a position is a map or a string",
-                            field="position")
-    if dice:
-        pos = pos.with_dice(tuple(dice))
-    return pos
-
-
 def _with_dice(pos: Position) -> Position:
     if not pos.dice:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT,
@@ -177,8 +157,7 @@ def play_dict(play: Play) -> dict[str, Any]:
     after = play.after
     d = {
         "move": play.move,
-        "position_id": position_id(after),
-        "position": after.to_dict(),
+        **position_fields(after),
         "hits": play.hits,
         "borne_off": play.borne_off,
     }
@@ -304,7 +283,7 @@ def handle_ping(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def handle_position(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     pos = resolve_position(args["position"])
-    return {"position_id": pos.to_id(), "position": pos.to_dict()}
+    return position_fields(pos)
 
 
 def handle_legal_moves(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:

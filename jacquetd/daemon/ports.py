@@ -15,6 +15,7 @@ HOW = {
     "zmq": ("--bind tcp://HOST:PORT", "bind", "JACQUETD_BIND"),
     "tcp": ("--tcp HOST:PORT", "tcp", "JACQUETD_TCP"),
     "gnubg": ("--gnubg HOST:PORT", "gnubg", "JACQUETD_GNUBG"),
+    "ws": ("--ws HOST:PORT", "ws", "JACQUETD_WS"),
 }
 
 
@@ -27,7 +28,7 @@ def fixed_ports(cfg: Config) -> list[tuple[str, str, int]]:
         if port.isdigit() and int(port) > 0:
             host = host.strip("[]")
             out.append(("zmq", "0.0.0.0" if host == "*" else host, int(port)))
-    for name, where in (("tcp", cfg.tcp), ("gnubg", cfg.gnubg)):
+    for name, where in (("tcp", cfg.tcp), ("gnubg", cfg.gnubg), ("ws", cfg.ws)):
         if where is not None and where[1] > 0:
             out.append((name, where[0], where[1]))
     return out

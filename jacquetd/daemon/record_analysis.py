@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.records import MatchRecord, RecordError, format_game, parse_record
+from jacquetd_protocol.match_files import detect, parse_match_file
+from jacquetd_protocol.records import MatchRecord, RecordError, format_game
 
 from jacquetd.daemon import engine_api
 from jacquetd.matches.records import ReplayError, positions
@@ -21,11 +22,15 @@ from jacquetd.rules import RulesError, apply_move
 
 
 def read_record(text: Any) -> MatchRecord:
-    """Parse a record argument; ProtocolError(bad_argument, field record) if it is not one."""
+    """Parse a record argument (RECORDS.md, `.mat` or SGF); ProtocolError(bad_argument,
+    field record) if it is none of them."""
     if not isinstance(text, str):
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "record: must be a string", field="record")
     try:
-        return parse_record(text)
+        record = parse_match_file(text)
+        if detect(text) != "jacquet-match":
+            record.headers["Format"] = detect(text)
+        return record
     except RecordError as exc:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
 

@@ -267,6 +267,7 @@ class Daemon:
         self.zmq: ZmqEndpoint | None = None
         self.tcp: streams.StreamServer | None = None
         self.gnubg: streams.StreamServer | None = None
+        self.ws: Any = None  # jacquetd.daemon.ws.WsEndpoint (imported only when on)
         self._stop = asyncio.Event()
         self.table_builder: subprocess.Popen[bytes] | None = None
 
@@ -317,6 +318,12 @@ class Daemon:
             self.gnubg = streams.StreamServer(cfg, self.service, streams.GnubgConnection,
                                               "gnubg", counts)
             self.endpoints["gnubg"] = await self.gnubg.start(*cfg.gnubg)
+        if cfg.ws is not None:
+            from jacquetd.daemon.ws import WsEndpoint
+
+            self.ws = WsEndpoint(cfg, self.service)
+            self.endpoints["ws"] = await self.ws.start(*cfg.ws)
+            self.endpoints["web"] = self.ws.web_url
         if self.zmq is not None:
             self.zmq.start()
 
@@ -348,6 +355,8 @@ class Daemon:
             self.tcp.stop_accepting()
         if self.gnubg is not None:
             self.gnubg.stop_accepting()
+        if self.ws is not None:
+            self.ws.stop_accepting()
         self.service.draining = True
         await hosted.stop_bots(self.service.matches)
         in_flight = self.service.in_flight
@@ -361,6 +370,8 @@ class Daemon:
             await self.tcp.close()
         if self.gnubg is not None:
             await self.gnubg.close()
+        if self.ws is not None:
+            await self.ws.close()
         if self.zmq is not None:
             await self.zmq.close()
         await hosted.close_matches(self.service.matches)

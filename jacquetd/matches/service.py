@@ -30,10 +30,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jacquetd_protocol import records
+from jacquetd_protocol import match_files, records
 from jacquetd_protocol.commands import MATCH_COMMAND_NAMES
+from jacquetd_protocol.mat import MatchFileError
 
 from jacquetd.rules import VARIANTS, Position, find_variant
+from jacquetd.rules.interchange import foreign_ids
 
 from .errors import MatchError, bad_argument
 from .players import (
@@ -438,7 +440,7 @@ class MatchService:
             "may": [[] if over else hm.may(0), [] if over else hm.may(1)],
             "dice": list(g.rolled or ()), "cube_state": cube, "resignation": resign,
             "position_side": turn if turn is not None else 0,
-            "position": pos.to_dict(), "position_id": pos.to_id(),
+            "position": pos.to_dict(), "position_id": pos.to_id(), **foreign_ids(pos),
             "legal_moves": [] if over else hm.legal_moves(),
             "history": records.body_lines(hm.games),
             "actions": len(hm.acts), "last_event": live.last_event,
@@ -828,10 +830,18 @@ class MatchService:
     def match_export(self, args: Mapping[str, Any], caller: Caller | None = None
                      ) -> dict[str, Any]:
         """The match record (protocol/RECORDS.md) as text; the seed only once over."""
+        fmt = args.get("format") or match_files.JACQUET_MATCH
         with self._lock:
             live = self._load(args.get("match_id"))
+            record = self.record(live.row.id)
+        if fmt == match_files.JACQUET_MATCH:
             return {"match_id": live.row.id, "format": records.FORMAT,
-                    "record": records.format_record(self.record(live.row.id))}
+                    "record": records.format_record(record)}
+        try:
+            text = match_files.format_match_file(record, fmt)
+        except MatchFileError as exc:
+            raise bad_argument("format", exc.message) from None
+        return {"match_id": live.row.id, "format": fmt, "record": text}
 
     # -- records -----------------------------------------------------------------------
 

@@ -20,9 +20,10 @@ Who acts, read as GNU Backgammon reads it: the turn field names the side to
 act now. With `was doubled` set, that side answers a double, so the doubler
 (the other side) is the side on roll of the `Position`. The dice are the
 acting side's pair, or the other pair when the acting side's reads 0 0.
-Scores are (yours, the opponent's); gnubg itself reads fields 4 and 5
-swapped when the turn equals the colour, so a tool that must agree with
-gnubg's own reading should check it with a won position first.
+Scores are (yours, the opponent's), as FIBS defines them; GNU Backgammon
+1.07 reads fields 4 and 5 the other way round on every board (measured:
+SPEC.md section 11.3), so a board whose scores differ means different things
+to the two programs.
 """
 
 from __future__ import annotations

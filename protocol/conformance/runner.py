@@ -4,6 +4,7 @@
     python -m jacquetd_protocol.conformance --tcp HOST:PORT             plain TCP endpoint
     python -m jacquetd_protocol.conformance --spawn "jacquetd stdio"    a subprocess on stdio
     python -m jacquetd_protocol.conformance --gnubg HOST:PORT           the gnubg endpoint
+    python -m jacquetd_protocol.conformance --ws ws://HOST:PORT/        WebSocket (JSON)
 
 Give one protocol endpoint and/or the gnubg endpoint. The runner first asks
 the protocol endpoint `hello` to learn its limits, levels and variants
@@ -29,7 +30,14 @@ from ..errors import ProtocolError
 from ..messages import Partial, Reply
 from ..msgpack_wire import pack
 from .matchers import match
-from .transports import Closed, Connection, SpawnConnection, TcpConnection, ZmqConnection
+from .transports import (
+    Closed,
+    Connection,
+    SpawnConnection,
+    TcpConnection,
+    WsConnection,
+    ZmqConnection,
+)
 from .vectors import VECTORS_DIR, Vector, load_vectors, lookup, substitute
 
 _TEXT_ID_RE = re.compile(r"^\s*(\d{1,19})\s")
@@ -97,10 +105,16 @@ def _as_dict(reply: Reply) -> dict[str, Any]:
     return {"id": reply.id, "ok": False, "error": reply.error}
 
 
-def _request_bytes(request: Any) -> tuple[bytes, Any]:
+def _encoder(conn: Connection) -> Callable[[dict[str, Any]], bytes]:
+    """How the connection sends a request map: msgpack, or its own encoding (WebSocket)."""
+    encode: Callable[[dict[str, Any]], bytes] = getattr(conn, "encode_map", pack)
+    return encode
+
+
+def _request_bytes(request: Any, conn: Connection) -> tuple[bytes, Any]:
     """The bytes to send for a `send` value, and the request id it carries."""
     if isinstance(request, dict):
-        return pack(request), request.get("id")
+        return _encoder(conn)(request), request.get("id")
     m = _TEXT_ID_RE.match(request + " ")
     return (request + "\n").encode("utf-8"), int(m[1]) if m else None
 
@@ -126,7 +140,7 @@ def run_protocol_step(session: Session, step: dict[str, Any]) -> None:
     v = session.variables
     rid: Any = None
     if "send" in step:
-        data, rid = _request_bytes(substitute(step["send"], v))
+        data, rid = _request_bytes(substitute(step["send"], v), session.conn)
         session.send(data, rid)
     elif "send_raw" in step or "send_hex" in step:
         session.send(_raw_bytes(step, v), substitute(step.get("id"), v))
@@ -175,7 +189,7 @@ def _burst(session: Session, step: dict[str, Any]) -> None:
     for rid in ids:
         request = burst["request"]
         if isinstance(request, dict):
-            session.send(pack(request | {"id": rid}), rid)
+            session.send(_encoder(session.conn)(request | {"id": rid}), rid)
         else:
             session.send(f"{rid} {request}\n".encode(), rid)
     replies = [_as_dict(session.final(rid)[0]) for rid in ids]
@@ -231,7 +245,7 @@ def probe(open_connection: Callable[[], Connection], timeout: float) -> dict[str
     """The server's `hello` result (empty if it has none)."""
     conn = open_connection()
     try:
-        conn.send(pack({"id": "conformance-probe", "cmd": "hello"}))
+        conn.send(_encoder(conn)({"id": "conformance-probe", "cmd": "hello"}))
         frame = conn.receive(timeout)
         if frame is None:
             return {}
@@ -331,6 +345,12 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--connect", metavar="URL", help="ZeroMQ endpoint, e.g. tcp://HOST:PORT")
     where.add_argument("--tcp", metavar="HOST:PORT", help="plain TCP endpoint")
     where.add_argument("--spawn", metavar="COMMAND", help='subprocess, e.g. "jacquetd stdio"')
+    where.add_argument("--ws", metavar="URL",
+                       help="WebSocket endpoint, e.g. ws://127.0.0.1:7783/ (requests in JSON)")
+    parser.add_argument("--ws-msgpack", action="store_true",
+                        help="over --ws, send request maps as msgpack binary frames")
+    parser.add_argument("--ws-token", metavar="TOKEN",
+                        help="over --ws, the bearer token the server requires")
     parser.add_argument("--gnubg", metavar="HOST:PORT", help="the gnubg endpoint")
     parser.add_argument("--vectors", type=Path, default=VECTORS_DIR, metavar="DIR",
                         help="directory of vector files (default: the protocol's own)")
@@ -350,10 +370,13 @@ def main(argv: list[str] | None = None) -> int:
         target.protocol, target.transport = (lambda: ZmqConnection(args.connect)), "zmq"
     elif args.tcp:
         target.protocol, target.transport = (lambda: TcpConnection(args.tcp)), "tcp"
+    elif args.ws:
+        target.protocol, target.transport = (lambda: WsConnection(
+            args.ws, msgpack=args.ws_msgpack, token=args.ws_token)), "ws"
     elif args.spawn:
         target.protocol, target.transport = (lambda: SpawnConnection(args.spawn)), "stdio"
     if args.gnubg:
         target.gnubg = lambda: TcpConnection(args.gnubg, gnubg=True)
     if target.protocol is None and target.gnubg is None:
-        parser.error("give an endpoint: --connect, --tcp, --spawn and/or --gnubg")
+        parser.error("give an endpoint: --connect, --tcp, --spawn, --ws and/or --gnubg")
     return 1 if run(vectors, target, args.timeout, sys.stdout) else 0

@@ -1,8 +1,10 @@
-"""Connections the runner plays vectors over: ZeroMQ DEALER, plain TCP, a subprocess.
+"""Connections the runner plays vectors over: ZeroMQ DEALER, plain TCP, a subprocess,
+a WebSocket.
 
 Each yields frames: for the protocol endpoints a whole reply (a msgpack map or a
 text block/partial line, cut by `ReplyStreamDecoder` on byte streams); for the
-gnubg endpoint one line. zmq is imported only when a ZeroMQ endpoint is used.
+gnubg endpoint one line. zmq (websockets) is imported only when a ZeroMQ
+(WebSocket) endpoint is used.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, Protocol
 from ..errors import ProtocolError
 from ..framing import ReplyStreamDecoder
 from ..gnubg_wire import GnubgLineDecoder
+from ..msgpack_wire import MAP_FIRST_BYTES
 
 
 class Closed(Exception):
@@ -162,3 +165,63 @@ class SpawnConnection(_FdStream):
             self._proc.wait()
         if self._proc.stdout is not None:
             self._proc.stdout.close()
+
+
+class WsConnection:
+    """A WebSocket: one message per frame. Request maps go as JSON text frames (or as
+    msgpack binary frames with `msgpack=True`); text lines as text frames; raw bytes that
+    are not UTF-8, or start a msgpack map, as binary frames."""
+
+    transport = "ws"
+
+    def __init__(self, url: str, msgpack: bool = False, token: str | None = None,
+                 origin: str | None = None) -> None:
+        from websockets.exceptions import InvalidHandshake
+        from websockets.sync.client import connect  # the runner is a tool: only when asked
+        from websockets.typing import Origin
+
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        self._stack = contextlib.ExitStack()
+        try:
+            self._ws: Any = self._stack.enter_context(connect(
+                url, additional_headers=headers, origin=Origin(origin) if origin else None,
+                max_size=None, compression=None, open_timeout=10))
+        except (InvalidHandshake, TimeoutError) as exc:
+            raise OSError(f"WebSocket handshake refused: {exc}") from None
+        self._msgpack = msgpack
+
+    def encode_map(self, obj: dict[str, Any]) -> bytes:
+        """The frame for a request map, in this connection's encoding."""
+        if self._msgpack:
+            from ..msgpack_wire import pack
+
+            return pack(obj)
+        from ..json_wire import dump_json
+
+        return dump_json(obj)
+
+    def send(self, data: bytes) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        frame: str | bytes = data
+        if not (data and data[0] in MAP_FIRST_BYTES):
+            with contextlib.suppress(UnicodeDecodeError):
+                frame = data.decode("utf-8")
+        try:
+            self._ws.send(frame)
+        except ConnectionClosed:
+            raise Closed() from None
+
+    def receive(self, timeout: float) -> bytes | None:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            message = self._ws.recv(timeout=timeout)
+        except TimeoutError:
+            return None
+        except ConnectionClosed:
+            raise Closed() from None
+        return message.encode("utf-8") if isinstance(message, str) else bytes(message)
+
+    def close(self) -> None:
+        self._stack.close()

@@ -17,7 +17,7 @@ from typing import Any
 from .matchers import OPERATORS
 
 VECTORS_DIR = Path(__file__).parents[1] / "vectors"
-TRANSPORTS = ("zmq", "tcp", "stdio")
+TRANSPORTS = ("zmq", "tcp", "stdio", "ws")
 ENDPOINTS = ("protocol", "gnubg")
 STEP_KEYS = {
     "about", "send", "send_raw", "send_hex", "repeat", "then", "burst", "id", "expect",

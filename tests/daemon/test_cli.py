@@ -51,13 +51,15 @@ def _free(port: int) -> bool:
     return True
 
 
-@pytest.mark.skipif(not all(_free(p) for p in (7780, 7781, 7782)),
-                    reason="the default ports 7780-7782 are in use on this machine")
+@pytest.mark.skipif(not all(_free(p) for p in (7780, 7781, 7782, 7783)),
+                    reason="the default ports 7780-7783 are in use on this machine")
 def test_serve_without_flags_uses_embedded_defaults(tmp_path: Path) -> None:
     daemon = launch(["--workers", "1"], tmp_path / "d.log", command="serve-defaults")
     try:
         assert daemon.endpoints == {"zmq": "tcp://127.0.0.1:7780", "tcp": "127.0.0.1:7781",
-                                    "gnubg": "127.0.0.1:7782", "workers": "1", "curve": "off",
+                                    "gnubg": "127.0.0.1:7782", "ws": "127.0.0.1:7783",
+                                    "web": "http://127.0.0.1:7783/", "workers": "1",
+                                    "curve": "off",
                                     "pid": str(daemon.proc.pid)}
     finally:
         assert daemon.stop() == 0

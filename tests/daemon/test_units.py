@@ -176,6 +176,7 @@ def _walk(variant: str, seed: int, turns: int = 60) -> list:
 @pytest.mark.parametrize("variant", ["jacquet", "jacquet-be", "backgammon"])
 def test_fast_paths_give_what_the_rules_core_gives(variant: str) -> None:
     from jacquetd.rules import legal_plays
+    from jacquetd.rules.interchange import foreign_ids
 
     handlers.warm_up()
     for seed in range(4):
@@ -184,7 +185,7 @@ def test_fast_paths_give_what_the_rules_core_gives(variant: str) -> None:
             assert [p.move for p in fast] == [p.move for p in pure]
             assert [handlers.play_dict(p) for p in fast] == [
                 {"move": p.move, "position_id": p.after.to_id(), "position": p.after.to_dict(),
-                 "hits": p.hits, "borne_off": p.borne_off,
+                 **foreign_ids(p.after), "hits": p.hits, "borne_off": p.borne_off,
                  **({"result": handlers.game_result_of(p)} if p.after.game_over() else {})}
                 for p in pure]
             assert handlers.position_id(pos) == pos.to_id()

@@ -27,9 +27,10 @@ from jacquetd_protocol.conformance.vectors import (
     substitute,
 )
 from jacquetd_protocol.gnubg_wire import format_move
-from jacquetd_protocol.positions import start_variant
+from jacquetd_protocol.positions import foreign_position, start_variant
 
 import jacquetd.rules as rules
+from jacquetd.rules.interchange import foreign_ids, parse_foreign
 from jacquetd.rules.scoring import game_result, result_name
 
 VECTORS = load_vectors()
@@ -84,10 +85,13 @@ def test_gnubg_sublanguage_is_covered() -> None:
 def _resolve(value: Any, dice: Any) -> Any:
     if isinstance(value, str):
         variant = start_variant(value)
+        foreign = foreign_position(value)
         if variant is not None:
             if variant not in rules.VARIANTS:
                 raise ProtocolError(ErrorCode.BAD_POSITION, "no such variant", field="position")
             pos = rules.Position.initial(variant)
+        elif foreign is not None:
+            pos = parse_foreign(foreign[2], foreign[0] or "backgammon")
         else:
             pos = rules.Position.from_id(value)
     else:
@@ -97,7 +101,8 @@ def _resolve(value: Any, dice: Any) -> Any:
 
 def _play(play: Any) -> dict[str, Any]:
     out = {"move": play.move, "position_id": play.after.to_id(),
-           "position": play.after.to_dict(), "hits": play.hits, "borne_off": play.borne_off}
+           "position": play.after.to_dict(), **foreign_ids(play.after), "hits": play.hits,
+           "borne_off": play.borne_off}
     after = play.after
     if after.game_over():  # the mover (now the opponent) bore off its last checker
         points = game_result(after.rules, after.opp, after.me, after.primed[1])
@@ -110,7 +115,7 @@ def _play(play: Any) -> dict[str, Any]:
 def _handle(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
     pos = _resolve(args["position"], args.get("dice"))
     if cmd == "position":
-        return {"position_id": pos.to_id(), "position": pos.to_dict()}
+        return {"position_id": pos.to_id(), "position": pos.to_dict(), **foreign_ids(pos)}
     if not pos.dice:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "no dice", field="dice")
     if cmd == "legal_moves":

@@ -1,0 +1,67 @@
+"""The daemon's one entry point for position arguments, and the position fields of replies.
+
+`resolve_position` turns what the codec let through (a checked map, `start[:VARIANT]`,
+a position id, or a gnubg id / XGID / FIBS board, optionally after `VARIANT:`) into a
+validated rules-core `Position`. `position_fields` is what a reply says about a
+position: its id, its structured form, and for backgammon the ids it is known by in
+gnubg and XG (`gnubg_id`, `xgid`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.positions import foreign_position, start_variant
+
+from jacquetd.rules import VARIANTS, Position, PositionError
+from jacquetd.rules.interchange import foreign_ids, parse_foreign, why_not_variant
+from jacquetd.rules.variants import find_variant
+
+
+def _bad(message: str, rule: str | None = None) -> ProtocolError:
+    return ProtocolError(ErrorCode.BAD_POSITION, message, field="position", rule=rule)
+
+
+def _foreign(variant: str | None, text: str) -> Position:
+    name = "backgammon"
+    if variant is not None:
+        try:
+            name = find_variant(variant).name
+        except ValueError:
+            raise _bad(f"no variant {variant!r} (variants: {', '.join(VARIANTS)})") from None
+    if name != "backgammon":
+        raise _bad(why_not_variant(name))
+    try:
+        return parse_foreign(text, name)
+    except PositionError as exc:
+        raise _bad(exc.message, exc.rule) from None
+
+
+def resolve_position(value: Any, dice: Any = None) -> Position:
+    """A validated position from a ``position`` argument (map, ``start[:VARIANT]``, id, or
+    a backgammon notation); ``dice``, when given, replaces the position's own."""
+    if isinstance(value, str):
+        variant = start_variant(value)
+        foreign = foreign_position(value)
+        if variant is not None:
+            if variant not in VARIANTS:
+                raise _bad(f"no variant {variant!r} (variants: {', '.join(VARIANTS)})")
+            pos = Position.initial(variant)
+        elif foreign is not None:
+            pos = _foreign(foreign[0], foreign[2])
+        else:
+            pos = Position.from_id(value)
+    elif isinstance(value, Mapping):
+        pos = Position.from_dict(value)
+    else:
+        raise _bad("a position is a map or a string")
+    if dice:
+        pos = pos.with_dice(tuple(dice))
+    return pos
+
+
+def position_fields(pos: Position) -> dict[str, Any]:
+    """`position_id`, `position` and, for backgammon, `gnubg_id` and `xgid`."""
+    return {"position_id": pos.to_id(), "position": pos.to_dict(), **foreign_ids(pos)}

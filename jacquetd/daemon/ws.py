@@ -1,0 +1,349 @@
+"""The WebSocket endpoint, and the web app's static files served on the same port.
+
+One WebSocket message is one protocol message: a text frame holds JSON (or a
+line of the text encoding, when it does not start with ``{``), a binary frame
+holds msgpack. Each reply goes back in its request's encoding, in a frame of
+the same kind. Requests go through ``Service`` as on every other endpoint, so
+ids, partials, the one final reply, ``cancel``, ``match_watch`` and the
+in-flight and queue limits are the same.
+
+A port a browser can reach needs more care than a ZeroMQ socket:
+
+- the ``Origin`` of a handshake must be a loopback origin or one given with
+  ``--ws-origin`` (a handshake without ``Origin`` comes from a program, not a
+  page, and is allowed): any other page gets 403, so a site the user visits
+  cannot drive the daemon;
+- with ``--ws-token-file`` the handshake must carry the token, as
+  ``Authorization: Bearer TOKEN`` or ``?token=TOKEN`` (browsers cannot set
+  headers on a WebSocket): 401 otherwise. The token is required when the
+  endpoint is bound beyond loopback;
+- ``max_connections`` (503 past it), frames above ``zmq_max_msg_bytes`` close
+  the connection (1009), larger than ``max_frame_bytes`` get ``too_large``;
+  a peer that lets more than ``tcp_write_buffer_bytes`` of replies pile up
+  is dropped (1008). WebSocket ping/pong are the heartbeats (``[heartbeat]``
+  ivl_ms and timeout_ms).
+
+Plain HTTP GETs (no upgrade) are answered from ``jacquetd/web/``: the web app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import http
+import itertools
+import logging
+import mimetypes
+from collections import deque
+from importlib import resources
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from jacquetd_protocol.codec import decode_request, encode_reply
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.messages import Encoding, Partial, Reply
+from jacquetd_protocol.msgpack_wire import starts_msgpack
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
+from jacquetd.daemon.service import Service
+
+log = logging.getLogger(__name__)
+
+MIN_TOKEN_CHARS = 16
+BATCH = 4  # messages of one connection handled per turn of the event loop
+CLOSE_POLICY = 1008  # a peer that does not read its replies
+_conn_ids = itertools.count(1)
+_TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css",
+          ".html": "text/html", ".svg": "image/svg+xml", ".json": "application/json",
+          ".ico": "image/x-icon", ".png": "image/png"}
+
+
+def web_root() -> Path:
+    """The folder of the web app's static files (inside the package)."""
+    return Path(str(resources.files("jacquetd") / "web"))
+
+
+def read_token(path: str) -> str:
+    """The bearer token in `path` (first line, stripped); ConfigError if unusable."""
+    try:
+        token = Path(path).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ConfigError(f"--ws-token-file {path}: {exc.strerror}") from None
+    if len(token) < MIN_TOKEN_CHARS or any(c.isspace() for c in token):
+        raise ConfigError(f"--ws-token-file {path}: the token must be one word of at least "
+                          f"{MIN_TOKEN_CHARS} characters")
+    return token
+
+
+def origin_is_loopback(origin: str) -> bool:
+    """Whether a page origin (``scheme://host[:port]``) is on this machine's loopback."""
+    try:
+        parts = urlsplit(origin)
+        host = parts.hostname
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and host is not None and is_loopback_host(host)
+
+
+class _WsPeer:
+    """One WebSocket client as the service sees it: replies are queued here and written
+    by one task, so `deliver` never blocks."""
+
+    partials = True
+
+    def __init__(self, endpoint: WsEndpoint, conn: ServerConnection) -> None:
+        self.endpoint = endpoint
+        self.conn = conn
+        host, port = (conn.remote_address or ("?", 0))[:2]
+        self.key = f"ws:{host}:{port}#{next(_conn_ids)}"
+        self.queue: deque[tuple[str | bytes, int]] = deque()  # frames and their sizes
+        self.queued_bytes = 0
+        self.wakeup = asyncio.Event()
+        self.closed = False
+        self.ending = False
+
+    def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
+        if self.closed:
+            return
+        body = encode_reply(message, encoding)
+        frame: str | bytes = body if encoding == "msgpack" else body.decode("utf-8")
+        self.queue.append((frame, len(body)))
+        self.queued_bytes += len(body)
+        limit = self.endpoint.cfg.limits.tcp_write_buffer_bytes
+        if self.queued_bytes > limit:
+            log.warning("event=client_dropped peer=%s reason=write_buffer bytes=%d",
+                        self.key, self.queued_bytes)
+            self.endpoint.service.stats.clients_dropped += 1
+            self.closed = True
+            self.queue.clear()
+            asyncio.get_running_loop().create_task(
+                self.conn.close(CLOSE_POLICY, "replies not read"))
+        self.wakeup.set()
+
+    def end_session(self) -> None:
+        self.ending = True
+        self.wakeup.set()
+
+    async def write_loop(self) -> None:
+        """Send queued replies in order; after `quit`, close once they are out."""
+        try:
+            while not self.closed:
+                while self.queue:
+                    frame, size = self.queue.popleft()
+                    self.queued_bytes -= size
+                    await self.conn.send(frame)
+                if self.ending:
+                    await self.conn.close(1000, "quit")
+                    return
+                self.wakeup.clear()
+                await self.wakeup.wait()
+        except ConnectionClosed:
+            self.closed = True
+
+
+class WsEndpoint:
+    """The WebSocket server: handshake checks, the web app's files, one peer per socket."""
+
+    def __init__(self, cfg: Config, service: Service) -> None:
+        self.cfg = cfg
+        self.service = service
+        self.server: Server | None = None
+        self.address = ""
+        self.token: str | None = None
+        self.origins = frozenset(cfg.ws_origins)
+        self.connections: dict[str, int] = {}  # source address -> open WebSockets
+        self.root = web_root()
+
+    async def start(self, host: str, port: int) -> str:
+        """Bind and listen; the address as HOST:PORT. ConfigError if it cannot."""
+        cfg = self.cfg
+        if cfg.ws_token_file is not None:
+            self.token = read_token(cfg.ws_token_file)
+        if not is_loopback_host(host) and self.token is None:
+            raise ConfigError(f"--ws {host}:{port} is beyond loopback: a browser anywhere "
+                              "could reach it; give --ws-token-file")
+        hb = cfg.heartbeat
+        # the library logs every connection and every HTTP answer at info: keep them for
+        # debug; the endpoint logs its own events (refusals, drops) in key=value form
+        http_log = logging.getLogger("jacquetd.daemon.ws.http")
+        if not log.isEnabledFor(logging.DEBUG):
+            http_log.setLevel(logging.WARNING)
+        try:
+            self.server = await serve(
+                self._session, host, port, process_request=self._process_request,
+                max_size=cfg.limits.zmq_max_msg_bytes, compression=None,
+                ping_interval=hb.ivl_ms / 1000 if hb.ivl_ms else None,
+                ping_timeout=hb.timeout_ms / 1000 if hb.timeout_ms else None,
+                server_header=None, logger=http_log)
+        except OSError as exc:
+            raise ConfigError(f"cannot bind --ws {host}:{port}: {exc.strerror}") from None
+        sock = next(iter(self.server.sockets))
+        bound = sock.getsockname()
+        shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
+        self.address = f"{shown}:{bound[1]}"
+        if not is_loopback_host(host):
+            log.warning("event=exposed endpoint=ws:%s token=on", self.address)
+        return self.address
+
+    @property
+    def web_url(self) -> str:
+        return f"http://{self.address}/"
+
+    # ---- the handshake ------------------------------------------------------------------
+
+    def _refuse(self, status: http.HTTPStatus, why: str, peer: str) -> Response:
+        self.service.stats.connections_refused += 1
+        log.info("event=ws_refused peer=%s status=%d reason=%s", peer, status.value,
+                 why.replace(" ", "_"))
+        headers = Headers([("Content-Type", "text/plain; charset=utf-8"),
+                           ("Cache-Control", "no-store")])
+        return Response(status.value, status.phrase, headers, (why + "\n").encode())
+
+    def token_ok(self, request: Request) -> bool:
+        """Whether the request carries the bearer token (or none is needed)."""
+        if self.token is None:
+            return True
+        given = ""
+        auth = request.headers.get("Authorization", "")
+        if auth.lower().startswith("bearer "):
+            given = auth[7:].strip()
+        else:
+            given = (parse_qs(urlsplit(request.path).query).get("token") or [""])[0]
+        return hmac.compare_digest(given.encode(), self.token.encode())
+
+    def origin_ok(self, origin: str | None) -> bool:
+        if origin is None:
+            return True  # not a page: a program, which no web site can make a user run
+        return origin_is_loopback(origin) or origin.rstrip("/") in self.origins
+
+    def _process_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        peer = str((conn.remote_address or ("?",))[0])
+        upgrade = "websocket" in request.headers.get("Upgrade", "").lower()
+        if not upgrade:
+            return self._static(request, peer)
+        if not self.origin_ok(request.headers.get("Origin")):
+            return self._refuse(http.HTTPStatus.FORBIDDEN, "origin not allowed", peer)
+        if not self.token_ok(request):
+            return self._refuse(http.HTTPStatus.UNAUTHORIZED, "missing or wrong bearer token",
+                                peer)
+        limits = self.cfg.limits
+        total = sum(self.connections.values())
+        if total >= limits.max_connections:
+            return self._refuse(http.HTTPStatus.SERVICE_UNAVAILABLE, "too many connections",
+                                peer)
+        if self.connections.get(peer, 0) >= limits.max_connections_per_source:
+            return self._refuse(http.HTTPStatus.SERVICE_UNAVAILABLE,
+                                "too many connections from this address", peer)
+        return None
+
+    def _static(self, request: Request, peer: str) -> Response:
+        """The web app's files: GET only, names inside jacquetd/web/ only."""
+        path = urlsplit(request.path).path
+        if path == "/auth":
+            # lets the page tell a wrong token from a server that is down
+            if self.token_ok(request):
+                return Response(204, "No Content", Headers([("Cache-Control", "no-store")]))
+            return self._refuse(http.HTTPStatus.UNAUTHORIZED, "missing or wrong bearer token",
+                                peer)
+        name = "index.html" if path in ("/", "") else path.lstrip("/")
+        target = (self.root / name).resolve()
+        if (self.root.resolve() not in target.parents or not target.is_file()
+                or target.name.startswith(".")):
+            headers = Headers([("Content-Type", "text/plain; charset=utf-8")])
+            return Response(404, "Not Found", headers, b"not found\n")
+        body = target.read_bytes()
+        kind = _TYPES.get(target.suffix) or mimetypes.guess_type(target.name)[0] or \
+            "application/octet-stream"
+        if kind.startswith("text/") or kind.endswith(("json", "xml")):
+            kind += "; charset=utf-8"
+        host = request.headers.get("Host", self.address)
+        headers = Headers([
+            ("Content-Type", kind),
+            ("Cache-Control", "no-cache"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "no-referrer"),
+            ("Content-Security-Policy",
+             f"default-src 'self'; connect-src 'self' ws://{host} wss://{host}; "
+             "img-src 'self' data:; frame-ancestors 'none'"),
+        ])
+        return Response(200, "OK", headers, body)
+
+    # ---- a connection -------------------------------------------------------------------
+
+    async def _session(self, conn: ServerConnection) -> None:
+        peer = _WsPeer(self, conn)
+        source = str((conn.remote_address or ("?",))[0])
+        self.connections[source] = self.connections.get(source, 0) + 1
+        log.debug("event=connect peer=%s", peer.key)
+        writer = asyncio.create_task(peer.write_loop(), name=f"ws-writer-{peer.key}")
+        try:
+            taken = 0
+            async for message in conn:
+                if peer.closed or peer.ending:
+                    break
+                self._feed(peer, message)
+                taken += 1
+                if taken >= BATCH:
+                    # fairness: a flood of buffered frames cannot hold the loop; other
+                    # connections, endpoints and worker replies get their turn
+                    taken = 0
+                    await asyncio.sleep(0)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.connections[source] -= 1
+            if not self.connections[source]:
+                del self.connections[source]
+            self.service.peer_gone(peer)
+            if peer.ending and not writer.done():
+                with contextlib.suppress(asyncio.TimeoutError, ConnectionClosed):
+                    await asyncio.wait_for(asyncio.shield(writer), 1.0)
+            peer.closed = True
+            peer.wakeup.set()
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
+                await writer
+            log.debug("event=disconnect peer=%s", peer.key)
+
+    def _feed(self, peer: _WsPeer, message: str | bytes) -> None:
+        limits = self.cfg.limits
+        if isinstance(message, str):
+            frame = message.encode("utf-8")
+            encoding: Encoding = "json" if frame.startswith(b"{") else "text"
+        else:
+            frame = message
+            encoding = "msgpack"
+            if not starts_msgpack(frame):
+                self.service.reject(peer, ProtocolError(
+                    ErrorCode.BAD_FRAME, "a binary frame holds one msgpack map; send JSON "
+                    "or text in a text frame"), "msgpack")
+                return
+        if len(frame) > limits.max_frame_bytes:
+            self.service.reject(peer, ProtocolError(
+                ErrorCode.TOO_LARGE, f"the message has {len(frame)} bytes, more than "
+                f"max_frame_bytes ({limits.max_frame_bytes})", limit="max_frame_bytes"),
+                encoding)
+            return
+        try:
+            request = decode_request(frame, limits.codec_limits())
+        except ProtocolError as err:
+            self.service.reject(peer, err, encoding)
+            return
+        self.service.handle(peer, request)
+
+    # ---- shutdown -----------------------------------------------------------------------
+
+    def stop_accepting(self) -> None:
+        if self.server is not None:
+            self.server.server.close()  # the listening socket; open connections stay
+
+    async def close(self) -> None:
+        if self.server is not None:
+            self.server.close(close_connections=True)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.server.wait_closed(), 2.0)

@@ -1,0 +1,168 @@
+"""The JSON encoding: the msgpack maps of protocol v1 written as JSON objects.
+
+A JSON message is one JSON object; its first byte is `{`, which no text request
+and no msgpack map starts with, so the detection rule of SPEC §2.2 tells the
+three encodings apart by the first byte. It carries exactly what the msgpack
+map carries: the same keys, ids, partials, results and errors.
+
+Decoding enforces the same limits as msgpack, and before anything is built in
+proportion to the input: the frame size first, then the nesting depth, read
+from the raw text (strings blanked out), so deep input never recurses. After
+parsing, list, map and string lengths and the number of values are checked.
+Duplicate keys, `NaN` / `Infinity`, numbers too large for msgpack (integers
+outside -2^63..2^64-1, floats that overflow) are refused with `bad_frame`.
+
+Encoding writes compact UTF-8 JSON; non-finite floats never occur (the
+protocol's floats are finite) and are refused if they do.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from .errors import ErrorCode, ProtocolError
+from .messages import Limits
+
+#: The first byte of a JSON message.
+JSON_FIRST_BYTE = ord("{")
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(rb"[\[\]{}]")
+_MIN_INT = -(1 << 63)
+_MAX_INT = (1 << 64) - 1
+
+
+def starts_json(frame: bytes | bytearray) -> bool:
+    """True when the frame's first byte is `{` (the detection rule for JSON)."""
+    return bool(frame) and frame[0] == JSON_FIRST_BYTE
+
+
+def _bad(message: str) -> ProtocolError:
+    return ProtocolError(ErrorCode.BAD_FRAME, message)
+
+
+def _too_large(what: str, limit: str, value: int) -> ProtocolError:
+    return ProtocolError(ErrorCode.TOO_LARGE, f"{what} exceeds {limit} ({value})", limit=limit)
+
+
+def _check_depth(frame: bytes, max_depth: int) -> None:
+    """Refuse nesting deeper than `max_depth`, counted on the raw bytes (strings blanked)."""
+    blanked = _STRING.sub(b'""', frame)
+    depth = 0
+    for m in _BRACKETS.finditer(blanked):
+        if m[0] in (b"{", b"["):
+            depth += 1
+            if depth > max_depth:
+                raise ProtocolError(ErrorCode.TOO_DEEP, f"nesting deeper than {max_depth}",
+                                    limit="max_depth")
+        else:
+            depth -= 1
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _bad("duplicate key in a map")
+    return out
+
+
+def _constant(name: str) -> Any:
+    raise _bad(f"{name} is not a number the protocol allows (floats are finite)")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _bad(f"number {text[:40]} is out of range")
+    return value
+
+
+def _int(text: str) -> int:
+    if len(text) > 21:  # longer than any 64-bit integer: never convert it
+        raise _bad("integer out of range (64 bits)")
+    value = int(text)
+    if not _MIN_INT <= value <= _MAX_INT:
+        raise _bad("integer out of range (64 bits)")
+    return value
+
+
+class _Counter:
+    """Checks the lengths and the number of values of a parsed message."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.elements = 0
+
+    def walk(self, value: Any) -> None:
+        lim = self.limits
+        self.elements += 1
+        if self.elements > lim.max_elements:
+            raise _too_large("number of values", "max_elements", lim.max_elements)
+        if isinstance(value, str):
+            if len(value) > lim.max_str_len or (
+                    4 * len(value) > lim.max_str_len
+                    and len(value.encode("utf-8", "surrogatepass")) > lim.max_str_len):
+                raise _too_large("string", "max_str_len", lim.max_str_len)
+        elif isinstance(value, dict):
+            if len(value) > lim.max_map_len:
+                raise _too_large("map", "max_map_len", lim.max_map_len)
+            for key, item in value.items():
+                self.walk(key)
+                self.walk(item)
+        elif isinstance(value, list):
+            if len(value) > lim.max_list_len:
+                raise _too_large("list", "max_list_len", lim.max_list_len)
+            for item in value:
+                self.walk(item)
+
+
+def unpack_json(frame: bytes, limits: Limits) -> dict[str, Any]:
+    """Decode a frame holding exactly one JSON object, enforcing `limits` (ProtocolError:
+    `bad_frame`, `too_large`, `too_deep`)."""
+    if len(frame) > limits.max_frame_bytes:
+        raise _too_large("message", "max_frame_bytes", limits.max_frame_bytes)
+    if not starts_json(frame):
+        raise _bad("a JSON message is an object")
+    _check_depth(frame, limits.max_depth)
+    try:
+        text = frame.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _bad("a string is not valid UTF-8") from None
+    try:
+        obj = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant,
+                         parse_float=_float, parse_int=_int)
+    except ProtocolError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        where = f" at character {exc.pos + 1}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise _bad(f"malformed JSON message{where}") from None
+    if not isinstance(obj, dict):  # pragma: no cover - the first byte is `{`
+        raise _bad("a JSON message is an object")
+    _Counter(limits).walk(obj)
+    _check_strings(obj)
+    return obj
+
+
+def _check_strings(value: Any) -> None:
+    """Refuse lone surrogates (`\\ud800`): they are not UTF-8, as msgpack strings must be."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _bad("a string is not valid UTF-8") from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_strings(key)
+            _check_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            _check_strings(item)
+
+
+def dump_json(obj: Any) -> bytes:
+    """Encode a message map as compact UTF-8 JSON (ValueError on a non-finite float)."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")

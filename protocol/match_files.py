@@ -1,0 +1,56 @@
+"""Match files in any of the formats the project reads: its own records (RECORDS.md),
+Jellyfish `.mat` and GNU Backgammon's SGF, told apart by their first lines.
+
+    >>> record = parse_match_file(text)            # whichever of the three
+    >>> format_match_file(record, "mat")           # backgammon only for mat and sgf
+"""
+
+from __future__ import annotations
+
+import re
+
+from .mat import MatchFileError, format_mat, parse_mat
+from .records import FORMAT, MatchRecord, RecordError, format_record, parse_record
+from .sgf import format_sgf, parse_sgf
+
+JACQUET_MATCH = "jacquet-match"
+MAT = "mat"
+SGF = "sgf"
+FORMATS = (JACQUET_MATCH, MAT, SGF)
+"""The names `match_export` takes in `format`."""
+_MAT_RE = re.compile(r"^\s*\d+\s+point\s+match\s*$", re.I | re.M)
+
+
+def detect(text: str) -> str:
+    """`sgf` for text opening a game tree, `mat` for text with an `N point match` line and
+    no RECORDS.md `game` lines, `jacquet-match` otherwise."""
+    if text.lstrip().startswith("(;"):
+        return SGF
+    if _MAT_RE.search(text) and not re.search(r"^game \d+ score ", text, re.M):
+        return MAT
+    return JACQUET_MATCH
+
+
+def parse_match_file(text: str) -> MatchRecord:
+    """Read a record, a `.mat` or an SGF match; RecordError (line numbered where known)."""
+    kind = detect(text)
+    try:
+        if kind == SGF:
+            return parse_sgf(text)
+        if kind == MAT:
+            return parse_mat(text)
+    except MatchFileError as exc:
+        raise RecordError(f"{kind}: {exc.message}", exc.line) from None
+    return parse_record(text)
+
+
+def format_match_file(record: MatchRecord, fmt: str) -> str:
+    """The record in `fmt` (one of FORMATS); MatchFileError when the format cannot hold it
+    (`mat` and `sgf` hold backgammon matches only)."""
+    if fmt == MAT:
+        return format_mat(record)
+    if fmt == SGF:
+        return format_sgf(record)
+    if fmt in (JACQUET_MATCH, FORMAT):
+        return format_record(record)
+    raise MatchFileError(f"unknown match file format {fmt!r} (known: {', '.join(FORMATS)})")

@@ -1,0 +1,234 @@
+"""Backgammon matches as GNU Backgammon's SGF (`GM[6]`): `format_sgf` and `parse_sgf`.
+
+A match is one game tree per game. The root node carries
+`FF[4]GM[6]CA[UTF-8]AP[...]`, `MI[length:L][game:K][ws:A][bs:B]` (length, game
+number from 0, the scores of White and Black before it), `PW`/`PB` (names),
+`DT` (date, first game), `RU[Crawford]` or `RU[Crawford:CrawfordGame]` under
+the Crawford rule, and `RE[W+N]` / `RE[B+N]` (`R` appended for a resignation).
+Then one node per action: `;B[63aggj]` (the roll, then a letter pair per step),
+`;W[double]`, `;B[take]`, `;B[drop]`.
+
+White is gnubg's player 0 (side 0 of a record), Black player 1 (side 1). A
+point is a letter `a`-`x`: White's point p is the (p-1)th letter, Black's point
+p the (24-p)th; `y` is the bar and `z` off. As in gnubg's own files, a
+resignation leaves no node: the result (`RE`, with `R`) ends the game.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .mat import (
+    MatchFileError,
+    RawGame,
+    check_backgammon,
+    move_steps,
+    record_from_games,
+    turns,
+)
+from .records import MatchRecord
+
+APP = "jacquetd"
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def _letter(side: int, point: int) -> str:
+    if point == 25:
+        return "y"
+    if point == 0:
+        return "z"
+    return chr(ord("a") + (point - 1 if side == 0 else 24 - point))
+
+
+def _point(side: int, letter: str) -> int:
+    if letter == "y":
+        return 25
+    if letter == "z":
+        return 0
+    i = ord(letter) - ord("a")
+    return i + 1 if side == 0 else 24 - i
+
+
+def _colour(side: int) -> str:
+    return "B" if side else "W"
+
+
+def format_sgf(record: MatchRecord, *, date: str | None = None) -> str:
+    """The record as gnubg's SGF; MatchFileError for a non-backgammon record. `date`
+    (`YYYY-MM-DD`) defaults to the day of the record's `Created` header."""
+    check_backgammon(record, "an SGF file")
+    p0, p1 = record.players
+    names = (p0 or "Player 0", p1 or "Player 1")
+    if date is None:
+        created = record.headers.get("Created", "")
+        date = created[:10] if re.match(r"^\d{4}-\d\d-\d\d", created) else None
+    out: list[str] = []
+    for game in record.games:
+        head = [f"(;FF[4]GM[6]CA[UTF-8]AP[{APP}]",
+                f"MI[length:{record.length}][game:{game.number - 1}]"
+                f"[ws:{game.score[0]}][bs:{game.score[1]}]",
+                f"PW[{_escape(names[0])}]PB[{_escape(names[1])}]"]
+        if game.number == 1 and date:
+            head.append(f"DT[{date}]")
+        if record.crawford and record.length > 1:
+            head.append("RU[Crawford:CrawfordGame]" if game.crawford else "RU[Crawford]")
+        if game.result is not None:
+            r = game.result
+            head.append(f"RE[{_colour(r.winner)}+{r.points}"
+                        f"{'R' if r.reason == 'resign' else ''}]")
+        lines = ["".join(head)]
+        for act in turns(game):
+            side = int(str(act[1]))
+            if act[0] == "move":
+                dice = act[2]
+                assert isinstance(dice, tuple)
+                steps = "".join(_letter(side, a) + _letter(side, b)
+                                for a, b, _ in move_steps(str(act[3])))
+                lines.append(f";{_colour(side)}[{dice[0]}{dice[1]}{steps}]")
+            else:
+                lines.append(f";{_colour(side)}[{act[0]}]")
+        out.append("\n".join(lines) + ")\n")
+    return "".join(out)
+
+
+# -- reading ------------------------------------------------------------------------------
+
+Node = list[tuple[str, list[str]]]
+
+
+_PROP_RE = re.compile(r"\s*([A-Z]+)\s*\[")
+
+
+def _values(text: str, i: int, name: str) -> tuple[list[str], int]:
+    """The bracketed values of a property from offset `i` (at its first `[`)."""
+    values: list[str] = []
+    n = len(text)
+    while i < n and text[i] == "[":
+        j = i + 1
+        buf = []
+        while j < n and text[j] != "]":
+            if text[j] == "\\" and j + 1 < n:
+                j += 1
+            buf.append(text[j])
+            j += 1
+        if j >= n:
+            raise MatchFileError(f"an SGF value of {name} is not closed")
+        values.append("".join(buf))
+        i = j + 1
+        while i < n and text[i].isspace():
+            i += 1
+    return values, i
+
+
+def _trees(text: str) -> list[list[Node]]:
+    """The main line of every game tree: its nodes, each a list of (property, values).
+    Of several variations only the first is read."""
+    trees: list[list[Node]] = []
+    children: list[int] = []  # per open parenthesis: how many variations it has had
+    skip_below: int | None = None  # depth from which a later variation is skipped
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "(":
+            if children:
+                children[-1] += 1
+                if skip_below is None and children[-1] > 1:
+                    skip_below = len(children) + 1
+            else:
+                trees.append([])
+            children.append(0)
+            i += 1
+        elif c == ")":
+            if not children:
+                raise MatchFileError("an SGF ')' closes nothing")
+            if skip_below is not None and len(children) == skip_below:
+                skip_below = None
+            children.pop()
+            i += 1
+        elif c == ";":
+            if not children:
+                raise MatchFileError("an SGF node outside a game tree")
+            node: Node = []
+            i += 1
+            while (m := _PROP_RE.match(text, i)) is not None:
+                values, i = _values(text, m.end() - 1, m.group(1))
+                node.append((m.group(1), values))
+            if skip_below is None:
+                trees[-1].append(node)
+        elif c.isspace():
+            i += 1
+        else:
+            raise MatchFileError(f"unexpected {c!r} in SGF at offset {i}")
+    if children:
+        raise MatchFileError("an SGF game tree is not closed")
+    return trees
+
+
+def _prop(node: Node, name: str) -> list[str] | None:
+    return next((v for k, v in node if k == name), None)
+
+
+def parse_sgf(text: str) -> MatchRecord:
+    """Read a gnubg SGF match into a backgammon `MatchRecord`; MatchFileError says what
+    is wrong."""
+    trees = _trees(text)
+    if not trees or not trees[0]:
+        raise MatchFileError("no SGF game tree")
+    headers: dict[str, str] = {}
+    length = 0
+    crawford_rule = False
+    games: list[RawGame] = []
+    for number, nodes in enumerate(trees, start=1):
+        root = nodes[0]
+        gm = _prop(root, "GM")
+        if gm != ["6"]:
+            raise MatchFileError(f"game {number}: GM[{(gm or [''])[0]}] is not backgammon "
+                                 "(GM[6])")
+        mi = dict(v.split(":", 1) for v in (_prop(root, "MI") or []) if ":" in v)
+        try:
+            length = int(mi.get("length", "0"))
+            score = (int(mi.get("ws", "0")), int(mi.get("bs", "0")))
+        except ValueError:
+            raise MatchFileError(f"game {number}: MI holds a non-number") from None
+        ru = (_prop(root, "RU") or [""])[0]
+        crawford_rule = crawford_rule or ru.startswith("Crawford")
+        if number == 1:
+            for key, prop in (("Player0", "PW"), ("Player1", "PB")):
+                value = _prop(root, prop)
+                if value:
+                    headers[key] = value[0]
+        raw = RawGame(score)
+        for node in nodes[1:]:
+            for colour in ("W", "B"):
+                value = _prop(node, colour)
+                if value is None:
+                    continue
+                side = 0 if colour == "W" else 1
+                raw.actions.append(_action(value[0], side, number))
+        re_ = _prop(root, "RE")
+        if re_:
+            m = re.match(r"^([WB])\+(\d+)", re_[0])
+            if m is None:
+                raise MatchFileError(f"game {number}: cannot read RE[{re_[0]}]")
+            raw.winner, raw.points = (0 if m.group(1) == "W" else 1), int(m.group(2))
+        games.append(raw)
+    return record_from_games(headers, length, crawford_rule or not games, games)
+
+
+def _action(value: str, side: int, number: int) -> tuple[object, ...]:
+    if value in ("double", "take", "drop"):
+        return ("double", side, 0) if value == "double" else (value, side)
+    if value in ("beaver", "raccoon"):
+        raise MatchFileError(f"game {number}: beavers have no place in these rules")
+    m = re.fullmatch(r"([1-6])([1-6])((?:[a-z][a-z]){0,4})", value)
+    if m is None:
+        raise MatchFileError(f"game {number}: cannot read the move {value!r}")
+    letters = m.group(3)
+    steps = []
+    for k in range(0, len(letters), 2):
+        a, b = _point(side, letters[k]), _point(side, letters[k + 1])
+        steps.append(f"{a}/{b}")
+    return ("move", side, (int(m.group(1)), int(m.group(2))), " ".join(steps))

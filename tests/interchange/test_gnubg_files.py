@@ -1,0 +1,153 @@
+"""Match files against the real GNU Backgammon: a backgammon match hosted by jacquetd,
+exported as `.mat` and as SGF, is imported by gnubg, whose own re-export has the same
+rolls, plays, cube actions and final score; a match gnubg played and saved is read by
+`analyze_record`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jacquetd_protocol.mat import mat_move, parse_mat, turns
+from jacquetd_protocol.records import MatchRecord, parse_record
+from jacquetd_protocol.sgf import parse_sgf
+
+from tests.conftest import DaemonProcess
+from tests.daemon.wire import TcpClient
+from tests.interchange.gnubg_cli import NO_GNUBG, find_gnubg, run_gnubg
+from tests.matches.scripted import decide
+from tests.matches.test_daemon_matches import Player
+
+pytestmark = pytest.mark.skipif(find_gnubg() is None, reason=NO_GNUBG)
+
+
+def _story(record: MatchRecord) -> list[Any]:
+    """What every format keeps of a match: per game the score before it, who opened with
+    which dice, each turn's side, roll (as a set), play and cube action, and the result;
+    then the final score."""
+    games = []
+    for g in record.games:
+        steps = []
+        for act in turns(g):
+            if act[0] == "move":
+                dice = act[2]
+                assert isinstance(dice, tuple)
+                play = sorted(mat_move(str(act[3])).split())  # gnubg orders the steps its way
+                steps.append(("move", act[1], tuple(sorted(dice)), play))
+            else:
+                steps.append((act[0], act[1]))
+        result = (g.result.winner, g.result.points) if g.result else None
+        games.append((tuple(g.score), tuple(sorted(g.opening or ())), steps, result))
+    return [games, record.score]
+
+
+def _host_a_match(daemon: DaemonProcess, seed: int, length: int) -> tuple[Player, str]:
+    ann = Player(daemon, "tcp")
+    new = ann.call("match_new", variant="backgammon", length=length, seed=seed,
+                   name0="ann", name1="bob")
+    mid, tokens = new["match_id"], new["tokens"]
+    for _ in range(5000):
+        state = ann.call("match_state", match_id=mid)
+        if state["status"] != "playing":
+            break
+        side = state["to_act"] if state["to_act"] is not None else 0
+        cmd, extra = decide(state, side, seed)
+        cube = state["cube_state"]
+        if cmd == "match_double" and cube and cube["value"] >= 2:
+            cmd, extra = decide({**state, "may": [[m for m in may if m != "double"]
+                                                  for may in state["may"]]}, side, seed)
+        ann.call(cmd, match_id=mid, token=tokens[side], **extra)
+    assert ann.call("match_state", match_id=mid)["status"] == "over"
+    return ann, mid
+
+
+@pytest.fixture
+def daemon(start_jacquetd: Callable[..., DaemonProcess], tmp_path: Path) -> DaemonProcess:
+    return start_jacquetd("--workers", "1", "--gnubg", "off", "--db",
+                          str(tmp_path / "matches.sqlite3"))
+
+
+def _through_gnubg(mat: str, sgf: str, tmp_path: Path, expected: list[Any],
+                   score: tuple[int, int]) -> None:
+    """gnubg imports the `.mat` and loads the SGF; its re-exports tell the same match."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "ours.mat").write_text(mat)
+    (tmp_path / "ours.sgf").write_text(sgf)
+    out_mat = run_gnubg([f"import mat {tmp_path / 'ours.mat'}",
+                         f"export match mat {tmp_path / 'from-mat.mat'}",
+                         f"save match {tmp_path / 'from-mat.sgf'}", "show score"],
+                        tmp_path / "home1")
+    assert "not a valid" not in out_mat, out_mat[-2000:]
+    out_sgf = run_gnubg([f"load match {tmp_path / 'ours.sgf'}",
+                         f"export match mat {tmp_path / 'from-sgf.mat'}", "show score"],
+                        tmp_path / "home2")
+    for name, output in (("from-mat.mat", out_mat), ("from-sgf.mat", out_sgf)):
+        again = tmp_path / name
+        assert again.exists(), output[-2000:]
+        assert _story(parse_mat(again.read_text())) == expected, name
+    assert _story(parse_sgf((tmp_path / "from-mat.sgf").read_text())) == expected
+    a, b = score
+    assert f"ann {a}, bob {b}" in out_mat and f"ann {a}, bob {b}" in out_sgf
+
+
+@pytest.mark.slow
+def test_gnubg_imports_our_mat_and_sgf_and_exports_the_same_match(
+        daemon: DaemonProcess, tmp_path: Path) -> None:
+    seen: set[str] = set()
+    for seed in (20261201, 777, 31337, 4242, 99):
+        ann, mid = _host_a_match(daemon, seed, length=5)
+        try:
+            ours = parse_record(ann.call("match_export", match_id=mid)["record"])
+            mat = ann.call("match_export", match_id=mid, format="mat")
+            sgf = ann.call("match_export", match_id=mid, format="sgf")
+        finally:
+            ann.close()
+        assert (mat["format"], sgf["format"]) == ("mat", "sgf")
+        expected = _story(ours)
+        # our own readers give the match back
+        assert _story(parse_mat(mat["record"])) == expected
+        assert _story(parse_sgf(sgf["record"])) == expected
+        _through_gnubg(mat["record"], sgf["record"], tmp_path / str(seed), expected,
+                       ours.score)
+        seen |= {g.result.reason for g in ours.games if g.result is not None}
+        seen |= {a.kind for g in ours.games for a in g.actions}
+        if {"bear-off", "drop", "resign", "take", "reject"} <= seen:
+            break
+    # the matches tried covered every way a game goes on and ends
+    assert {"bear-off", "drop", "resign", "take"} <= seen, seen
+
+
+def test_analyze_record_reads_a_match_gnubg_played_and_saved(
+        jacquetd_server: DaemonProcess, tmp_path: Path) -> None:
+    out = run_gnubg(["set seed 4711", "set player 0 gnu", "set player 1 gnu",
+                     *(f"set player {p} {what} evaluation plies 0" for p in (0, 1)
+                       for what in ("chequerplay", "cubedecision")),
+                     "new match 3",
+                     # gnubg stores each player's evaluations in its SGF (250 KB for this
+                     # match), beyond the server's 64 KiB strings: save the match without them
+                     "analysis clear match",
+                     f"save match {tmp_path / 'gnubg.sgf'}",
+                     f"export match mat {tmp_path / 'gnubg.mat'}"], tmp_path / "home")
+    assert "has won the match" in out or (tmp_path / "gnubg.sgf").exists(), out[-2000:]
+    client = Player(jacquetd_server, "tcp")
+    assert client.tcp is not None
+    client.tcp.close()  # a first analysis may build the bear-off tables: allow minutes
+    client.tcp = TcpClient(jacquetd_server.tcp, timeout=300.0)
+    try:
+        for name in ("gnubg.mat", "gnubg.sgf"):
+            text = (tmp_path / name).read_text()
+            record = parse_mat(text) if name.endswith(".mat") else parse_sgf(text)
+            result = client.call("analyze_record", record=text, luck=False,
+                                 timeout_ms=300_000)
+            assert result["format"] == name.rsplit(".", 1)[1]
+            assert [g["game"] for g in result["games"]] == [g.number for g in record.games]
+            played = sum(1 for g in record.games for a in g.actions if a.kind == "move")
+            assert 0 < len(result["moves"]) <= played
+            assert all(m["loss"] >= 0 for m in result["moves"])
+            assert max(record.score) == 3
+            finals = [g["result"] for g in result["games"]]
+            assert all(f is not None and " wins " in f for f in finals), finals
+    finally:
+        client.close()
