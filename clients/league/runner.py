@@ -29,12 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-<<<<<<< HEAD
-=======
 from jacquetd_protocol.mat import MatchFileError, format_mat, parse_mat, turns
-from jacquetd_protocol.records import RecordError, format_record, parse_record
+from jacquetd_protocol.records import RecordError, parse_record
 
->>>>>>> main
 from ..client import JacquetClient
 from ..errors import EngineError
 from ..game import Referee
@@ -305,7 +302,6 @@ class League:
         counted once), the progress line, the SPRT."""
         if entry["job"] in self._recorded:
             return
-<<<<<<< HEAD
         self._recorded.add(entry["job"])
         journal.append(entry)
         if self.options.on_match is not None:
@@ -318,17 +314,6 @@ class League:
             if decision is not None:
                 self.stopped_by_sprt = True
                 self._stop.set()
-=======
-        loser = players[1 - game.winner]
-        self.fault_count += 1
-        log.warning("%s lost a game of %s by %s: %s; restarting it", loser.name, job.id,
-                    game.fault, game.fault_message)
-        journal.append({"type": "event", "what": "fault", "job": job.id, "engine": loser.name,
-                        "fault": game.fault, "message": game.fault_message})
-        try:
-            await loser.restart()
-        except (EngineFault, EngineError, OSError) as exc:  # the next game retries
-            log.warning("%s: restart failed: %s", loser.name, exc)
 
 
 def write_mat(path: Path, record_text: str) -> bool:
@@ -347,4 +332,3 @@ def write_mat(path: Path, record_text: str) -> bool:
         return False
     path.write_text(text, encoding="utf-8")
     return True
->>>>>>> main

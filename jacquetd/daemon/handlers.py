@@ -34,12 +34,8 @@ from jacquetd_protocol import gnubg_wire
 from jacquetd_protocol.commands import describe
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
-<<<<<<< HEAD
 from jacquetd.daemon import engine_api, gnubg, scale_commands
-=======
-from jacquetd.daemon import engine_api, gnubg
 from jacquetd.daemon.positions import position_fields, resolve_position
->>>>>>> main
 from jacquetd.rules import (
     VARIANTS,
     AmbiguousMoveError,

@@ -71,7 +71,7 @@ class _Bar:
 
 
 def _position(text: str, dice: str | None) -> Position:
-    from jacquetd.daemon.handlers import resolve_position
+    from jacquetd.daemon.positions import resolve_position
 
     roll = None
     if dice:

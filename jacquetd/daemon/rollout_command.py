@@ -26,6 +26,7 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Partial, Reply, Request
 
 from jacquetd.daemon import handlers
+from jacquetd.daemon.positions import resolve_position
 from jacquetd.daemon.scale_commands import ROLLOUT_CHUNK
 from jacquetd.rules import RulesError
 
@@ -42,7 +43,7 @@ def plan(args: dict[str, Any]) -> Any:
     """The rollout's spec, or the error that names what is wrong with the request."""
     from jacquetd.bots import rollouts
 
-    pos = handlers.resolve_position(args["position"], args.get("dice"))
+    pos = resolve_position(args["position"], args.get("dice"))
     if pos.game_over():
         raise ProtocolError(ErrorCode.BAD_POSITION, "the game is over: there is nothing to "
                             "roll out", field="position")
