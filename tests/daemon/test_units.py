@@ -47,7 +47,7 @@ def test_toml_then_flags(tmp_path: Path) -> None:
     {"limits": {"unknown_limit": 3}},
     {"log_level": "loud"},
     {"curve_secret": "x"},
-    {"bind": "off", "tcp": "off", "gnubg": "off"},
+    {"bind": "off", "tcp": "off", "gnubg": "off", "ws": "off"},
 ])
 def test_bad_settings_are_refused(settings: dict[str, object]) -> None:
     with pytest.raises(ConfigError):
