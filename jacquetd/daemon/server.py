@@ -32,12 +32,14 @@ from jacquetd_protocol.codec import decode_request, detect_encoding, encode_repl
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply
 from zmq.auth.asyncio import AsyncioAuthenticator
+from zmq.utils.monitor import recv_monitor_message
 
 from jacquetd.daemon import engine_api, handlers, hosted, ports, streams
 from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import WorkerPool
+from jacquetd.daemon.zmq_links import ZmqLinks
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +103,9 @@ class ZmqEndpoint:
         self.sock: zmq.asyncio.Socket | None = None
         self.address = ""
         self._task: asyncio.Task[None] | None = None
+        self._monitor_task: asyncio.Task[None] | None = None
+        self.monitor: zmq.asyncio.Socket | None = None
+        self.links = ZmqLinks()  # which routing id each connection carries
         self.dropped: dict[bytes, float] = {}  # identity -> until when it is ignored
 
     def bind(self, endpoint: str) -> str:
@@ -132,12 +137,41 @@ class ZmqEndpoint:
             raise ConfigError(f"cannot bind {endpoint}: {exc}") from None
         self.sock = sock
         self.address = sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        # disconnects cancel the peer's work (the monitor names the connection's file
+        # descriptor, and each message carries it: see zmq_links)
+        self.monitor = sock.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
         if not zmq_endpoint_is_loopback(self.address):
             log.warning("event=exposed endpoint=%s curve=%s", self.address, cfg.curve)
         return self.address
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._serve(), name="zmq-router")
+        if self.monitor is not None:
+            self._monitor_task = asyncio.create_task(self._watch_links(), name="zmq-monitor")
+
+    async def _watch_links(self) -> None:
+        monitor = self.monitor
+        assert monitor is not None
+        while True:
+            try:
+                event = await recv_monitor_message(monitor)
+            except asyncio.CancelledError:
+                raise
+            except zmq.ZMQError as exc:
+                if exc.errno in (zmq.ETERM, zmq.ENOTSOCK):
+                    return
+                continue
+            fd = int(event["value"])
+            if event["event"] == zmq.EVENT_ACCEPTED:
+                self.links.accepted(fd)
+                continue
+            identity = self.links.disconnected(fd)
+            if identity is None:
+                continue
+            peer = _ZmqPeer(self, identity, False)
+            if self.service.pending_count(peer.key):
+                log.info("event=zmq_peer_left peer=%s", peer.key)
+                self.service.peer_gone(peer)
 
     async def _serve(self) -> None:
         sock = self.sock
@@ -154,7 +188,7 @@ class ZmqEndpoint:
                 taken = 0
                 await asyncio.sleep(0)
             try:
-                frames = await sock.recv_multipart(copy=True)
+                parts = await sock.recv_multipart(copy=False)
             except asyncio.CancelledError:
                 raise
             except zmq.ZMQError as exc:
@@ -162,6 +196,9 @@ class ZmqEndpoint:
                     return
                 log.warning("event=zmq_recv_error error=%s", exc)
                 continue
+            frames = [part.bytes for part in parts]
+            with contextlib.suppress(zmq.ZMQError):
+                self.links.message(parts[0].get(zmq.SRCFD), frames[0])
             try:
                 envelope, body = split_envelope(frames)
             except ProtocolError as err:
@@ -231,11 +268,15 @@ class ZmqEndpoint:
         return False
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._monitor_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self.sock is not None:
+            if self.monitor is not None:
+                self.sock.disable_monitor()
+                self.monitor.close(0)
             self.sock.close(SOCKET_LINGER_MS)
         if self.auth is not None:
             self.auth.stop()

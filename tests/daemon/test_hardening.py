@@ -587,6 +587,27 @@ def test_a_gnubg_request_stops_when_its_client_leaves(start_jacquetd: Start) -> 
     daemon.stop()
 
 
+def test_a_zeromq_request_stops_when_its_client_leaves(start_jacquetd: Start) -> None:
+    # one worker, taken by a request of two minutes; its client leaves: the daemon learns
+    # it from the socket monitor (zmq_links), stops the work and serves the next client
+    daemon = start_jacquetd("--workers", "1", "--db", "off", "--test-levels")
+    leaver = ZmqClient(daemon.zmq)
+    leaver.send("best_move", id=1, position="start", dice=[3, 1], level="test-sleep",
+                time_ms=120_000)
+    time.sleep(1.0)
+    leaver.close()
+    client = ZmqClient(daemon.zmq)
+    started = time.monotonic()
+    reply = client.call("best_move", position="start", dice=[3, 1], level="test-sleep",
+                        time_ms=50, timeout=60)
+    assert reply.ok, reply
+    assert time.monotonic() - started < 60  # not behind the two minutes of the one that left
+    stats = client.call("stats").result
+    assert stats["latency_ms"]["best_move"]["count"] >= 1
+    client.close()
+    daemon.stop()
+
+
 # ---- 4. bounded queues and watches; every request answered or its peer dropped ------------
 
 
