@@ -16,7 +16,6 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from importlib import metadata
 from typing import Any
 
 from jacquetd_protocol.version import PROTOCOL_VERSION
@@ -35,6 +34,7 @@ from jacquetd.daemon.config import (
     load_toml,
 )
 from jacquetd.logs import setup_logging
+from jacquetd.version import version
 
 #: A `jacquetd stdio` (usually an engine spawned by a client) logs warnings and errors
 #: only, unless a log level is asked for (flag, environment or file).
@@ -56,11 +56,7 @@ def _hostport(where: tuple[str, int] | None) -> str:
 
 def version_text() -> str:
     """``jacquetd VERSION (protocol X.Y)``."""
-    try:
-        version = metadata.version("jacquetd")
-    except metadata.PackageNotFoundError:
-        version = "unknown"
-    return f"jacquetd {version} (protocol {PROTOCOL_VERSION})"
+    return f"jacquetd {version()} (protocol {PROTOCOL_VERSION})"
 
 
 #: Options of `serve` and `stdio`: (flags, argparse keywords, configuration key or None
