@@ -254,6 +254,11 @@ def cache_path(rule: str) -> Path:
     return cache_dir() / f"bearoff-{rule}-v{DB_VERSION}.npz"
 
 
+def missing_tables() -> list[str]:
+    """The rules whose table is not built yet (the daemon builds them at start)."""
+    return [rule for rule in RULES if not cache_path(rule).exists()]
+
+
 def _load(rule: str, path: Path) -> OneSided | None:
     try:
         with np.load(path) as data:

@@ -34,7 +34,9 @@ from jacquetd_protocol import gnubg_wire
 from jacquetd_protocol.commands import describe
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
-from jacquetd.daemon import engine_api, gnubg, scale_commands
+from jacquetd.bots import bearoff
+from jacquetd.bots.interface import ENGINE, UnknownLevel, Unsupported
+from jacquetd.daemon import gnubg, scale_commands
 from jacquetd.daemon.positions import position_fields, resolve_position
 from jacquetd.rules import (
     VARIANTS,
@@ -89,7 +91,9 @@ def to_protocol_error(exc: BaseException) -> ProtocolError:
         return ProtocolError(ErrorCode.BAD_POSITION, exc.message, field="position", rule=exc.rule)
     if isinstance(exc, RulesError):
         return ProtocolError(ErrorCode.BAD_POSITION, exc.message, rule=exc.rule)
-    if isinstance(exc, engine_api.Unsupported):
+    if isinstance(exc, Unsupported):
+        return ProtocolError(ErrorCode.BAD_ARGUMENT, str(exc), field=exc.field)
+    if isinstance(exc, UnknownLevel):
         return ProtocolError(ErrorCode.BAD_ARGUMENT, str(exc), field=exc.field)
     if isinstance(exc, SearchTimedOut):
         return ProtocolError(ErrorCode.TIMEOUT, "the deadline passed during the search")
@@ -434,18 +438,18 @@ TEST_LEVELS = ("test-sleep", "test-hang", "test-crash", "test-hog")
 
 def run_best_move(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
     pos = job_position(args)
-    level = args.get("level") or engine_api.default_level()
+    level = args.get("level") or ENGINE.default_level
     started = time.monotonic()
     if call.test_levels and level in TEST_LEVELS:
         _test_bot(level, call, args.get("time_ms"))
         play = legal_plays(pos)[0]
-    elif args.get("plies") is not None and engine_api.searches(level):
+    elif args.get("plies") is not None and ENGINE.searches(level):
         # an explicit depth: the top play of the deepest ranking finished (as `analyze`)
         ranking = _deepest(pos, int(args["plies"]), 1, args.get("time_ms"), call, None)
         play = ranking[0].play
     else:
-        bot = engine_api.get_bot(level, pos.variant, args.get("seed", call.seed))
-        play = bot.choose(pos, movetime_ms=args.get("time_ms"), should_stop=call.should_stop)
+        play = ENGINE.choose(pos, level, seed=args.get("seed", call.seed),
+                             movetime_ms=args.get("time_ms"), should_stop=call.should_stop)
     result = {
         "play": play_dict(play),
         "level": level,
@@ -476,7 +480,7 @@ def _deepest(pos: Position, plies: int, max_plays: int | None, time_ms: int | No
         return call.should_stop() or (budget_end is not None and time.monotonic() >= budget_end)
 
     last: list[Any] | None = None
-    for ranking in engine_api.analyze(pos, plies, max_plays, stop):
+    for ranking in ENGINE.analyze(pos, plies=plies, max_plays=max_plays, should_stop=stop):
         last = ranking
         if each is not None:
             each(ranking)
@@ -514,7 +518,7 @@ def run_analyze(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
 def run_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
     pos = job_position(args)
     plies = int(args.get("plies") or 0)
-    result = engine_api.evaluate(pos, plies)
+    result: dict[str, Any] = ENGINE.evaluate(pos, plies=plies).to_dict()
     result["plies"] = plies
     return result
 
@@ -522,7 +526,7 @@ def run_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
 def run_luck(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
     pos = job_position(args)
     d1, d2 = args["dice"]
-    return {"luck": round(engine_api.luck(pos, (int(d1), int(d2))), 6), "plies": 0}
+    return {"luck": round(ENGINE.luck(pos, (int(d1), int(d2))), 6), "plies": 0}
 
 
 def run_analyze_record(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
@@ -542,7 +546,7 @@ def run_match_bot(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
 def run_cube(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
     pos = job_position(args)
     plies = int(args.get("plies") or 0)
-    result = engine_api.cube_decision(pos, plies)
+    result: dict[str, Any] = ENGINE.cube(pos, plies=plies).to_dict()
     result.setdefault("plies", plies)
     return result
 
@@ -552,21 +556,25 @@ def run_cube(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
 
 def run_gnubg_decide(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
     """The reply line to a ``board:`` request: a move, a cube action or a resignation
-    answer. Without an evaluator the cube policy is fixed and plain: never double,
-    always take, reject resignations."""
+    answer, by the engine's one cube and resignation policy (``ENGINE.doubles``,
+    ``takes``, ``accepts_resignation``) for the level asked."""
     question = gnubg.board_position(args["board"])
     options = args.get("options", {})
     pos = question.position
-    level = args.get("level") or engine_api.default_level()
+    level = args.get("level") or ENGINE.default_level
     resignation = options.get("resignation")
     if resignation:
-        return {"reply": _gnubg_resignation(pos, question.actor_on_roll, int(resignation))}
+        accepts = ENGINE.accepts_resignation(pos, level, int(resignation),
+                                             on_roll=question.actor_on_roll)
+        return {"reply": "accept\n" if accepts else "reject\n"}
     if not question.actor_on_roll:
-        return {"reply": _gnubg_take(pos)}
+        # `pos` is from the doubler's side (on roll, double pending); the answer is ours
+        return {"reply": "take\n" if ENGINE.takes(pos, level) else "drop\n"}
     if not pos.dice:
-        return {"reply": _gnubg_double(pos)}
-    bot = engine_api.get_bot(level, pos.variant, args.get("seed", call.seed))
-    play = _as_gnubg_plays_it(pos, bot.choose(pos, should_stop=call.should_stop))
+        return {"reply": "double\n" if ENGINE.doubles(pos, level) else "roll\n"}
+    chosen = ENGINE.choose(pos, level, seed=args.get("seed", call.seed),
+                           should_stop=call.should_stop)
+    play = _as_gnubg_plays_it(pos, chosen)
     return {"reply": gnubg_wire.format_move(play.move), "move": play.move}
 
 
@@ -588,43 +596,17 @@ def _as_gnubg_plays_it(pos: Position, play: Play) -> Play:
     return next(p for p in winners if p.dice_used == longest)
 
 
-def _gnubg_double(pos: Position) -> str:
-    try:
-        decision = engine_api.cube_decision(pos, 0)
-    except engine_api.Unsupported:
-        return "roll\n"
-    return "double\n" if decision.get("action") == "double" else "roll\n"
-
-
-def _gnubg_take(pos: Position) -> str:
-    # `pos` is from the doubler's side (on roll, double pending); the answer is ours.
-    try:
-        decision = engine_api.cube_decision(pos, 0)
-    except engine_api.Unsupported:
-        return "take\n"
-    return "drop\n" if decision.get("take") == "drop" else "take\n"
-
-
-def _gnubg_resignation(pos: Position, on_roll_is_us: bool, points: int) -> str:
-    try:
-        evaluation = engine_api.evaluate(pos.without_dice(), 0)
-    except engine_api.Unsupported:
-        return "reject\n"
-    equity = float(evaluation["equity"])
-    ours = equity if on_roll_is_us else -equity
-    cube = pos.cube.value if pos.cube is not None else 1
-    return "accept\n" if points * cube >= ours * cube else "reject\n"
-
-
 def run_gnubg_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
     """``evaluation fibsboard``: P(win), P(win g), P(win bg), P(lose g), P(lose bg) and
     the equity, for the side to act."""
     question = gnubg.board_position(args["board"])
     pos = question.position.without_dice()
     plies = int(args.get("options", {}).get("plies", 0))
-    e = engine_api.evaluate(pos, plies)
+    evaluation = ENGINE.evaluate(pos, plies=plies)
+    e = evaluation.to_dict()
     # the sixth number: money equity, or in match play the match-winning chance (cubeless)
-    last = engine_api.match_winning_chance(pos, e) if pos.match is not None else e["equity"]
+    last = (ENGINE.match_winning_chance(pos, evaluation) if pos.match is not None
+            else e["equity"])
     if question.actor_on_roll:
         values = [e["win"], e["win_gammon"], e["win_backgammon"], e["lose_gammon"],
                   e["lose_backgammon"], last]
@@ -654,10 +636,8 @@ _worker_state: dict[str, Any] = {"seed": None, "test_levels": False}
 def init_worker(seed: int | None, test_levels: bool = False) -> None:
     _worker_state["seed"] = seed
     _worker_state["test_levels"] = test_levels
-    engine_api.no_table_builds_in_requests()
-    for level in engine_api.levels():  # warm the bots' imports before the first request
-        if level != "random":
-            break
+    bearoff.BUILD_ON_DEMAND = False  # a request never builds a table: its deadline would
+    # cut the build short; races are evaluated without it until the daemon has built it
 
 
 def run_worker_command(

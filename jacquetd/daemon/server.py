@@ -34,7 +34,8 @@ from jacquetd_protocol.messages import Encoding, Partial, Reply
 from zmq.auth.asyncio import AsyncioAuthenticator
 from zmq.utils.monitor import recv_monitor_message
 
-from jacquetd.daemon import engine_api, handlers, hosted, ports, streams
+from jacquetd.bots import bearoff
+from jacquetd.daemon import handlers, hosted, ports, streams
 from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
@@ -325,11 +326,11 @@ class Daemon:
     def build_tables(self) -> None:
         """Start building the missing bear-off tables in a background process (once, under
         a file lock, saved atomically), apart from any request and its deadline."""
-        missing = engine_api.missing_tables()
+        missing = bearoff.missing_tables()
         if not missing:
             return
         self.table_builder = subprocess.Popen(
-            [sys.executable, "-m", engine_api.BEAROFF_MODULE], stdin=subprocess.DEVNULL,
+            [sys.executable, "-m", bearoff.__name__], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             preexec_fn=lambda: os.nice(10))
         log.info("event=bearoff_build_started rules=%s pid=%d", ",".join(missing),

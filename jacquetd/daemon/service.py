@@ -26,7 +26,8 @@ from jacquetd_protocol.commands import COMMANDS, MATCH_COMMAND_NAMES, arguments,
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 
-from jacquetd.daemon import engine_api, handlers, rollout_command
+from jacquetd.bots.interface import ENGINE
+from jacquetd.daemon import handlers, rollout_command
 from jacquetd.daemon.config import Config
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
@@ -128,7 +129,7 @@ class Service:
 
     def levels(self) -> list[str]:
         if self._levels is None:
-            found = list(engine_api.levels())
+            found = list(ENGINE.levels)
             if self.cfg.test_levels:
                 found += list(handlers.TEST_LEVELS)
             self._levels = found
@@ -139,7 +140,7 @@ class Service:
             "codec_limits": self.cfg.limits.codec_limits(),
             "limits": self.cfg.limits.to_dict(),
             "levels": self.levels(),
-            "default_level": engine_api.default_level(),
+            "default_level": ENGINE.default_level,
             "endpoints": dict(self.endpoints),
             "workers": self.pool.size,
         }
