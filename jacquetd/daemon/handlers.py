@@ -100,12 +100,6 @@ def to_protocol_error(exc: BaseException) -> ProtocolError:
     return ProtocolError(ErrorCode.INTERNAL, "internal error")
 
 
-def error_fields(exc: BaseException) -> tuple[str, str, str | None, str | None, dict[str, Any]]:
-    """``(code, message, rule, field, extra)`` of ``exc``: what a worker sends back."""
-    err = to_protocol_error(exc)
-    return str(err.code), err.message, err.rule, err.field, dict(err.extra)
-
-
 class SearchTimedOut(RuntimeError):
     """A search was stopped by its deadline before it had any answer."""
 

@@ -26,6 +26,7 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Partial, Reply, Request
 
 from jacquetd.daemon import handlers
+from jacquetd.daemon.jobs import Failed
 from jacquetd.daemon.positions import resolve_position
 from jacquetd.daemon.scale_commands import ROLLOUT_CHUNK
 from jacquetd.rules import RulesError
@@ -174,11 +175,9 @@ class _Rollout:
                 k = running.pop(future)
                 self.jobs.pop(k, None)
                 outcome = future.result()
-                if outcome[0] != "ok":
-                    _tag, code, message, rule, field_name, extra = outcome
-                    raise ProtocolError(code, message, rule=rule, field=field_name,
-                                        **(extra or {}))
-                self.chunk_done(k, outcome[1]["chunk"])
+                if isinstance(outcome, Failed):
+                    raise outcome.error()
+                self.chunk_done(k, outcome.result["chunk"])
 
     async def _on_cluster(self, address: str) -> None:
         from distributed import as_completed

@@ -29,6 +29,7 @@ from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 from jacquetd.bots.interface import ENGINE
 from jacquetd.daemon import handlers, rollout_command
 from jacquetd.daemon.config import Config
+from jacquetd.daemon.jobs import Done, Failed, Outcome
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
 from jacquetd.matches import AsyncMatchService, Caller
@@ -395,18 +396,16 @@ class Service:
         self._clients[peer.key] = client
         self._idle.clear()
 
-    def _job_done(self, pending: _Pending, future: asyncio.Future[tuple[Any, ...]]) -> None:
+    def _job_done(self, pending: _Pending, future: asyncio.Future[Outcome]) -> None:
         if future.cancelled() or pending.done:
             return
         outcome = future.result()
-        if outcome[0] == "ok":
-            reply = Reply.success(pending.request.id, outcome[1])
+        if isinstance(outcome, Done):
+            reply = Reply.success(pending.request.id, outcome.result)
         elif pending.stopping:  # stopped before any depth was finished: nothing to give
             reply = Reply.failure(pending.request.id, self._cancelled(pending))
         else:
-            _tag, code, message, rule, field_name, extra = outcome
-            reply = Reply.failure(pending.request.id, ProtocolError(
-                code, message, rule=rule, field=field_name, **(extra or {})))
+            reply = Reply.failure(pending.request.id, outcome.error())
         self._complete(pending, reply)
 
     def _expire(self, pending: _Pending) -> None:
@@ -486,22 +485,22 @@ class Service:
         return len(client.pending) if client is not None else 0
 
     async def run_job(self, cmd: str, args: dict[str, Any],
-                      timeout_s: float | None = None, owner: str = "") -> tuple[Any, ...]:
+                      timeout_s: float | None = None, owner: str = "") -> Outcome:
         """Run a worker job for an endpoint with its own wire language (gnubg): the
-        same queue bound, deadline and stats, an outcome tuple instead of a reply."""
+        same queue bound, deadline and stats, an :data:`Outcome` instead of a reply."""
         arrived = time.monotonic()
         self.stats.received += 1
         if timeout_s is None:
             timeout_s = self.cfg.limits.default_timeout_ms / 1000.0
         if self.draining:
-            outcome: tuple[Any, ...] = ("error", ErrorCode.BUSY, "shutting down", None, None, {})
+            outcome: Outcome = Failed(0, ErrorCode.BUSY, "shutting down")
         else:
             try:
                 job_id, future = self.pool.submit(cmd, args, deadline=arrived + timeout_s,
                                                   heavy=handlers.is_heavy(cmd, args),
                                                   owner=owner)
             except (PoolBusy, PoolClosed) as exc:
-                outcome = ("error", ErrorCode.BUSY, str(exc), None, None, {})
+                outcome = Failed(0, ErrorCode.BUSY, str(exc))
             else:
                 self._jobs_running += 1
                 self._idle.clear()
@@ -509,7 +508,7 @@ class Service:
                     outcome = await asyncio.wait_for(asyncio.shield(future), timeout_s)
                 except TimeoutError:
                     self.pool.abandon(job_id)
-                    outcome = ("error", ErrorCode.TIMEOUT, "no answer in time", None, None, {})
+                    outcome = Failed(job_id, ErrorCode.TIMEOUT, "no answer in time")
                 except asyncio.CancelledError:
                     self.pool.abandon(job_id)  # the requester left: stop its work
                     raise
@@ -517,7 +516,7 @@ class Service:
                     self._jobs_running -= 1
                     if not self._clients and not self._jobs_running:
                         self._idle.set()
-        code = None if outcome[0] == "ok" else str(outcome[1])
+        code = None if isinstance(outcome, Done) else outcome.code
         self.stats.record(cmd, time.monotonic() - arrived, code)
         return outcome
 

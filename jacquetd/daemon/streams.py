@@ -28,6 +28,7 @@ from jacquetd_protocol.messages import Encoding, Partial, Reply
 
 from jacquetd.daemon import gnubg, handlers
 from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
+from jacquetd.daemon.jobs import Done
 from jacquetd.daemon.service import Service
 
 log = logging.getLogger(__name__)
@@ -328,9 +329,9 @@ class GnubgConnection(_Connection):
             if isinstance(plies, int) and plies > limit:
                 return f"Error: plies {plies} is more than this server serves ({limit})\n"
         outcome = await self.service.run_job(cmd, args, owner=self.key)
-        if outcome[0] == "ok":
-            return str(outcome[1]["reply"])
-        code, message = outcome[1], outcome[2]
+        if isinstance(outcome, Done):
+            return str(outcome.result["reply"])
+        code, message = outcome.code, outcome.message
         if code == ErrorCode.BAD_POSITION:
             return gnubg.BAD_BOARD
         if code == ErrorCode.BAD_ARGUMENT:

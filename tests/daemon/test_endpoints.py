@@ -304,7 +304,7 @@ def test_gnubg_pipelined_lines_answered_in_order_and_many_clients(
             c.close()
 
 
-def test_gnubg_cube_decisions_without_evaluator(jacquetd_server: DaemonProcess) -> None:
+def test_gnubg_cube_decisions(jacquetd_server: DaemonProcess) -> None:
     client = GnubgClient(jacquetd_server.gnubg)
     no_dice = OPENING_31.replace(":1:3:1:0:0:1:1:1:0:", ":1:0:0:0:0:1:1:1:0:")
     doubled = OPENING_31.replace(":1:3:1:0:0:1:1:1:0:", ":1:0:0:0:0:2:0:1:1:")
