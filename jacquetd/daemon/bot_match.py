@@ -30,6 +30,7 @@ import numpy as np
 
 from jacquetd.bots.interface import ENGINE
 from jacquetd.bots.players import NeuralBot, state_of, stop_function
+from jacquetd.errors import SearchTimedOut
 from jacquetd.rules import Play, Position, find_variant, generate_raw
 from jacquetd.rules.position import CHECKERS, MatchState
 from jacquetd.rules.scoring import game_result, result_name
@@ -103,8 +104,6 @@ def play_game(seats: tuple[_Seat, _Seat], dice: _Dice, *, variant: str, score: t
     moves = 0
     while True:
         if stop():
-            from jacquetd.daemon.handlers import SearchTimedOut
-
             raise SearchTimedOut()
         if pending is not None:
             roll, pending = pending, None

@@ -10,10 +10,8 @@ evaluate and run in a worker process (``best_move``, ``analyze``,
 command's arguments are first checked in the front (``prepare``), so a bad
 position is refused at once without occupying a worker.
 
-Every exception a handler raises goes through :func:`to_protocol_error`:
-rules errors keep their RULES.md id, a missing engine is ``bad_argument``,
-anything unexpected is ``internal`` with a generic message (the traceback
-goes to the log, never to the peer).
+Every exception a handler raises becomes an error reply through the one mapping,
+:func:`jacquetd.errors.to_protocol_error`.
 """
 
 from __future__ import annotations
@@ -35,19 +33,14 @@ from jacquetd_protocol.commands import describe
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
 from jacquetd.bots import bearoff
-from jacquetd.bots.interface import ENGINE, UnknownLevel, Unsupported
+from jacquetd.bots.interface import ENGINE
 from jacquetd.daemon import gnubg, scale_commands
 from jacquetd.daemon.positions import position_fields, resolve_position
+from jacquetd.errors import SearchTimedOut
 from jacquetd.rules import (
     VARIANTS,
-    AmbiguousMoveError,
-    GameStateError,
-    IllegalMoveError,
-    MoveSyntaxError,
     Play,
     Position,
-    PositionError,
-    RulesError,
     apply_move,
     legal_plays,
 )
@@ -69,39 +62,6 @@ ENGINE_NAME = "jacquetd"
 #: Worker jobs of the gnubg endpoint (not protocol commands).
 GNUBG_DECIDE = "gnubg_decide"
 GNUBG_EVALUATE = "gnubg_evaluate"
-
-
-# ---- exceptions -> error codes: the one mapping ------------------------------------------
-
-
-def to_protocol_error(exc: BaseException) -> ProtocolError:
-    """The error a peer sees for ``exc``."""
-    if isinstance(exc, ProtocolError):
-        return exc
-    if isinstance(exc, PositionError):
-        return ProtocolError(ErrorCode.BAD_POSITION, exc.message, field="position", rule=exc.rule)
-    if isinstance(exc, AmbiguousMoveError):
-        return ProtocolError(
-            ErrorCode.ILLEGAL_MOVE, exc.message, field="move", rule=exc.rule,
-            candidates=list(exc.candidates),
-        )
-    if isinstance(exc, IllegalMoveError | MoveSyntaxError):
-        return ProtocolError(ErrorCode.ILLEGAL_MOVE, exc.message, field="move", rule=exc.rule)
-    if isinstance(exc, GameStateError):
-        return ProtocolError(ErrorCode.BAD_POSITION, exc.message, field="position", rule=exc.rule)
-    if isinstance(exc, RulesError):
-        return ProtocolError(ErrorCode.BAD_POSITION, exc.message, rule=exc.rule)
-    if isinstance(exc, Unsupported):
-        return ProtocolError(ErrorCode.BAD_ARGUMENT, str(exc), field=exc.field)
-    if isinstance(exc, UnknownLevel):
-        return ProtocolError(ErrorCode.BAD_ARGUMENT, str(exc), field=exc.field)
-    if isinstance(exc, SearchTimedOut):
-        return ProtocolError(ErrorCode.TIMEOUT, "the deadline passed during the search")
-    return ProtocolError(ErrorCode.INTERNAL, "internal error")
-
-
-class SearchTimedOut(RuntimeError):
-    """A search was stopped by its deadline before it had any answer."""
 
 
 # ---- positions -----------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from jacquetd.daemon import handlers
 from jacquetd.daemon.jobs import Failed
 from jacquetd.daemon.positions import resolve_position
 from jacquetd.daemon.scale_commands import ROLLOUT_CHUNK
+from jacquetd.errors import in_field, to_protocol_error
 from jacquetd.rules import RulesError
 
 if TYPE_CHECKING:
@@ -57,9 +58,7 @@ def plan(args: dict[str, Any]) -> Any:
                              plies=int(args["plies"]), seed=int(args["seed"]),
                              truncate=int(args["truncate"]))
     except RulesError as exc:
-        err = handlers.to_protocol_error(exc)
-        raise ProtocolError(err.code, f"candidates: {err.message}", field="candidates",
-                            rule=err.rule) from None
+        raise in_field(to_protocol_error(exc), "candidates") from None
 
 
 async def dask_client(address: str) -> Any:
@@ -150,7 +149,7 @@ class _Rollout:
             raise
         except Exception as exc:  # one final reply, whatever happens
             self.abandon()
-            err = handlers.to_protocol_error(exc)
+            err = to_protocol_error(exc)
             if err.code == ErrorCode.INTERNAL:
                 log.exception("event=rollout_failed")
             self.service._complete(self.pending, Reply.failure(self.pending.request.id, err))

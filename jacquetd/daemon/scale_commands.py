@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from jacquetd.bots.interface import ENGINE
+from jacquetd.errors import SearchTimedOut
 
 ROLLOUT_CHUNK = "rollout_chunk"
 
@@ -35,8 +36,6 @@ def _run_rollout_chunk(args: dict[str, Any], call: Any) -> dict[str, Any]:
     try:
         return {"chunk": run_chunk(args["spec"], int(args["index"]), call.should_stop)}
     except InterruptedError:
-        from jacquetd.daemon.handlers import SearchTimedOut
-
         raise SearchTimedOut() from None
 
 

@@ -32,6 +32,7 @@ from jacquetd.daemon.config import Config
 from jacquetd.daemon.jobs import Done, Failed, Outcome
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
+from jacquetd.errors import to_protocol_error
 from jacquetd.matches import AsyncMatchService, Caller
 from jacquetd.matches.secrecy import Secrets
 
@@ -206,7 +207,7 @@ class Service:
                 return
             self._submit(peer, request, args, arrived)
         except Exception as exc:  # the one boundary: every failure becomes an error reply
-            err = handlers.to_protocol_error(exc)
+            err = to_protocol_error(exc)
             if err.code == ErrorCode.INTERNAL:
                 log.exception("event=handler_failed cmd=%s", cmd)
             self._reply_now(peer, request, arrived, Reply.failure(request.id, err))
@@ -323,7 +324,7 @@ class Service:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # one final reply, whatever happens
-                err = handlers.to_protocol_error(exc)
+                err = to_protocol_error(exc)
                 if err.code == ErrorCode.INTERNAL:
                     log.exception("event=watch_failed match=%s", match_id)
                 self._complete(pending, Reply.failure(request.id, err))

@@ -537,6 +537,7 @@ def worker_main(
 
     setup_logging(log_level, worker=index)
     from jacquetd.daemon import handlers  # heavy imports happen here, not in the front
+    from jacquetd.errors import to_protocol_error
 
     handlers.init_worker(seed, test_levels)
     log.debug("event=worker_ready index=%d pid=%d", index, os.getpid())
@@ -561,7 +562,7 @@ def worker_main(
                 conn.send(Failed(msg.job_id, ErrorCode.INTERNAL, "out of memory"))
             os._exit(3)  # a fresh process is the only safe state after this
         except Exception as exc:  # every failure becomes one error reply
-            reply = Failed.of(msg.job_id, handlers.to_protocol_error(exc))
+            reply = Failed.of(msg.job_id, to_protocol_error(exc))
             if reply.code == ErrorCode.INTERNAL:
                 log.exception("event=worker_job_failed cmd=%s", msg.cmd)
         else:

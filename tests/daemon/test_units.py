@@ -8,10 +8,18 @@ import pytest
 from jacquetd_protocol import gnubg_wire
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
+from jacquetd.bots.interface import UnknownLevel
 from jacquetd.daemon import gnubg, handlers
 from jacquetd.daemon.config import ConfigError, build_config, parse_host_port, parse_zmq_endpoint
 from jacquetd.daemon.stats import Stats, percentile
-from jacquetd.rules import IllegalMoveError, PositionError, Step
+from jacquetd.errors import SearchTimedOut, to_protocol_error
+from jacquetd.rules import (
+    AmbiguousMoveError,
+    GameStateError,
+    IllegalMoveError,
+    PositionError,
+    Step,
+)
 from jacquetd.rules.movegen import format_steps
 
 OPENING_31 = ("board:gnubg:You:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
@@ -142,14 +150,24 @@ def test_gnubg_move_format() -> None:
 
 
 def test_one_error_mapping() -> None:
-    err = handlers.to_protocol_error(PositionError("16 checkers", "J1"))
+    err = to_protocol_error(PositionError("16 checkers", "J1"))
     assert (err.code, err.rule) == (ErrorCode.BAD_POSITION, "J1")
-    err = handlers.to_protocol_error(IllegalMoveError("no", "J8"))
+    err = to_protocol_error(IllegalMoveError("no", "J8"))
     assert (err.code, err.rule, err.field) == (ErrorCode.ILLEGAL_MOVE, "J8", "move")
-    err = handlers.to_protocol_error(KeyError("secret detail"))
+    err = to_protocol_error(KeyError("secret detail"))
     assert err.code == ErrorCode.INTERNAL and "secret" not in err.message
     same = ProtocolError(ErrorCode.BUSY, "x")
-    assert handlers.to_protocol_error(same) is same
+    assert to_protocol_error(same) is same
+    err = to_protocol_error(AmbiguousMoveError("two plays", ["8/5 6/5", "8/4"]))
+    assert (err.code, err.field, err.extra["candidates"]) == (
+        ErrorCode.ILLEGAL_MOVE, "move", ["8/5 6/5", "8/4"])
+    state = GameStateError("no double now", "C2")
+    assert to_protocol_error(state).code == ErrorCode.BAD_POSITION
+    in_match = to_protocol_error(state, game_state=ErrorCode.BAD_STATE)
+    assert (in_match.code, in_match.rule) == (ErrorCode.BAD_STATE, "C2")
+    err = to_protocol_error(UnknownLevel("no bot level 'x'"))
+    assert (err.code, err.field) == (ErrorCode.BAD_ARGUMENT, "level")
+    assert to_protocol_error(SearchTimedOut()).code == ErrorCode.TIMEOUT
 
 
 # ---- the front process's fast paths and the small items of the command set ------------------
