@@ -256,13 +256,15 @@ class Service:
         matches = self._match_service()
         cmd = request.cmd
         if cmd == "match_watch":
-            first = matches.service.match_watch(args)  # not_found at once
+            first = matches.service.match_watch(args, checked=True)  # not_found at once
             if args.get("follow", True) and getattr(peer, "partials", True):
                 self._watch(peer, request, args, arrived, first)
                 return
             result = first
         else:
-            result = matches.service.handle(cmd, args, self.caller(peer, request, args))
+            # the codec validated `args` by the command table: not validated again
+            result = matches.service.handle(cmd, args, self.caller(peer, request, args),
+                                            checked=True)
             match_id = result.get("match_id") or args.get("match_id")
             if isinstance(match_id, str) and not self.draining:
                 matches.kick(match_id)  # bot seats act on their own (not while stopping)

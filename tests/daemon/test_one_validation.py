@@ -54,3 +54,41 @@ def test_a_best_move_position_is_validated_once(form: str,
 def test_the_worker_still_reads_a_structured_position() -> None:
     pos = handlers.job_position({"position": START.to_dict()})
     assert pos == START
+
+
+MATCH_FRAMES = {
+    "msgpack": msgpack.packb({"id": 5, "cmd": "match_new", "variant": "backgammon",
+                             "seat1": "random", "length": 3}),
+    "text": b"6 match_new backgammon 3 seat1=random",
+}
+
+
+@pytest.mark.parametrize("form", list(MATCH_FRAMES))
+def test_match_arguments_are_validated_once_by_the_command_table(
+        form: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """The codec validates a match command's arguments by the protocol's table; the match
+    service, called as the daemon calls it, does not validate them again."""
+    from jacquetd_protocol import codec, commands, text_wire
+
+    from jacquetd.matches import Caller, MatchService, MatchStore
+    from jacquetd.matches import service as match_service
+
+    calls: list[str] = []
+    real = commands.validate_args
+
+    def counted(cmd: commands.Command, raw: Any) -> dict[str, Any]:
+        calls.append(cmd.name)
+        return real(cmd, raw)
+
+    for module in (codec, text_wire, match_service):
+        monkeypatch.setattr(module, "validate_args", counted)
+    request = decode_request(MATCH_FRAMES[form])
+    svc = MatchService(MatchStore(tmp_path / "m.db"))
+    try:
+        reply = svc.handle(request.cmd, arguments(request), Caller("peer", 1), checked=True)
+        assert reply["match_id"] and calls == ["match_new"]
+        calls.clear()  # a direct caller's arguments go through the same table, once
+        svc.handle("match_new", {"variant": "backgammon", "seat1": "random"})
+        assert calls == ["match_new"]
+    finally:
+        svc.close()
