@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Partial, Reply, Request
 
-from jacquetd.daemon import handlers
+from jacquetd.daemon import job_checks
 from jacquetd.daemon.jobs import Failed
 from jacquetd.daemon.positions import resolve_position
 from jacquetd.daemon.scale_commands import ROLLOUT_CHUNK
@@ -202,7 +202,7 @@ def start(service: Service, peer: Peer, request: Request, args: dict[str, Any],
 
     if service.draining:
         raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
-    handlers.check_plies(args.get("plies"), service.cfg.limits.max_plies)
+    job_checks.check_plies(args.get("plies"), service.cfg.limits.max_plies)
     spec = plan(args)
     client, key = service._admit(peer, request)
     pending = _Pending(peer, request, key, arrived)

@@ -35,10 +35,11 @@ from zmq.auth.asyncio import AsyncioAuthenticator
 from zmq.utils.monitor import recv_monitor_message
 
 from jacquetd.bots import bearoff
-from jacquetd.daemon import handlers, hosted, ports, streams
+from jacquetd.daemon import hosted, ports, streams
 from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
+from jacquetd.daemon.warmup import warm_up
 from jacquetd.daemon.workers import WorkerPool
 from jacquetd.daemon.zmq_links import ZmqLinks
 
@@ -344,7 +345,7 @@ class Daemon:
     async def start(self) -> None:
         cfg = self.cfg
         ports.check_ports(cfg)  # a taken port is told before the first (slow) compile
-        log.info("event=fastgen_ready seconds=%.3f", handlers.warm_up())
+        log.info("event=fastgen_ready seconds=%.3f", warm_up())
         self.build_tables()
         self.pool.start()
         self.service.matches = await hosted.open_matches(cfg, self.pool)
@@ -434,7 +435,7 @@ def run_stdio(cfg: Config) -> int:
 
 async def _stdio_main(cfg: Config) -> int:
     daemon = Daemon(cfg)
-    handlers.warm_up()
+    warm_up()
     daemon.build_tables()
     daemon.pool.start()
     daemon.service.matches = await hosted.open_matches(cfg, daemon.pool)

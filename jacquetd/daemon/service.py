@@ -27,8 +27,10 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 
 from jacquetd.bots.interface import ENGINE
-from jacquetd.daemon import handlers, rollout_command
+from jacquetd.daemon import job_checks, rollout_command
 from jacquetd.daemon.config import Config
+from jacquetd.daemon.engine_commands import TEST_LEVELS
+from jacquetd.daemon.front_commands import FRONT_HANDLERS
 from jacquetd.daemon.jobs import Done, Failed, Outcome
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
@@ -76,7 +78,7 @@ class _Client:
 
 
 class _Context:
-    """The FrontContext of one request (see handlers.FrontContext)."""
+    """The FrontContext of one request (see front_commands.FrontContext)."""
 
     def __init__(self, service: Service, peer: Peer) -> None:
         self._service = service
@@ -133,7 +135,7 @@ class Service:
         if self._levels is None:
             found = list(ENGINE.levels)
             if self.cfg.test_levels:
-                found += list(handlers.TEST_LEVELS)
+                found += list(TEST_LEVELS)
             self._levels = found
         return self._levels
 
@@ -194,9 +196,9 @@ class Service:
                 return
             if cmd == "analyze_record":
                 args = self._record_args(args)
-            if cmd in handlers.FRONT_HANDLERS:
+            if cmd in FRONT_HANDLERS:
                 session = self._hello_session(args) if cmd == "hello" else None
-                result = handlers.FRONT_HANDLERS[cmd](_Context(self, peer), args)
+                result = FRONT_HANDLERS[cmd](_Context(self, peer), args)
                 if session is not None:
                     result["session"] = session
                     if not peer.key.startswith("zmq:"):  # a routing id can be taken over
@@ -366,8 +368,8 @@ class Service:
         limits = self.cfg.limits
         if self.draining:
             raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
-        handlers.check_plies(args.get("plies"), limits.max_plies)
-        job_args = handlers.prepare(request.cmd, args)
+        job_checks.check_plies(args.get("plies"), limits.max_plies)
+        job_args = job_checks.prepare(request.cmd, args)
         client, key = self._admit(peer, request)
         timeout_ms = args.get("timeout_ms") or limits.default_timeout_ms
         deadline = arrived + timeout_ms / 1000.0
@@ -382,7 +384,7 @@ class Service:
         try:
             job_id, future = self.pool.submit(
                 request.cmd, job_args, deadline=deadline, on_partial=on_partial,
-                heavy=handlers.is_heavy(request.cmd, job_args), owner=peer.key)
+                heavy=job_checks.is_heavy(request.cmd, job_args), owner=peer.key)
         except PoolBusy as exc:
             raise ProtocolError(ErrorCode.BUSY, str(exc), limit="max_queue") from None
         except PoolClosed as exc:
@@ -500,7 +502,7 @@ class Service:
         else:
             try:
                 job_id, future = self.pool.submit(cmd, args, deadline=arrived + timeout_s,
-                                                  heavy=handlers.is_heavy(cmd, args),
+                                                  heavy=job_checks.is_heavy(cmd, args),
                                                   owner=owner)
             except (PoolBusy, PoolClosed) as exc:
                 outcome = Failed(0, ErrorCode.BUSY, str(exc))

@@ -2,7 +2,7 @@
 the front, and the worker takes the validated position as it is (#13, point 2).
 
 The request follows the daemon's own path: decoded by the codec, its arguments
-completed by the command table, checked by the front (`handlers.prepare`), sent
+completed by the command table, checked by the front (`job_checks.prepare`), sent
 through a pickle round trip as the worker pipe does, and answered by the worker's
 handler. Every call of `Position.validate` (the rules core's check of a position,
 behind `from_dict`, `from_id`, `initial` and `validated`) is counted.
@@ -18,7 +18,7 @@ import pytest
 from jacquetd_protocol.codec import decode_request
 from jacquetd_protocol.commands import arguments
 
-from jacquetd.daemon import handlers
+from jacquetd.daemon import handlers, job_checks
 from jacquetd.rules import Position
 
 START = Position.initial("backgammon")
@@ -43,7 +43,7 @@ def test_a_best_move_position_is_validated_once(form: str,
 
     monkeypatch.setattr(Position, "validate", counted)
     request = decode_request(FRAMES[form])  # the shape check is the protocol's, not a rule
-    job = handlers.prepare(request.cmd, arguments(request))  # the front
+    job = job_checks.prepare(request.cmd, arguments(request))  # the front
     job = pickle.loads(pickle.dumps(job))  # the worker pipe
     result: dict[str, Any] = handlers.run_worker_command(
         request.cmd, job, None, 1, lambda: False, lambda partial: None)  # the worker
@@ -52,7 +52,7 @@ def test_a_best_move_position_is_validated_once(form: str,
 
 
 def test_the_worker_still_reads_a_structured_position() -> None:
-    pos = handlers.job_position({"position": START.to_dict()})
+    pos = job_checks.job_position({"position": START.to_dict()})
     assert pos == START
 
 

@@ -9,9 +9,11 @@ from jacquetd_protocol import gnubg_wire
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
 from jacquetd.bots.interface import UnknownLevel
-from jacquetd.daemon import gnubg, handlers
+from jacquetd.daemon import gnubg, handlers, job_checks
+from jacquetd.daemon import plays as daemon_plays
 from jacquetd.daemon.config import ConfigError, build_config, parse_host_port, parse_zmq_endpoint
 from jacquetd.daemon.stats import Stats, percentile
+from jacquetd.daemon.warmup import warm_up
 from jacquetd.errors import SearchTimedOut, to_protocol_error
 from jacquetd.rules import (
     AmbiguousMoveError,
@@ -196,17 +198,17 @@ def test_fast_paths_give_what_the_rules_core_gives(variant: str) -> None:
     from jacquetd.rules import legal_plays
     from jacquetd.rules.interchange import foreign_ids
 
-    handlers.warm_up()
+    warm_up()
     for seed in range(4):
         for pos in _walk(variant, seed):
-            fast, pure = handlers.plays_of(pos), legal_plays(pos)
+            fast, pure = daemon_plays.plays_of(pos), legal_plays(pos)
             assert [p.move for p in fast] == [p.move for p in pure]
-            assert [handlers.play_dict(p) for p in fast] == [
+            assert [daemon_plays.play_dict(p) for p in fast] == [
                 {"move": p.move, "position_id": p.after.to_id(), "position": p.after.to_dict(),
                  **foreign_ids(p.after), "hits": p.hits, "borne_off": p.borne_off,
-                 **({"result": handlers.game_result_of(p)} if p.after.game_over() else {})}
+                 **({"result": daemon_plays.game_result_of(p)} if p.after.game_over() else {})}
                 for p in pure]
-            assert handlers.position_id(pos) == pos.to_id()
+            assert daemon_plays.position_id(pos) == pos.to_id()
 
 
 def test_a_play_that_ends_the_game_carries_its_result() -> None:
@@ -236,16 +238,16 @@ def test_a_play_that_ends_the_game_carries_its_result() -> None:
 
 def test_cube_with_the_cube_off_is_refused_with_c1() -> None:
     with pytest.raises(ProtocolError) as info:
-        handlers.prepare("cube", {"position": "start"})
+        job_checks.prepare("cube", {"position": "start"})
     assert (info.value.code, info.value.rule) == (ErrorCode.BAD_POSITION, "C1")
-    assert handlers.prepare("cube", {"position": "start:backgammon"})["position"].cube
+    assert job_checks.prepare("cube", {"position": "start:backgammon"})["position"].cube
 
 
 def test_luck_takes_a_position_without_dice_and_a_roll() -> None:
-    job = handlers.prepare("luck", {"position": "start:backgammon", "dice": [3, 1]})
+    job = job_checks.prepare("luck", {"position": "start:backgammon", "dice": [3, 1]})
     assert job["dice"] == [3, 1] and job["position"].dice == ()
     with pytest.raises(ProtocolError) as info:
-        handlers.prepare("luck", {"position": "AQAAAAAAAAAAAAAAAADwAAAAAAAAAAAAAAAA8GUA",
+        job_checks.prepare("luck", {"position": "AQAAAAAAAAAAAAAAAADwAAAAAAAAAAAAAAAA8GUA",
                                   "dice": [3, 1]})
     assert info.value.field == "position.dice"
 
