@@ -99,8 +99,6 @@ ENGINE_OPTIONS: list[Option] = [
     (("--scheduler",), dict(metavar="tcp://HOST:PORT", help="a Dask scheduler: `rollout` "
                             "sends its trials to its workers (needs jacquetd[cluster])"),
      "scheduler"),
-    (("--test-levels",), dict(action="store_true", default=None, help=argparse.SUPPRESS),
-     "test_levels"),
 ]
 
 #: Options of `serve` only: the endpoints and their security.

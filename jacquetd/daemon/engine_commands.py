@@ -5,13 +5,13 @@ takes the job's arguments (checked in the front by ``job_checks.prepare``) and a
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from jacquetd.bots.interface import ENGINE
+from jacquetd.daemon import fault_hook
 from jacquetd.daemon.job_checks import job_position
 from jacquetd.daemon.plays import play_dict
 from jacquetd.errors import SearchTimedOut
@@ -26,7 +26,6 @@ class WorkerCall:
     seed: int | None
     stop_flag: Callable[[], bool]
     report: Callable[[dict[str, Any]], None]
-    test_levels: bool = False
 
     def should_stop(self) -> bool:
         return self.stop_flag() or (self.deadline is not None and time.monotonic() >= self.deadline)
@@ -35,36 +34,13 @@ class WorkerCall:
 WorkerHandler = Callable[[dict[str, Any], WorkerCall], dict[str, Any]]
 
 
-def _test_bot(level: str, call: WorkerCall, time_ms: int | None) -> None:
-    """Levels for the daemon's own fault tests (``test_levels = true``): ``test-sleep``
-    sleeps ``time_ms`` watching the stop flag, ``test-hang`` sleeps ignoring it,
-    ``test-crash`` kills its worker process, ``test-hog`` takes memory until stopped."""
-    seconds = (time_ms or 1000) / 1000.0
-    if level == "test-crash":
-        os._exit(70)
-    if level == "test-hog":  # grows by 64 MB every 50 ms until stopped
-        hoard = []
-        end = time.monotonic() + seconds
-        while time.monotonic() < end and not call.should_stop():
-            hoard.append(bytearray(64 << 20))
-            time.sleep(0.05)
-        raise SearchTimedOut()
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if level == "test-sleep" and call.should_stop():
-            raise SearchTimedOut()
-        time.sleep(0.01)
-
-
-TEST_LEVELS = ("test-sleep", "test-hang", "test-crash", "test-hog")
-
-
 def run_best_move(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
     pos = job_position(args)
     level = args.get("level") or ENGINE.default_level
     started = time.monotonic()
-    if call.test_levels and level in TEST_LEVELS:
-        _test_bot(level, call, args.get("time_ms"))
+    faults = fault_hook.installed()  # only ever set by the daemon's own tests
+    if faults is not None and level in faults.levels:
+        faults.run(level, call.should_stop, args.get("time_ms"))
         play = legal_plays(pos)[0]
     elif args.get("plies") is not None and ENGINE.searches(level):
         # an explicit depth: the top play of the deepest ranking finished (as `analyze`)

@@ -15,7 +15,7 @@ from typing import Any
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
 from jacquetd.bots import bearoff
-from jacquetd.daemon import scale_commands
+from jacquetd.daemon import fault_hook, scale_commands
 from jacquetd.daemon.engine_commands import (
     WorkerCall,
     WorkerHandler,
@@ -27,6 +27,7 @@ from jacquetd.daemon.engine_commands import (
     run_luck,
     run_match_bot,
 )
+from jacquetd.daemon.fault_hook import FaultLevels
 from jacquetd.daemon.front_commands import FRONT_HANDLERS
 from jacquetd.daemon.gnubg_commands import (
     GNUBG_DECIDE,
@@ -52,12 +53,14 @@ WORKER_HANDLERS: dict[str, WorkerHandler] = {
 
 WORKER_HANDLERS.update(scale_commands.WORKER_HANDLERS)
 
-_worker_state: dict[str, Any] = {"seed": None, "test_levels": False}
+_worker_state: dict[str, Any] = {"seed": None}
 
 
-def init_worker(seed: int | None, test_levels: bool = False) -> None:
+def init_worker(seed: int | None, faults: FaultLevels | None = None) -> None:
+    """Prepare this worker process: its seed, and the fault levels a test installed in
+    the front (`fault_hook`; None in service)."""
     _worker_state["seed"] = seed
-    _worker_state["test_levels"] = test_levels
+    fault_hook.install(faults)
     bearoff.BUILD_ON_DEMAND = False  # a request never builds a table: its deadline would
     # cut the build short; races are evaluated without it until the daemon has built it
 
@@ -74,5 +77,5 @@ def run_worker_command(
     if handler is None:
         raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"no worker command {cmd}")
     call = WorkerCall(deadline, seed if seed is not None else _worker_state["seed"], stop_flag,
-                      report, bool(_worker_state["test_levels"]))
+                      report)
     return handler(args, call)

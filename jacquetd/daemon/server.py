@@ -300,7 +300,6 @@ class Daemon:
             cancel_grace_s=cfg.cancel_grace_s,
             seed=cfg.seed,
             log_level=logging.getLogger().getEffectiveLevel(),
-            test_levels=cfg.test_levels,
             on_restart=self._on_restart,
             max_rss_mb=cfg.limits.worker_max_rss_mb,
             cheap_share_percent=cfg.limits.cheap_share_percent,

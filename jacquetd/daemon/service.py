@@ -27,9 +27,8 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 
 from jacquetd.bots.interface import ENGINE
-from jacquetd.daemon import job_checks, rollout_command
+from jacquetd.daemon import fault_hook, job_checks, rollout_command
 from jacquetd.daemon.config import Config
-from jacquetd.daemon.engine_commands import TEST_LEVELS
 from jacquetd.daemon.front_commands import FRONT_HANDLERS
 from jacquetd.daemon.jobs import Done, Failed, Outcome
 from jacquetd.daemon.stats import Stats
@@ -134,8 +133,9 @@ class Service:
     def levels(self) -> list[str]:
         if self._levels is None:
             found = list(ENGINE.levels)
-            if self.cfg.test_levels:
-                found += list(TEST_LEVELS)
+            faults = fault_hook.installed()  # only ever set by the daemon's own tests
+            if faults is not None:
+                found += list(faults.levels)
             self._levels = found
         return self._levels
 

@@ -39,6 +39,8 @@ from typing import Any
 
 from jacquetd_protocol.errors import ErrorCode
 
+from jacquetd.daemon import fault_hook
+from jacquetd.daemon.fault_hook import FaultLevels
 from jacquetd.daemon.jobs import Done, Failed, Job, Outcome, Progress
 
 log = logging.getLogger(__name__)
@@ -172,7 +174,6 @@ class WorkerPool:
         cancel_grace_s: float = 0.5,
         seed: int | None = None,
         log_level: int = logging.INFO,
-        test_levels: bool = False,
         on_restart: Callable[[str], None] | None = None,
         max_rss_mb: int = 0,
         cheap_share_percent: int = 0,
@@ -188,7 +189,7 @@ class WorkerPool:
         self.max_queue = max_queue
         self.cancel_grace_s = cancel_grace_s
         self.log_level = log_level
-        self.test_levels = test_levels
+        self.faults = fault_hook.installed()  # a test's fault levels, for every worker
         self._seed = seed
         self._on_restart = on_restart
         self._ctx = _mp_context()
@@ -242,7 +243,7 @@ class WorkerPool:
         worker_seed = None if self._seed is None else self._seed * 1000 + next(self._seeds)
         process = self._ctx.Process(
             target=worker_main,
-            args=(back, stop_flag, index, worker_seed, self.log_level, self.test_levels,
+            args=(back, stop_flag, index, worker_seed, self.log_level, self.faults,
                   os.getpid()),
             name=f"jacquetd-worker-{index}",
             daemon=True,
@@ -517,7 +518,7 @@ def worker_main(
     index: int,
     seed: int | None,
     log_level: int,
-    test_levels: bool = False,
+    faults: FaultLevels | None = None,
     front_pid: int = 0,
 ) -> None:
     """Entry point of a worker process: run jobs until told to exit (or until the front
@@ -539,7 +540,7 @@ def worker_main(
     from jacquetd.daemon import handlers  # heavy imports happen here, not in the front
     from jacquetd.errors import to_protocol_error
 
-    handlers.init_worker(seed, test_levels)
+    handlers.init_worker(seed, faults)
     log.debug("event=worker_ready index=%d pid=%d", index, os.getpid())
     while True:
         try:
