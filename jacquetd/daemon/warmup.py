@@ -4,7 +4,6 @@ the front process, the networks' input encoder once before the workers start."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import logging
 import os
 import subprocess
@@ -12,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from jacquetd import bots
 from jacquetd.daemon import plays
 from jacquetd.rules import Position
 
@@ -48,12 +48,9 @@ ENCODER_ASIDE_TIMEOUT_S = 600.0
 def _encoder_cached() -> bool:
     """Whether numba's cache holds the compiled encoder (its index file): in
     ``$NUMBA_CACHE_DIR`` when set, else beside the module."""
-    spec = importlib.util.find_spec("jacquetd.bots.fastencode")
-    if spec is None or spec.origin is None:
-        return True  # no bots: nothing to compile
-    pattern = "fastencode._encode_rows-*.nbi"
+    pattern = "fastencode._encode_rows-*.nbi"  # the cache of bots/fastencode.py
     chosen = os.environ.get("NUMBA_CACHE_DIR")  # when set, numba looks there alone
-    places = [Path(chosen)] if chosen else [Path(spec.origin).parent / "__pycache__"]
+    places = [Path(chosen)] if chosen else [Path(bots.__file__).parent / "__pycache__"]
     return any(next(place.rglob(pattern), None) is not None for place in places
                if place.is_dir())
 
