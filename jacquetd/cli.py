@@ -274,7 +274,8 @@ def load_config(args: argparse.Namespace, stdio: bool = False,
     if cfg.curve:
         # Authentication asked for: the endpoints that cannot authenticate stay off
         # unless they were asked for too.
-        changes = {k: None for k in ("tcp", "gnubg", "ws") if k not in explicit}
+        changes: dict[str, Any] = {k: None for k in ("tcp", "gnubg", "ws")
+                                   if k not in explicit}
         cfg = dataclasses.replace(cfg, **changes)
     if stdio:
         # an engine spawned by a client opens no match database unless asked to (`--db

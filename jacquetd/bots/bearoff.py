@@ -76,7 +76,8 @@ def rank_batch(home: np.ndarray) -> np.ndarray:
     """Ranks of a (N, 6) array of counts on points 1-6 (vectorised `_rank`)."""
     binom = _binomials()
     s = np.cumsum(home.astype(np.int64) + 1, axis=1) - 1
-    return binom[s, np.arange(1, POINTS + 1)].sum(axis=1)
+    ranks: np.ndarray = binom[s, np.arange(1, POINTS + 1)].sum(axis=1)
+    return ranks
 
 
 def _all_positions(checkers: int) -> list[tuple[int, ...]]:

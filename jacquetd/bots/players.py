@@ -122,11 +122,17 @@ class UnknownLevel(ValueError):
 BotFactory = Callable[[str, "int | None"], Bot]
 """Builds a level's bot: ``factory(variant_name, seed)``."""
 
+def _neural(plies: int) -> BotFactory:
+    def build(variant: str, seed: int | None) -> Bot:
+        return NeuralBot(variant, plies)
+
+    return build
+
+
 LEVELS: dict[str, BotFactory] = {
     "random": lambda variant, seed: RandomBot(variant, seed),
     "heuristic": lambda variant, seed: HeuristicBot(variant),
-    **{name: (lambda variant, seed, _plies=plies: NeuralBot(variant, _plies))
-       for name, plies in LEVEL_PLIES.items()},
+    **{name: _neural(plies) for name, plies in LEVEL_PLIES.items()},
 }
 """The one place where a level name becomes a bot (weakest first, as `BOT_LEVELS`)."""
 
