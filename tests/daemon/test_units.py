@@ -261,3 +261,16 @@ def test_gnubg_evaluation_options_as_gnubg_reads_them() -> None:
     refused = gnubg.parse_line(f"{base} cube cubeful".encode())
     assert refused == gnubg.Immediate(
         "Error: syntax error, unexpected CUBEFUL, expecting E_BOOLEAN\n")
+
+
+def test_the_worker_pipe_carries_typed_values() -> None:
+    import pickle
+
+    from jacquetd.daemon.jobs import Done, Failed, Job, Progress
+
+    for value in (Job(1, "best_move", {"level": "random"}, None, 3), Progress(1, {"plies": 0}),
+                  Done(1, {"luck": 0.5}), Failed(1, "bad_argument", "no", field="level")):
+        assert pickle.loads(pickle.dumps(value)) == value
+    err = Failed.of(2, ProtocolError(ErrorCode.TOO_LARGE, "big", limit="x")).error()
+    assert (err.code, err.message, err.extra) == (ErrorCode.TOO_LARGE, "big", {"limit": "x"})
+    assert Done(1, {}).ok and not Failed(1, "internal", "x").ok
