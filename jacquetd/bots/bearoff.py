@@ -78,7 +78,8 @@ def rank_batch(home: np.ndarray) -> np.ndarray:
     """Ranks of a (N, 6) array of counts on points 1-6 (vectorised `_rank`)."""
     binom = _binomials()
     s = np.cumsum(home.astype(np.int64) + 1, axis=1) - 1
-    return binom[s, np.arange(1, POINTS + 1)].sum(axis=1)
+    ranks: np.ndarray = binom[s, np.arange(1, POINTS + 1)].sum(axis=1)
+    return ranks
 
 
 def _all_positions(checkers: int) -> list[tuple[int, ...]]:
@@ -262,6 +263,11 @@ the daemon builds the tables in a background process at start (`build_missing`).
 
 def cache_path(rule: str) -> Path:
     return cache_dir() / f"bearoff-{rule}-v{DB_VERSION}.npz"
+
+
+def missing_tables() -> list[str]:
+    """The rules whose table is not built yet (the daemon builds them at start)."""
+    return [rule for rule in RULES if not cache_path(rule).exists()]
 
 
 def _load(rule: str, path: Path) -> OneSided | None:

@@ -114,9 +114,6 @@ class Config:
     seed: int | None = None  # base seed of the worker RNGs (None: from the OS)
     log_level: str = "info"
     log_format: str = "kv"  # "kv" (key=value) or "json"
-    # Extra bot levels for the daemon's own fault tests (test-sleep, test-hang,
-    # test-crash); never enable them in service.
-    test_levels: bool = False
     # Hosted matches: the SQLite database ("" the user's data folder, None: off), how many
     # matches may be in play at once, and how long one may stay idle before it is adjourned.
     db: str | None = ""
@@ -211,7 +208,6 @@ _TOP_FIELDS = {
     "seed",
     "log_level",
     "log_format",
-    "test_levels",
     "db",
     "max_matches",
     "match_idle_timeout_s",
@@ -291,8 +287,6 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
             changes[key] = tuple(str(o).strip().rstrip("/") for o in items if str(o).strip())
         elif key in ("workers", "seed"):
             changes[key] = _positive_int(key, value, minimum=0)
-        elif key == "test_levels":
-            changes[key] = bool(value)
         elif key == "db":
             text = str(value).strip()
             # "default" (or empty): the user's data folder; an engine on stdio opens a

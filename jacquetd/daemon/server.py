@@ -34,10 +34,12 @@ from jacquetd_protocol.messages import Encoding, Partial, Reply
 from zmq.auth.asyncio import AsyncioAuthenticator
 from zmq.utils.monitor import recv_monitor_message
 
-from jacquetd.daemon import engine_api, handlers, hosted, ports, streams
+from jacquetd.bots import bearoff
+from jacquetd.daemon import hosted, ports, streams
 from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
+from jacquetd.daemon.warmup import warm_up
 from jacquetd.daemon.workers import WorkerPool
 from jacquetd.daemon.zmq_links import ZmqLinks
 
@@ -298,7 +300,6 @@ class Daemon:
             cancel_grace_s=cfg.cancel_grace_s,
             seed=cfg.seed,
             log_level=logging.getLogger().getEffectiveLevel(),
-            test_levels=cfg.test_levels,
             on_restart=self._on_restart,
             max_rss_mb=cfg.limits.worker_max_rss_mb,
             cheap_share_percent=cfg.limits.cheap_share_percent,
@@ -325,11 +326,11 @@ class Daemon:
     def build_tables(self) -> None:
         """Start building the missing bear-off tables in a background process (once, under
         a file lock, saved atomically), apart from any request and its deadline."""
-        missing = engine_api.missing_tables()
+        missing = bearoff.missing_tables()
         if not missing:
             return
         self.table_builder = subprocess.Popen(
-            [sys.executable, "-m", engine_api.BEAROFF_MODULE], stdin=subprocess.DEVNULL,
+            [sys.executable, "-m", bearoff.__name__], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             preexec_fn=lambda: os.nice(10))
         log.info("event=bearoff_build_started rules=%s pid=%d", ",".join(missing),
@@ -343,7 +344,7 @@ class Daemon:
     async def start(self) -> None:
         cfg = self.cfg
         ports.check_ports(cfg)  # a taken port is told before the first (slow) compile
-        log.info("event=fastgen_ready seconds=%.3f", handlers.warm_up())
+        log.info("event=fastgen_ready seconds=%.3f", warm_up())
         self.build_tables()
         self.pool.start()
         self.service.matches = await hosted.open_matches(cfg, self.pool)
@@ -433,7 +434,7 @@ def run_stdio(cfg: Config) -> int:
 
 async def _stdio_main(cfg: Config) -> int:
     daemon = Daemon(cfg)
-    handlers.warm_up()
+    warm_up()
     daemon.build_tables()
     daemon.pool.start()
     daemon.service.matches = await hosted.open_matches(cfg, daemon.pool)

@@ -26,8 +26,10 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.gnubg_wire import GnubgLineDecoder
 from jacquetd_protocol.messages import Encoding, Partial, Reply
 
-from jacquetd.daemon import gnubg, handlers
+from jacquetd.daemon import gnubg
 from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
+from jacquetd.daemon.gnubg_commands import GNUBG_DECIDE, GNUBG_EVALUATE
+from jacquetd.daemon.jobs import Done
 from jacquetd.daemon.service import Service
 
 log = logging.getLogger(__name__)
@@ -317,20 +319,20 @@ class GnubgConnection(_Connection):
 
     async def decide(self, action: gnubg.Decide | gnubg.Evaluate) -> str:
         if isinstance(action, gnubg.Decide):
-            cmd = handlers.GNUBG_DECIDE
+            cmd = GNUBG_DECIDE
             args: dict[str, Any] = {"board": action.board, "options": action.options,
                                     "level": self.cfg.gnubg_level}
         else:
-            cmd = handlers.GNUBG_EVALUATE
+            cmd = GNUBG_EVALUATE
             args = {"board": action.board, "options": action.options}
             plies = action.options.get("plies")
             limit = self.cfg.limits.max_plies
             if isinstance(plies, int) and plies > limit:
                 return f"Error: plies {plies} is more than this server serves ({limit})\n"
         outcome = await self.service.run_job(cmd, args, owner=self.key)
-        if outcome[0] == "ok":
-            return str(outcome[1]["reply"])
-        code, message = outcome[1], outcome[2]
+        if isinstance(outcome, Done):
+            return str(outcome.result["reply"])
+        code, message = outcome.code, outcome.message
         if code == ErrorCode.BAD_POSITION:
             return gnubg.BAD_BOARD
         if code == ErrorCode.BAD_ARGUMENT:
