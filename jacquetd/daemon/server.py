@@ -30,12 +30,12 @@ import zmq.asyncio
 import zmq.auth
 from jacquetd_protocol.codec import decode_request, detect_encoding, encode_reply, split_envelope
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.messages import Encoding, Partial, Reply
+from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 from zmq.auth.asyncio import AsyncioAuthenticator
 from zmq.utils.monitor import recv_monitor_message
 
 from jacquetd.daemon import engine_api, handlers, hosted, ports, streams
-from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
+from jacquetd.daemon.config import Config, ConfigError, Heartbeat, zmq_endpoint_is_loopback
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import WorkerPool
@@ -44,7 +44,7 @@ from jacquetd.daemon.zmq_links import ZmqLinks
 log = logging.getLogger(__name__)
 
 SOCKET_LINGER_MS = 250  # at shutdown, queued replies get this long to leave
-BATCH = 4  # ZeroMQ messages handled per turn of the event loop
+READ_BATCH = 64  # ZeroMQ messages read (and queued) per turn of the event loop
 POOL_CLOSE_S = 0.5  # at shutdown, workers get this long to exit before they are killed
 SNDHWM = 1_000  # replies queued per peer before that peer is dropped (see _send_failed)
 RCVHWM = 1_000  # requests libzmq reads ahead per peer (then the peer's sends wait)
@@ -71,6 +71,26 @@ def load_server_secret(path: str) -> tuple[bytes, bytes]:
     if not secret:
         raise ConfigError(f"{path} holds no secret key (give the .key_secret file)")
     return public, secret
+
+
+def set_liveness(sock: zmq.Socket[Any], hb: Heartbeat) -> None:
+    """Find peers that are gone without closing: kernel TCP keepalive probes after `ivl_ms`
+    of silence, every `ivl_ms`, the peer dropped after `timeout_ms` without an answer (or
+    with replies unacknowledged that long).
+
+    Not ZMTP heartbeats: libzmq 4.3.5 aborts the whole process (`Assertion failed:
+    !_io_error (src/stream_engine_base.cpp:310)`) when a heartbeat falls while a peer
+    that filled its receive queue (1000 messages sent without waiting) has gone and its
+    queued messages are being read; any client could stop the daemon that way."""
+    if hb.ivl_ms <= 0:
+        return
+    every = max(1, round(hb.ivl_ms / 1000))
+    sock.setsockopt(zmq.TCP_KEEPALIVE, 1)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_IDLE, every)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_INTVL, every)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_CNT, max(1, hb.timeout_ms // max(1, hb.ivl_ms)))
+    if hb.timeout_ms > 0:
+        sock.setsockopt(zmq.TCP_MAXRT, hb.timeout_ms)
 
 
 @dataclass(eq=False)
@@ -107,6 +127,8 @@ class ZmqEndpoint:
         self.monitor: zmq.asyncio.Socket | None = None
         self.links = ZmqLinks()  # which routing id each connection carries
         self.dropped: dict[bytes, float] = {}  # identity -> until when it is ignored
+        self.max_frame = cfg.limits.max_frame_bytes
+        self.codec_limits = cfg.limits.codec_limits()
 
     def bind(self, endpoint: str) -> str:
         cfg = self.cfg
@@ -116,10 +138,7 @@ class ZmqEndpoint:
         sock.setsockopt(zmq.SNDHWM, SNDHWM)
         sock.setsockopt(zmq.RCVHWM, RCVHWM)
         sock.setsockopt(zmq.MAXMSGSIZE, cfg.limits.zmq_max_msg_bytes)
-        hb = cfg.heartbeat
-        sock.setsockopt(zmq.HEARTBEAT_IVL, hb.ivl_ms)
-        sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, hb.timeout_ms)
-        sock.setsockopt(zmq.HEARTBEAT_TTL, hb.ttl_ms)
+        set_liveness(sock, cfg.heartbeat)
         if cfg.curve_secret is not None and cfg.curve_clients is not None:
             if not Path(cfg.curve_clients).is_dir():
                 raise ConfigError(f"--curve-clients {cfg.curve_clients}: not a folder")
@@ -177,48 +196,77 @@ class ZmqEndpoint:
         sock = self.sock
         if sock is None:
             return
-        max_frame = self.cfg.limits.max_frame_bytes
-        codec_limits = self.cfg.limits.codec_limits()
-        taken = 0
         while True:
-            # Fairness: libzmq fair-queues the peers; after a bounded batch the loop gets
-            # a turn (other endpoints, worker replies, timers), whatever keeps arriving.
-            taken += 1
-            if taken >= BATCH:
-                taken = 0
-                await asyncio.sleep(0)
-            try:
-                parts = await sock.recv_multipart(copy=False)
-            except asyncio.CancelledError:
-                raise
-            except zmq.ZMQError as exc:
-                if exc.errno in (zmq.ETERM, zmq.ENOTSOCK):
-                    return
-                log.warning("event=zmq_recv_error error=%s", exc)
-                continue
-            frames = [part.bytes for part in parts]
-            with contextlib.suppress(zmq.ZMQError):
-                self.links.message(parts[0].get(zmq.SRCFD), frames[0])
-            try:
-                envelope, body = split_envelope(frames)
-            except ProtocolError as err:
-                peer = _ZmqPeer(self, frames[0], len(frames) > 2 and frames[1] == b"")
-                self.service.reject(peer, err, detect_encoding(frames[-1]))
-                continue
-            if self.dropped and self.ignored(envelope[0]):
-                continue
-            peer = _ZmqPeer(self, envelope[0], len(envelope) == 2)
-            encoding: Encoding = detect_encoding(body)
-            if len(body) > max_frame:
-                self.service.reject(peer, ProtocolError(
-                    ErrorCode.TOO_LARGE, f"the message has {len(body)} bytes, more than "
-                    f"max_frame_bytes ({max_frame})", limit="max_frame_bytes"), encoding)
-                continue
-            try:
-                request = decode_request(body, codec_limits)
-            except ProtocolError as err:
-                self.service.reject(peer, err, encoding)
-                continue
+            # Reading only queues (front.py): after a bounded batch the loop gets a turn
+            # (the queue's slice, other endpoints, worker replies, timers). libzmq
+            # fair-queues the peers, so a batch holds a message of every active peer.
+            for _ in range(READ_BATCH):
+                try:
+                    parts = await sock.recv_multipart(copy=False)
+                except asyncio.CancelledError:
+                    raise
+                except zmq.ZMQError as exc:
+                    if exc.errno in (zmq.ETERM, zmq.ENOTSOCK):
+                        return
+                    log.warning("event=zmq_recv_error error=%s", exc)
+                    continue
+                self._arrived(parts)
+            await asyncio.sleep(0)
+
+    def _arrived(self, parts: list[zmq.Frame]) -> None:
+        """One message read: answered at once if it is a `ping` (with nothing of its peer
+        queued before it: one peer's replies keep their order), refused at once (`busy`)
+        past the peer's share of the front's queue, else queued (front.py)."""
+        frames = [part.bytes for part in parts]
+        with contextlib.suppress(zmq.ZMQError):
+            self.links.message(parts[0].get(zmq.SRCFD), frames[0])
+        try:
+            envelope, body = split_envelope(frames)
+        except ProtocolError as err:
+            peer = _ZmqPeer(self, frames[0], len(frames) > 2 and frames[1] == b"")
+            self.service.reject(peer, err, detect_encoding(frames[-1]))
+            return
+        if self.dropped and self.ignored(envelope[0]):
+            return
+        peer = _ZmqPeer(self, envelope[0], len(envelope) == 2)
+        service = self.service
+        front = service.front
+        queued = service.pending_count(peer.key)
+        if b"ping" in body or queued >= self.cfg.limits.max_inflight_per_client \
+                or front.full(len(body)):
+            request = self._decode(peer, body)
+            if request is None:
+                return
+            if request.cmd == "ping" and not front.queued(peer.key):
+                service.handle(peer, request)  # cheap: never waits behind other backlogs
+            elif queued >= self.cfg.limits.max_inflight_per_client:
+                service.shed(peer, request, f"{queued} requests of this client are queued or "
+                             "in flight", "max_inflight_per_client")
+            elif front.full(len(body)):
+                service.shed(peer, request, "the server's queue is full")
+            else:
+                front.put(peer.key, service.handle, peer, request, len(body))
+            return
+        front.put(peer.key, self._handle_body, peer, body, len(body))
+
+    def _decode(self, peer: _ZmqPeer, body: bytes) -> Request | None:
+        """The request in `body`, or None once an error reply went out."""
+        if len(body) > self.max_frame:
+            self.service.reject(peer, ProtocolError(
+                ErrorCode.TOO_LARGE, f"the message has {len(body)} bytes, more than "
+                f"max_frame_bytes ({self.max_frame})", limit="max_frame_bytes"),
+                detect_encoding(body))
+            return None
+        try:
+            return decode_request(body, self.codec_limits)
+        except ProtocolError as err:
+            self.service.reject(peer, err, detect_encoding(body))
+            return None
+
+    def _handle_body(self, peer: _ZmqPeer, body: bytes) -> None:
+        """Queued work: decode and answer one message."""
+        request = self._decode(peer, body)
+        if request is not None:
             self.service.handle(peer, request)
 
     def send(self, peer: _ZmqPeer, body: bytes) -> None:

@@ -28,6 +28,7 @@ from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 
 from jacquetd.daemon import engine_api, handlers, rollout_command
 from jacquetd.daemon.config import Config
+from jacquetd.daemon.front import FrontQueue
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
 from jacquetd.matches import AsyncMatchService, Caller
@@ -114,6 +115,7 @@ class Service:
         self._own_secrets = Secrets.random()
         self._sessions: dict[str, str] = {}  # byte-stream peer -> the session of its `hello`
         self._watch_count = 0
+        self.front = FrontQueue()  # messages read and not yet handled (see front.py)
 
     # ---- introspection ----------------------------------------------------------------
 
@@ -124,7 +126,8 @@ class Service:
 
     @property
     def in_flight(self) -> int:
-        return sum(len(c.pending) for c in self._clients.values()) + self._jobs_running
+        return (sum(len(c.pending) for c in self._clients.values()) + self._jobs_running
+                + self.front.size)
 
     def levels(self) -> list[str]:
         if self._levels is None:
@@ -474,6 +477,7 @@ class Service:
 
     def peer_gone(self, peer: Peer) -> None:
         self._sessions.pop(peer.key, None)
+        self.front.forget(peer.key)
         client = self._clients.get(peer.key)
         if client is None:
             return
@@ -481,8 +485,17 @@ class Service:
             self._stop(pending, ProtocolError(ErrorCode.CANCELLED, "the connection closed"))
 
     def pending_count(self, key: str) -> int:
+        """Requests of this client not yet answered: in flight, or queued in the front."""
         client = self._clients.get(key)
-        return len(client.pending) if client is not None else 0
+        return (len(client.pending) if client is not None else 0) + self.front.queued(key)
+
+    def shed(self, peer: Peer, request: Request, reason: str, limit: str | None = None
+             ) -> None:
+        """Answer `busy` at once, before anything is queued (a ZeroMQ peer past its share
+        of the front's queue, or the queue at its bound)."""
+        self.stats.received += 1
+        self._reply_now(peer, request, time.monotonic(), Reply.failure(
+            request.id, ProtocolError(ErrorCode.BUSY, reason, limit=limit)))
 
     async def run_job(self, cmd: str, args: dict[str, Any],
                       timeout_s: float | None = None, owner: str = "") -> tuple[Any, ...]:
@@ -526,6 +539,11 @@ class Service:
         """Refuse new worker requests and wait (at most ``timeout``) for those in flight;
         the rest end with ``internal``. Returns how many were cut short."""
         self.draining = True
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while self.front.size and loop.time() < end:  # messages read before the signal
+            await asyncio.sleep(0.01)
+        timeout = max(0.0, end - loop.time())
         for client in list(self._clients.values()):  # watches never finish by themselves
             for pending in list(client.pending.values()):
                 if pending.task is not None:
