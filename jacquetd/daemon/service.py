@@ -489,13 +489,14 @@ class Service:
         client = self._clients.get(key)
         return (len(client.pending) if client is not None else 0) + self.front.queued(key)
 
-    def shed(self, peer: Peer, request: Request, reason: str, limit: str | None = None
-             ) -> None:
+    def shed(self, peer: Peer, request_id: Any, cmd: str, encoding: Encoding,
+             error: ProtocolError) -> None:
         """Answer `busy` at once, before anything is queued (a ZeroMQ peer past its share
-        of the front's queue, or the queue at its bound)."""
+        of the front's queue, or the queue at its bound); `cmd` is a known command or
+        "-" (it names a stats entry)."""
         self.stats.received += 1
-        self._reply_now(peer, request, time.monotonic(), Reply.failure(
-            request.id, ProtocolError(ErrorCode.BUSY, reason, limit=limit)))
+        self.stats.record(cmd, 0.0, "busy")
+        peer.deliver(Reply.failure(request_id, error), encoding)
 
     async def run_job(self, cmd: str, args: dict[str, Any],
                       timeout_s: float | None = None, owner: str = "") -> tuple[Any, ...]:
