@@ -477,7 +477,8 @@ class Service:
 
     def peer_gone(self, peer: Peer) -> None:
         self._sessions.pop(peer.key, None)
-        self.front.forget(peer.key)
+        # what it had queued in the front is never answered: counted as ignored
+        self.stats.requests_ignored += self.front.forget(peer.key)
         client = self._clients.get(peer.key)
         if client is None:
             return
