@@ -378,8 +378,25 @@ def _probe_all(endpoints: dict[str, str], pid: int, seconds: float) -> dict[str,
     return {"latency": lat, "rss_peak_mb": max(rss), "stats": stats, "cpu": shares}
 
 
+def _warm_up(endpoints: dict[str, str], workers: int = 2) -> None:
+    """One `best_move` per worker before the floods: a worker's first engine request
+    starts its engine (seconds), which is not what the probes measure."""
+    ctx = zmq.Context()
+    z = ctx.socket(zmq.DEALER)
+    z.setsockopt(zmq.LINGER, 0)
+    z.connect(endpoints["zmq"])
+    for n in range(2 * workers):
+        z.send(msgpack.packb({"id": n, **RANDOM}))
+    done = 0
+    while done < 2 * workers and z.poll(60_000):
+        done += not msgpack.unpackb(z.recv()).get("partial")
+    z.close(0)
+    ctx.term()
+
+
 def soak(endpoints: dict[str, str], pid: int, seconds: float) -> dict[str, Any]:
     """Flood every endpoint for `seconds` while probing; the figures as a dict."""
+    _warm_up(endpoints)
     mp = multiprocessing.get_context("spawn")
     out = mp.Queue()
     host, _, port = endpoints["tcp"].rpartition(":")
