@@ -196,10 +196,9 @@ class ProtocolConnection(_Connection):
 
     def answer(self, peer: Any, item: bytes | ProtocolError | Request) -> None:
         """Queued work: decode and answer one message; read again once few are left."""
-        if not isinstance(item, Request):
-            item = decode_stream_item(self, item)
-        if item is not None and not (self.closed or self.ending):
-            self.service.handle(self, item)
+        request = item if isinstance(item, Request) else decode_stream_item(self, item)
+        if request is not None and not (self.closed or self.ending):
+            self.service.handle(self, request)
         if self.paused and self.service.front.queued(self.key) <= RESUME_AT:
             self.paused = False
             transport = self.transport
