@@ -83,11 +83,12 @@ class Limits(CodecLimits):
 
 @dataclass(frozen=True)
 class Heartbeat:
-    """ZMTP heartbeats on the ZeroMQ socket (milliseconds)."""
+    """Liveness of peers (milliseconds): TCP keepalive on the ZeroMQ socket (see
+    server.set_liveness: not ZMTP heartbeats), pings on WebSocket connections."""
 
-    ivl_ms: int = 5_000  # HEARTBEAT_IVL: send a PING this often on an idle connection
-    timeout_ms: int = 15_000  # HEARTBEAT_TIMEOUT: drop a peer silent this long after a PING
-    ttl_ms: int = 30_000  # HEARTBEAT_TTL: asks the peer to drop us after this much silence
+    ivl_ms: int = 5_000  # probe (ping) a connection silent this long, and this often
+    timeout_ms: int = 15_000  # drop a peer that has not answered this long
+    ttl_ms: int = 30_000  # accepted for older configurations; no longer used
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 from jacquetd.bots.interface import ENGINE
 from jacquetd.daemon import fault_hook, job_checks, rollout_command
 from jacquetd.daemon.config import Config
+from jacquetd.daemon.front import FrontQueue
 from jacquetd.daemon.front_commands import FRONT_HANDLERS
 from jacquetd.daemon.jobs import Done, Failed, Outcome
 from jacquetd.daemon.stats import Stats
@@ -118,6 +119,7 @@ class Service:
         self._own_secrets = Secrets.random()
         self._sessions: dict[str, str] = {}  # byte-stream peer -> the session of its `hello`
         self._watch_count = 0
+        self.front = FrontQueue()  # messages read and not yet handled (see front.py)
 
     # ---- introspection ----------------------------------------------------------------
 
@@ -128,7 +130,8 @@ class Service:
 
     @property
     def in_flight(self) -> int:
-        return sum(len(c.pending) for c in self._clients.values()) + self._jobs_running
+        return (sum(len(c.pending) for c in self._clients.values()) + self._jobs_running
+                + self.front.size)
 
     def levels(self) -> list[str]:
         if self._levels is None:
@@ -479,6 +482,8 @@ class Service:
 
     def peer_gone(self, peer: Peer) -> None:
         self._sessions.pop(peer.key, None)
+        # what it had queued in the front is never answered: counted as ignored
+        self.stats.requests_ignored += self.front.forget(peer.key)
         client = self._clients.get(peer.key)
         if client is None:
             return
@@ -486,8 +491,18 @@ class Service:
             self._stop(pending, ProtocolError(ErrorCode.CANCELLED, "the connection closed"))
 
     def pending_count(self, key: str) -> int:
+        """Requests of this client not yet answered: in flight, or queued in the front."""
         client = self._clients.get(key)
-        return len(client.pending) if client is not None else 0
+        return (len(client.pending) if client is not None else 0) + self.front.queued(key)
+
+    def shed(self, peer: Peer, request_id: Any, cmd: str, encoding: Encoding,
+             error: ProtocolError) -> None:
+        """Answer `busy` at once, before anything is queued (a ZeroMQ peer past its share
+        of the front's queue, or the queue at its bound); `cmd` is a known command or
+        "-" (it names a stats entry)."""
+        self.stats.received += 1
+        self.stats.record(cmd, 0.0, "busy")
+        peer.deliver(Reply.failure(request_id, error), encoding)
 
     async def run_job(self, cmd: str, args: dict[str, Any],
                       timeout_s: float | None = None, owner: str = "") -> Outcome:
@@ -531,6 +546,11 @@ class Service:
         """Refuse new worker requests and wait (at most ``timeout``) for those in flight;
         the rest end with ``internal``. Returns how many were cut short."""
         self.draining = True
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while self.front.size and loop.time() < end:  # messages read before the signal
+            await asyncio.sleep(0.01)
+        timeout = max(0.0, end - loop.time())
         for client in list(self._clients.values()):  # watches never finish by themselves
             for pending in list(client.pending.values()):
                 if pending.task is not None:

@@ -81,7 +81,8 @@ class _Job:
 
 class _FairQueue:
     """Waiting jobs, one queue per client, served round robin: a client with many jobs
-    waiting delays another client's job by at most one job of its own per turn."""
+    waiting delays another client's job by at most one job of its own per turn, and a
+    client with none waiting is served next."""
 
     def __init__(self) -> None:
         self._by_owner: dict[str, deque[_Job]] = {}
@@ -97,8 +98,10 @@ class _FairQueue:
     def append(self, job: _Job) -> None:
         queue = self._by_owner.get(job.owner)
         if queue is None:
+            # a client with nothing waiting goes first (a flow queue's new flow): one that
+            # asks one thing at a time waits for a worker, not behind every backlog
             queue = self._by_owner[job.owner] = deque()
-            self._turns.append(job.owner)
+            self._turns.appendleft(job.owner)
         queue.append(job)
         self._size += 1
 
