@@ -181,6 +181,17 @@ def unpack_map(frame: bytes, limits: Limits) -> dict[str, Any]:
     return obj
 
 
+def peek_map(frame: bytes) -> dict[str, Any] | None:
+    """`frame` unpacked without the limits and checks of `unpack_map`, or None if it is
+    not a msgpack map: for a server that answers `busy` from a request's id alone, where
+    the full decode would cost more than the answer."""
+    try:
+        obj = msgpack.unpackb(frame)
+    except Exception:  # any malformation: the caller decodes in full, which names it
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
 def pack(obj: Any) -> bytes:
     """Encode a message map (str as str, never bin)."""
     data: bytes = msgpack.packb(obj, use_bin_type=True)

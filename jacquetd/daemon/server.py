@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgpack  # type: ignore[import-untyped]
 import zmq
 import zmq.asyncio
 import zmq.auth
@@ -33,7 +32,7 @@ from jacquetd_protocol.codec import decode_request, detect_encoding, encode_repl
 from jacquetd_protocol.commands import COMMANDS, check_id
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
-from jacquetd_protocol.msgpack_wire import starts_msgpack
+from jacquetd_protocol.msgpack_wire import peek_map, starts_msgpack
 from zmq.auth.asyncio import AsyncioAuthenticator
 from zmq.utils.monitor import recv_monitor_message
 
@@ -280,14 +279,15 @@ class ZmqEndpoint:
         map is only unpacked for its id (the full decode would cost more than the answer);
         anything else, or a map that does not unpack, goes the full way."""
         if starts_msgpack(body) and len(body) <= self.max_frame:
+            obj = peek_map(body)
             try:
-                obj = msgpack.unpackb(body)
-                rid = check_id(obj.get("id"))
-            except Exception:  # not a well-formed map: the full decode names what is wrong
-                pass
-            else:
+                rid = check_id(obj.get("id")) if obj is not None else None
+            except ProtocolError:  # not a usable id: the full decode names what is wrong
+                obj = None
+            if obj is not None:
                 cmd = obj.get("cmd")
-                self.service.shed(peer, rid, cmd if cmd in COMMANDS else "-", "msgpack", error)
+                known = isinstance(cmd, str) and cmd in COMMANDS
+                self.service.shed(peer, rid, cmd if known else "-", "msgpack", error)
                 return
         request = self._decode(peer, body)
         if request is not None:
