@@ -15,17 +15,22 @@ a p50 within 1.5x of the ZeroMQ p50.
 from __future__ import annotations
 
 import argparse
+import base64
 import multiprocessing
 import os
+import socket
 import statistics
+import struct
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import msgpack
 import zmq
+from websockets.frames import apply_mask
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -85,26 +90,99 @@ def client(endpoint: str, n: int, latencies: list[float], barrier: threading.Bar
     sock.close(0)
 
 
+class RawWebSocket:
+    """A minimal blocking WebSocket client on a plain socket, in the caller's thread.
+
+    The counterpart of the ZeroMQ DEALER: the handshake, then one masked text frame per
+    request and the reply frame read whole (not parsed), with no thread of its own and
+    no per-message work beyond the framing. (websockets' sync client reads in a
+    background thread, which costs two thread switches per reply.)"""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.sock = socket.create_connection((parts.hostname, parts.port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+                           "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                           f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                           "\r\n").encode())
+        self.buffer = b""
+        while b"\r\n\r\n" not in self.buffer:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise ConnectionError("closed during the handshake")
+            self.buffer += chunk
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        if not head.startswith(b"HTTP/1.1 101"):
+            raise ConnectionError(head.decode(errors="replace"))
+
+    def send_text(self, payload: bytes) -> None:
+        self._send(0x1, payload)
+
+    def _send(self, opcode: int, payload: bytes) -> None:
+        mask = os.urandom(4)
+        size = len(payload)
+        if size < 126:
+            header = struct.pack("!BB", 0x80 | opcode, 0x80 | size)
+        elif size < 65536:
+            header = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, size)
+        else:
+            header = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, size)
+        self.sock.sendall(header + mask + apply_mask(payload, mask))
+
+    def _read(self, size: int) -> bytes:
+        while len(self.buffer) < size:
+            chunk = self.sock.recv(max(65536, size - len(self.buffer)))
+            if not chunk:
+                raise ConnectionError("closed")
+            self.buffer += chunk
+        data, self.buffer = self.buffer[:size], self.buffer[size:]
+        return data
+
+    def recv(self) -> bytes:
+        """The payload of the next data frame (the daemon sends each reply in one frame);
+        pings (the daemon's heartbeats) are answered on the way."""
+        while True:
+            first, second = self._read(2)
+            size = second & 0x7F
+            if size == 126:
+                size = struct.unpack("!H", self._read(2))[0]
+            elif size == 127:
+                size = struct.unpack("!Q", self._read(8))[0]
+            payload = self._read(size)
+            opcode = first & 0x0F
+            if opcode == 0x9:  # ping
+                self._send(0xA, payload)
+            elif opcode in (0x1, 0x2) and first & 0x80:
+                return payload
+            elif opcode != 0xA:
+                raise ConnectionError(f"unexpected frame 0x{first:02x}")
+
+    def close(self) -> None:
+        self.sock.close()
+
+
 def ws_client(url: str, n: int, latencies: list[float], barrier: threading.Barrier) -> None:
     """One WebSocket client sending `legal_moves` as JSON text frames, one at a time."""
-    from websockets.sync.client import connect
-
-    frame = encode_request(JSON_REQUEST).decode()
-    with connect(url, compression=None, max_size=None) as ws:
-        for _ in range(50):  # warm-up
-            ws.send(frame)
-            ws.recv()
-        barrier.wait()
-        local = []
-        for _ in range(n):
-            t0 = time.perf_counter()
-            ws.send(frame)
-            ws.recv()
-            local.append(time.perf_counter() - t0)
+    ws = RawWebSocket(url)
+    frame = encode_request(JSON_REQUEST)
+    for _ in range(50):  # warm-up
+        ws.send_text(frame)
+        ws.recv()
+    barrier.wait()
+    local = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        ws.send_text(frame)
+        ws.recv()
+        local.append(time.perf_counter() - t0)
     latencies.extend(local)
+    ws.close()
 
 
-def measure(endpoint: str, clients: int, n: int) -> dict[str, float]:
+def run_clients(endpoint: str, clients: int, n: int) -> tuple[list[float], float]:
+    """`clients` concurrent clients, `n` requests each: their latencies and the wall time."""
     latencies: list[float] = []
     barrier = threading.Barrier(clients + 1)
     target = ws_client if endpoint.startswith("ws://") else client
@@ -116,9 +194,35 @@ def measure(endpoint: str, clients: int, n: int) -> dict[str, float]:
     t0 = time.perf_counter()
     for t in threads:
         t.join()
-    elapsed = time.perf_counter() - t0
+    return latencies, time.perf_counter() - t0
+
+
+def summary(latencies: list[float], elapsed: float) -> dict[str, float]:
     return {"p50_ms": percentile(latencies, 50) * 1e3, "p99_ms": percentile(latencies, 99) * 1e3,
             "rps": len(latencies) / elapsed}
+
+
+def measure(endpoint: str, clients: int, n: int) -> dict[str, float]:
+    return summary(*run_clients(endpoint, clients, n))
+
+
+def measure_interleaved(endpoints: list[str], clients: int, n: int,
+                        rounds: int) -> list[dict[str, float]]:
+    """Measure the endpoints in alternating rounds (n/rounds requests per client each,
+    the order swapped every round), so that on a shared machine both columns see the
+    same load; one summary per endpoint."""
+    latencies: list[list[float]] = [[] for _ in endpoints]
+    elapsed = [0.0 for _ in endpoints]
+    per_round = max(1, n // rounds)
+    for r in range(rounds):
+        order = list(range(len(endpoints)))
+        if r % 2:
+            order.reverse()
+        for i in order:
+            lat, took = run_clients(endpoints[i], clients, per_round)
+            latencies[i].extend(lat)
+            elapsed[i] += took
+    return [summary(lat, took) for lat, took in zip(latencies, elapsed, strict=True)]
 
 
 def compute_time(n: int = 2000) -> float:
@@ -151,6 +255,9 @@ def start_daemon() -> tuple[subprocess.Popen[bytes], str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=3000, help="requests per client")
+    parser.add_argument("--rounds", type=int, default=10,
+                        help="ZeroMQ and WebSocket are measured in this many alternating "
+                        "rounds (default 10)")
     opts = parser.parse_args()
 
     daemon, endpoint, ws_url = start_daemon()
@@ -162,8 +269,11 @@ def main() -> None:
         reply_size = len(probe.recv())
         probe.close(0)
         request_size = len(encode_request(REQUEST))
-        results = {c: measure(endpoint, c, opts.n) for c in (1, 8)}
-        over_ws = {c: measure(ws_url, c, opts.n) for c in (1, 8)}
+        results: dict[int, dict[str, float]] = {}
+        over_ws: dict[int, dict[str, float]] = {}
+        for c in (1, 8):
+            results[c], over_ws[c] = measure_interleaved([endpoint, ws_url], c, opts.n,
+                                                         opts.rounds)
     finally:
         daemon.terminate()
         daemon.wait(30)

@@ -101,7 +101,7 @@ class _WsPeer:
         self.conn = conn
         host, port = (conn.remote_address or ("?", 0))[:2]
         self.key = f"ws:{host}:{port}#{next(_conn_ids)}"
-        self.queue: deque[tuple[str | bytes, int]] = deque()  # frames and their sizes
+        self.queue: deque[tuple[bytes, bool]] = deque()  # frames, and whether each is text
         self.queued_bytes = 0
         self.wakeup = asyncio.Event()
         self.closed = False
@@ -111,8 +111,8 @@ class _WsPeer:
         if self.closed:
             return
         body = encode_reply(message, encoding)
-        frame: str | bytes = body if encoding == "msgpack" else body.decode("utf-8")
-        self.queue.append((frame, len(body)))
+        # sent as it is, in a text frame unless msgpack (no decoding to str and back)
+        self.queue.append((body, encoding != "msgpack"))
         self.queued_bytes += len(body)
         limit = self.endpoint.cfg.limits.tcp_write_buffer_bytes
         if self.queued_bytes > limit:
@@ -134,9 +134,9 @@ class _WsPeer:
         try:
             while not self.closed:
                 while self.queue:
-                    frame, size = self.queue.popleft()
-                    self.queued_bytes -= size
-                    await self.conn.send(frame)
+                    frame, text = self.queue.popleft()
+                    self.queued_bytes -= len(frame)
+                    await self.conn.send(frame, text=text)
                 if self.ending:
                     await self.conn.close(1000, "quit")
                     return
