@@ -8,8 +8,14 @@ plays, result, encode). Prints p50/p99 latency, throughput and the ratio of
 the daemon's p50 to (echo floor + compute).
 
 The WebSocket column: the same request to the same daemon in the same run over
-its WebSocket endpoint, as JSON text frames (what a browser sends); the goal is
-a p50 within 1.5x of the ZeroMQ p50.
+its WebSocket endpoint, as JSON text frames (what a browser sends), with the
+same reply content; the goal is a p50 within 1.5x of the ZeroMQ p50. Both
+client sides do the least a client can: send the encoded request, read the
+whole reply frame, parse neither (the WebSocket client frames by hand on a
+plain socket in its own thread, as libzmq frames for the DEALER). ZeroMQ and
+WebSocket are measured in alternating rounds (`--rounds`), so that on a shared
+machine both columns see the same load. Also printed: the time to write the
+reply in msgpack, in JSON, and in JSON by the standard library's encoder.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from websockets.frames import apply_mask
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from jacquetd_protocol import json_wire  # noqa: E402
 from jacquetd_protocol.codec import decode_request, encode_reply, encode_request  # noqa: E402
 from jacquetd_protocol.commands import arguments  # noqa: E402
 from jacquetd_protocol.messages import Reply, Request  # noqa: E402
@@ -238,6 +245,26 @@ def compute_time(n: int = 2000) -> float:
     return statistics.median(times) * 1e3
 
 
+def encode_times(n: int = 2000) -> dict[str, float]:
+    """Median time (ms) to write the legal_moves reply: msgpack, JSON as the daemon writes
+    it (orjson when installed), and JSON by the standard library's encoder alone."""
+    req = decode_request(encode_request(REQUEST))
+    reply = Reply.success(req.id, handlers.handle_legal_moves(None, arguments(req)))  # type: ignore[arg-type]
+    obj = {"id": reply.id, "ok": True, "result": reply.result}
+    ways = {"msgpack": lambda: encode_reply(reply, "msgpack"),
+            "json": lambda: encode_reply(reply, "json"),
+            "json (standard library)": lambda: json_wire._dump_std(obj)}
+    out = {}
+    for name, way in ways.items():
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            way()
+            times.append(time.perf_counter() - t0)
+        out[name] = statistics.median(times) * 1e3
+    return out
+
+
 def start_daemon() -> tuple[subprocess.Popen[bytes], str, str]:
     """The daemon, its ZeroMQ endpoint and its WebSocket URL."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
@@ -290,11 +317,14 @@ def main() -> None:
     echo.join(10)
     stop.close()
     compute = compute_time()
+    encodes = encode_times()
 
     print(f"legal_moves round trip over ZeroMQ/msgpack on loopback; request {request_size} B, "
           f"reply {reply_size} B; {opts.n} requests per client; {os.cpu_count()} cores")
     print(f"engine compute per request (in-process decode + legal plays + encode), "
           f"p50: {compute:.3f} ms")
+    print("writing the reply, p50: " + ", ".join(f"{name} {ms:.3f} ms"
+                                                  for name, ms in encodes.items()))
     header = f"{'clients':>7} {'what':>7} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9}"
     print(header)
     for c in (1, 8):

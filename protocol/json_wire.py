@@ -15,12 +15,13 @@ outside -2^63..2^64-1, floats that overflow) are refused with `bad_frame`.
 Encoding writes compact UTF-8 JSON; non-finite floats never occur (the
 protocol's floats are finite) and are refused if they do. Replies are large
 (a `legal_moves` reply is about 7 KB of JSON) and written on the front
-process's one thread, so the encoder matters: orjson writes them about ten
-times faster than the standard library's encoder (and faster than msgpack), with
-the same bytes. Whatever orjson does not take the same way (non-finite floats,
-which it would write as `null`; non-string keys; integers past 64 bits) goes to
-the standard encoder, which decides as it always did; without orjson the
-standard encoder writes everything.
+process's one thread, so the encoder matters: orjson writes them about eight
+times faster than the standard library's encoder (and faster than msgpack
+packs the same map), with the same bytes but for the spelling of some floats
+(`1e-7` for `1e-07`: the same number). What orjson takes differently goes to
+the standard encoder, which decides as it always did: a non-finite float
+(orjson would write `null`), a key that is not a string, an integer past 64
+bits, a lone surrogate. Without orjson the standard encoder writes everything.
 """
 
 from __future__ import annotations
