@@ -12,9 +12,10 @@ its WebSocket endpoint, as JSON text frames (what a browser sends), with the
 same reply content; the goal is a p50 within 1.5x of the ZeroMQ p50. Both
 client sides do the least a client can: send the encoded request, read the
 whole reply frame, parse neither (the WebSocket client frames by hand on a
-plain socket in its own thread, as libzmq frames for the DEALER). ZeroMQ and
-WebSocket are measured in alternating rounds (`--rounds`), so that on a shared
-machine both columns see the same load. Also printed: the time to write the
+plain socket in its own thread, as libzmq frames for the DEALER). Each client
+holds both connections and the transports take turns of `--block` requests (all
+clients on one transport at a time), so that on a shared machine both columns
+see the same load. Also printed: the time to write the
 reply in msgpack, in JSON, and in JSON by the standard library's encoder.
 """
 
@@ -170,30 +171,11 @@ class RawWebSocket:
         self.sock.close()
 
 
-def ws_client(url: str, n: int, latencies: list[float], barrier: threading.Barrier) -> None:
-    """One WebSocket client sending `legal_moves` as JSON text frames, one at a time."""
-    ws = RawWebSocket(url)
-    frame = encode_request(JSON_REQUEST)
-    for _ in range(50):  # warm-up
-        ws.send_text(frame)
-        ws.recv()
-    barrier.wait()
-    local = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        ws.send_text(frame)
-        ws.recv()
-        local.append(time.perf_counter() - t0)
-    latencies.extend(local)
-    ws.close()
-
-
 def run_clients(endpoint: str, clients: int, n: int) -> tuple[list[float], float]:
     """`clients` concurrent clients, `n` requests each: their latencies and the wall time."""
     latencies: list[float] = []
     barrier = threading.Barrier(clients + 1)
-    target = ws_client if endpoint.startswith("ws://") else client
-    threads = [threading.Thread(target=target, args=(endpoint, n, latencies, barrier))
+    threads = [threading.Thread(target=client, args=(endpoint, n, latencies, barrier))
                for _ in range(clients)]
     for t in threads:
         t.start()
@@ -204,6 +186,70 @@ def run_clients(endpoint: str, clients: int, n: int) -> tuple[list[float], float
     return latencies, time.perf_counter() - t0
 
 
+def both_client(zmq_endpoint: str, ws_url: str, blocks: int, block: int,
+                latencies: tuple[list[float], list[float]], barrier: threading.Barrier) -> None:
+    """One client with a ZeroMQ DEALER and a WebSocket open side by side: `blocks` turns
+    of `block` requests, over ZeroMQ then over WebSocket (the order swapped every turn),
+    every client in the same turn at once."""
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(zmq_endpoint)
+    ws = RawWebSocket(ws_url)
+    zmq_frame, ws_frame = encode_request(REQUEST), encode_request(JSON_REQUEST)
+
+    def over_zmq() -> None:
+        sock.send(zmq_frame)
+        sock.recv()
+
+    def over_ws() -> None:
+        ws.send_text(ws_frame)
+        ws.recv()
+
+    ways = (over_zmq, over_ws)
+    for _ in range(50):  # warm-up
+        over_zmq()
+        over_ws()
+    local: tuple[list[float], list[float]] = ([], [])
+    for turn in range(blocks):
+        for i in ((0, 1) if turn % 2 == 0 else (1, 0)):
+            way, out = ways[i], local[i]
+            barrier.wait()
+            for _ in range(block):
+                t0 = time.perf_counter()
+                way()
+                out.append(time.perf_counter() - t0)
+            barrier.wait()
+    latencies[0].extend(local[0])
+    latencies[1].extend(local[1])
+    sock.close(0)
+    ws.close()
+
+
+def measure_side_by_side(zmq_endpoint: str, ws_url: str, clients: int, n: int,
+                         block: int) -> tuple[dict[str, float], dict[str, float]]:
+    """ZeroMQ and WebSocket summaries from the same clients, taking turns of `block`
+    requests each (all clients on one transport at a time), so that on a shared machine
+    both columns see the same load. Throughput counts each transport's own turns."""
+    latencies: tuple[list[float], list[float]] = ([], [])
+    blocks = max(1, n // block)
+    barrier = threading.Barrier(clients + 1)
+    threads = [threading.Thread(target=both_client, args=(zmq_endpoint, ws_url, blocks, block,
+                                                          latencies, barrier))
+               for _ in range(clients)]
+    for t in threads:
+        t.start()
+    elapsed = [0.0, 0.0]
+    for turn in range(blocks):
+        for i in ((0, 1) if turn % 2 == 0 else (1, 0)):
+            barrier.wait()
+            t0 = time.perf_counter()
+            barrier.wait()
+            elapsed[i] += time.perf_counter() - t0
+    for t in threads:
+        t.join()
+    return summary(latencies[0], elapsed[0]), summary(latencies[1], elapsed[1])
+
+
 def summary(latencies: list[float], elapsed: float) -> dict[str, float]:
     return {"p50_ms": percentile(latencies, 50) * 1e3, "p99_ms": percentile(latencies, 99) * 1e3,
             "rps": len(latencies) / elapsed}
@@ -211,25 +257,6 @@ def summary(latencies: list[float], elapsed: float) -> dict[str, float]:
 
 def measure(endpoint: str, clients: int, n: int) -> dict[str, float]:
     return summary(*run_clients(endpoint, clients, n))
-
-
-def measure_interleaved(endpoints: list[str], clients: int, n: int,
-                        rounds: int) -> list[dict[str, float]]:
-    """Measure the endpoints in alternating rounds (n/rounds requests per client each,
-    the order swapped every round), so that on a shared machine both columns see the
-    same load; one summary per endpoint."""
-    latencies: list[list[float]] = [[] for _ in endpoints]
-    elapsed = [0.0 for _ in endpoints]
-    per_round = max(1, n // rounds)
-    for r in range(rounds):
-        order = list(range(len(endpoints)))
-        if r % 2:
-            order.reverse()
-        for i in order:
-            lat, took = run_clients(endpoints[i], clients, per_round)
-            latencies[i].extend(lat)
-            elapsed[i] += took
-    return [summary(lat, took) for lat, took in zip(latencies, elapsed, strict=True)]
 
 
 def compute_time(n: int = 2000) -> float:
@@ -282,9 +309,9 @@ def start_daemon() -> tuple[subprocess.Popen[bytes], str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=3000, help="requests per client")
-    parser.add_argument("--rounds", type=int, default=10,
-                        help="ZeroMQ and WebSocket are measured in this many alternating "
-                        "rounds (default 10)")
+    parser.add_argument("--block", type=int, default=10,
+                        help="ZeroMQ and WebSocket take turns of this many requests per "
+                        "client (default 10)")
     opts = parser.parse_args()
 
     daemon, endpoint, ws_url = start_daemon()
@@ -299,8 +326,8 @@ def main() -> None:
         results: dict[int, dict[str, float]] = {}
         over_ws: dict[int, dict[str, float]] = {}
         for c in (1, 8):
-            results[c], over_ws[c] = measure_interleaved([endpoint, ws_url], c, opts.n,
-                                                         opts.rounds)
+            results[c], over_ws[c] = measure_side_by_side(endpoint, ws_url, c, opts.n,
+                                                          opts.block)
     finally:
         daemon.terminate()
         daemon.wait(30)
