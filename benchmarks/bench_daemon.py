@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import itertools
 import multiprocessing
 import os
 import socket
@@ -33,6 +34,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import msgpack
@@ -126,9 +128,15 @@ class RawWebSocket:
             raise ConnectionError(head.decode(errors="replace"))
 
     def send_text(self, payload: bytes) -> None:
-        self._send(0x1, payload)
+        self.sock.sendall(self.frame(0x1, payload))
 
-    def _send(self, opcode: int, payload: bytes) -> None:
+    def send_frame(self, frame: bytes) -> None:
+        """Send a frame made by `frame` (as the DEALER sends an encoded request)."""
+        self.sock.sendall(frame)
+
+    @staticmethod
+    def frame(opcode: int, payload: bytes) -> bytes:
+        """A client frame: FIN, `opcode`, a fresh random mask, the masked payload."""
         mask = os.urandom(4)
         size = len(payload)
         if size < 126:
@@ -137,7 +145,7 @@ class RawWebSocket:
             header = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, size)
         else:
             header = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, size)
-        self.sock.sendall(header + mask + apply_mask(payload, mask))
+        return header + mask + apply_mask(payload, mask)
 
     def _read(self, size: int) -> bytes:
         while len(self.buffer) < size:
@@ -151,6 +159,14 @@ class RawWebSocket:
     def recv(self) -> bytes:
         """The payload of the next data frame (the daemon sends each reply in one frame);
         pings (the daemon's heartbeats) are answered on the way."""
+        if not self.buffer:  # the usual case: one read holds one whole text frame
+            data = self.sock.recv(262144)
+            if len(data) > 4 and data[0] == 0x81 and data[1] == 126 \
+                    and len(data) == 4 + (data[2] << 8 | data[3]):
+                return data[4:]
+            if not data:
+                raise ConnectionError("closed")
+            self.buffer = data
         while True:
             first, second = self._read(2)
             size = second & 0x7F
@@ -161,7 +177,7 @@ class RawWebSocket:
             payload = self._read(size)
             opcode = first & 0x0F
             if opcode == 0x9:  # ping
-                self._send(0xA, payload)
+                self.sock.sendall(self.frame(0xA, payload))
             elif opcode in (0x1, 0x2) and first & 0x80:
                 return payload
             elif opcode != 0xA:
@@ -187,22 +203,27 @@ def run_clients(endpoint: str, clients: int, n: int) -> tuple[list[float], float
 
 
 def both_client(zmq_endpoint: str, ws_url: str, blocks: int, block: int,
-                latencies: tuple[list[float], list[float]], barrier: threading.Barrier) -> None:
-    """One client with a ZeroMQ DEALER and a WebSocket open side by side: `blocks` turns
-    of `block` requests, over ZeroMQ then over WebSocket (the order swapped every turn),
-    every client in the same turn at once."""
-    sock = zmq.Context.instance().socket(zmq.DEALER)
+                out: Any, barrier: Any) -> None:
+    """One client process with a ZeroMQ DEALER and a WebSocket open side by side: `blocks`
+    turns of `block` requests, over ZeroMQ then over WebSocket (the order swapped every
+    turn), every client in the same turn at once. Puts its two latency lists on `out`.
+    Each sends a request encoded beforehand (the WebSocket one framed and masked
+    beforehand, 16 frames with their own masks in turn) and reads the whole reply."""
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
     sock.connect(zmq_endpoint)
     ws = RawWebSocket(ws_url)
-    zmq_frame, ws_frame = encode_request(REQUEST), encode_request(JSON_REQUEST)
+    zmq_frame = encode_request(REQUEST)
+    ws_frames = itertools.cycle([ws.frame(0x1, encode_request(JSON_REQUEST))
+                                 for _ in range(16)])
 
     def over_zmq() -> None:
         sock.send(zmq_frame)
         sock.recv()
 
     def over_ws() -> None:
-        ws.send_text(ws_frame)
+        ws.send_frame(next(ws_frames))
         ws.recv()
 
     ways = (over_zmq, over_ws)
@@ -210,34 +231,37 @@ def both_client(zmq_endpoint: str, ws_url: str, blocks: int, block: int,
         over_zmq()
         over_ws()
     local: tuple[list[float], list[float]] = ([], [])
+    clock = time.perf_counter
     for turn in range(blocks):
         for i in ((0, 1) if turn % 2 == 0 else (1, 0)):
-            way, out = ways[i], local[i]
+            way, times = ways[i], local[i]
             barrier.wait()
             for _ in range(block):
-                t0 = time.perf_counter()
+                t0 = clock()
                 way()
-                out.append(time.perf_counter() - t0)
+                times.append(clock() - t0)
             barrier.wait()
-    latencies[0].extend(local[0])
-    latencies[1].extend(local[1])
+    out.put(local)
     sock.close(0)
+    ctx.term()
     ws.close()
 
 
 def measure_side_by_side(zmq_endpoint: str, ws_url: str, clients: int, n: int,
                          block: int) -> tuple[dict[str, float], dict[str, float]]:
-    """ZeroMQ and WebSocket summaries from the same clients, taking turns of `block`
-    requests each (all clients on one transport at a time), so that on a shared machine
-    both columns see the same load. Throughput counts each transport's own turns."""
-    latencies: tuple[list[float], list[float]] = ([], [])
+    """ZeroMQ and WebSocket summaries from the same client processes (one each, so that
+    no client waits for another's interpreter lock), taking turns of `block` requests
+    (all clients on one transport at a time), so that on a shared machine both columns
+    see the same load. Throughput counts each transport's own turns."""
+    mp = multiprocessing.get_context("fork")
     blocks = max(1, n // block)
-    barrier = threading.Barrier(clients + 1)
-    threads = [threading.Thread(target=both_client, args=(zmq_endpoint, ws_url, blocks, block,
-                                                          latencies, barrier))
-               for _ in range(clients)]
-    for t in threads:
-        t.start()
+    barrier = mp.Barrier(clients + 1)
+    out = mp.Queue()
+    procs = [mp.Process(target=both_client, args=(zmq_endpoint, ws_url, blocks, block, out,
+                                                  barrier))
+             for _ in range(clients)]
+    for proc in procs:
+        proc.start()
     elapsed = [0.0, 0.0]
     for turn in range(blocks):
         for i in ((0, 1) if turn % 2 == 0 else (1, 0)):
@@ -245,8 +269,13 @@ def measure_side_by_side(zmq_endpoint: str, ws_url: str, clients: int, n: int,
             t0 = time.perf_counter()
             barrier.wait()
             elapsed[i] += time.perf_counter() - t0
-    for t in threads:
-        t.join()
+    latencies: tuple[list[float], list[float]] = ([], [])
+    for _ in procs:
+        over_zmq, over_ws = out.get(timeout=60)
+        latencies[0].extend(over_zmq)
+        latencies[1].extend(over_ws)
+    for proc in procs:
+        proc.join(10)
     return summary(latencies[0], elapsed[0]), summary(latencies[1], elapsed[1])
 
 
@@ -316,12 +345,14 @@ def main() -> None:
 
     daemon, endpoint, ws_url = start_daemon()
     try:
-        probe = zmq.Context.instance().socket(zmq.DEALER)
+        probe_ctx = zmq.Context()  # ended before the client processes are forked
+        probe = probe_ctx.socket(zmq.DEALER)
         probe.setsockopt(zmq.LINGER, 0)
         probe.connect(endpoint)
         probe.send(encode_request(REQUEST))
         reply_size = len(probe.recv())
         probe.close(0)
+        probe_ctx.term()
         request_size = len(encode_request(REQUEST))
         results: dict[int, dict[str, float]] = {}
         over_ws: dict[int, dict[str, float]] = {}
