@@ -29,11 +29,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .errors import ErrorCode, ProtocolError
 from .messages import Limits
 
+_fast_dumps: Callable[[Any], bytes] | None
 try:
     from orjson import dumps as _fast_dumps
 except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib still works
