@@ -12,10 +12,10 @@ its WebSocket endpoint, as JSON text frames (what a browser sends), with the
 same reply content; the goal is a p50 within 1.5x of the ZeroMQ p50. Both
 client sides do the least a client can: send the encoded request, read the
 whole reply frame, parse neither (the WebSocket client frames by hand on a
-plain socket in its own thread, as libzmq frames for the DEALER). Each client
-holds both connections and the transports take turns of `--block` requests (all
-clients on one transport at a time), so that on a shared machine both columns
-see the same load. Also printed: the time to write the
+plain socket, as libzmq frames for the DEALER), each client in its own process
+(as separate programs would be: no client waits for another's interpreter
+lock). ZeroMQ and WebSocket are measured in alternating rounds (`--rounds`),
+so that on a shared machine both columns see the same load. Also printed: the time to write the
 reply in msgpack, in JSON, and in JSON by the standard library's encoder.
 """
 
@@ -202,80 +202,82 @@ def run_clients(endpoint: str, clients: int, n: int) -> tuple[list[float], float
     return latencies, time.perf_counter() - t0
 
 
-def both_client(zmq_endpoint: str, ws_url: str, blocks: int, block: int,
-                out: Any, barrier: Any) -> None:
-    """One client process with a ZeroMQ DEALER and a WebSocket open side by side: `blocks`
-    turns of `block` requests, over ZeroMQ then over WebSocket (the order swapped every
-    turn), every client in the same turn at once. Puts its two latency lists on `out`.
-    Each sends a request encoded beforehand (the WebSocket one framed and masked
-    beforehand, 16 frames with their own masks in turn) and reads the whole reply."""
-    ctx = zmq.Context()
-    sock = ctx.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.connect(zmq_endpoint)
-    ws = RawWebSocket(ws_url)
-    zmq_frame = encode_request(REQUEST)
-    ws_frames = itertools.cycle([ws.frame(0x1, encode_request(JSON_REQUEST))
-                                 for _ in range(16)])
+def process_client(kind: str, endpoint: str, n: int, out: Any, barrier: Any) -> None:
+    """One client process on one transport: warm up, wait for the others, then `n`
+    requests one at a time; puts its latencies on `out`. Both kinds send a request
+    encoded beforehand (the WebSocket one also framed and masked beforehand, 16 frames
+    with their own masks in turn) and read the whole reply without parsing it."""
+    if kind == "zmq":
+        ctx = zmq.Context()
+        sock = ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.connect(endpoint)
+        frame = encode_request(REQUEST)
 
-    def over_zmq() -> None:
-        sock.send(zmq_frame)
-        sock.recv()
+        def one() -> None:
+            sock.send(frame)
+            sock.recv()
+    else:
+        ws = RawWebSocket(endpoint)
+        frames = itertools.cycle([ws.frame(0x1, encode_request(JSON_REQUEST))
+                                  for _ in range(16)])
 
-    def over_ws() -> None:
-        ws.send_frame(next(ws_frames))
-        ws.recv()
-
-    ways = (over_zmq, over_ws)
+        def one() -> None:
+            ws.send_frame(next(frames))
+            ws.recv()
     for _ in range(50):  # warm-up
-        over_zmq()
-        over_ws()
-    local: tuple[list[float], list[float]] = ([], [])
+        one()
+    barrier.wait()
+    local = []
     clock = time.perf_counter
-    for turn in range(blocks):
-        for i in ((0, 1) if turn % 2 == 0 else (1, 0)):
-            way, times = ways[i], local[i]
-            barrier.wait()
-            for _ in range(block):
-                t0 = clock()
-                way()
-                times.append(clock() - t0)
-            barrier.wait()
+    for _ in range(n):
+        t0 = clock()
+        one()
+        local.append(clock() - t0)
     out.put(local)
-    sock.close(0)
-    ctx.term()
-    ws.close()
+    if kind == "zmq":
+        sock.close(0)
+        ctx.term()
+    else:
+        ws.close()
 
 
-def measure_side_by_side(zmq_endpoint: str, ws_url: str, clients: int, n: int,
-                         block: int) -> tuple[dict[str, float], dict[str, float]]:
-    """ZeroMQ and WebSocket summaries from the same client processes (one each, so that
-    no client waits for another's interpreter lock), taking turns of `block` requests
-    (all clients on one transport at a time), so that on a shared machine both columns
-    see the same load. Throughput counts each transport's own turns."""
+def run_processes(kind: str, endpoint: str, clients: int,
+                  n: int) -> tuple[list[float], float]:
+    """`clients` client processes (one interpreter each, as separate programs would be)
+    on one transport, `n` requests each: their latencies and the wall time."""
     mp = multiprocessing.get_context("fork")
-    blocks = max(1, n // block)
     barrier = mp.Barrier(clients + 1)
     out = mp.Queue()
-    procs = [mp.Process(target=both_client, args=(zmq_endpoint, ws_url, blocks, block, out,
-                                                  barrier))
+    procs = [mp.Process(target=process_client, args=(kind, endpoint, n, out, barrier))
              for _ in range(clients)]
     for proc in procs:
         proc.start()
-    elapsed = [0.0, 0.0]
-    for turn in range(blocks):
-        for i in ((0, 1) if turn % 2 == 0 else (1, 0)):
-            barrier.wait()
-            t0 = time.perf_counter()
-            barrier.wait()
-            elapsed[i] += time.perf_counter() - t0
-    latencies: tuple[list[float], list[float]] = ([], [])
+    barrier.wait()
+    t0 = time.perf_counter()
+    latencies: list[float] = []
     for _ in procs:
-        over_zmq, over_ws = out.get(timeout=60)
-        latencies[0].extend(over_zmq)
-        latencies[1].extend(over_ws)
+        latencies.extend(out.get(timeout=300))
+    elapsed = time.perf_counter() - t0
     for proc in procs:
         proc.join(10)
+    return latencies, elapsed
+
+
+def measure_interleaved(zmq_endpoint: str, ws_url: str, clients: int, n: int,
+                        rounds: int) -> tuple[dict[str, float], dict[str, float]]:
+    """ZeroMQ and WebSocket summaries measured in alternating rounds (`n / rounds`
+    requests per client each, the order swapped every round), so that on a shared
+    machine both columns see the same load."""
+    latencies: tuple[list[float], list[float]] = ([], [])
+    elapsed = [0.0, 0.0]
+    kinds = (("zmq", zmq_endpoint), ("ws", ws_url))
+    per_round = max(1, n // rounds)
+    for r in range(rounds):
+        for i in ((0, 1) if r % 2 == 0 else (1, 0)):
+            lat, took = run_processes(kinds[i][0], kinds[i][1], clients, per_round)
+            latencies[i].extend(lat)
+            elapsed[i] += took
     return summary(latencies[0], elapsed[0]), summary(latencies[1], elapsed[1])
 
 
@@ -338,9 +340,9 @@ def start_daemon() -> tuple[subprocess.Popen[bytes], str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=3000, help="requests per client")
-    parser.add_argument("--block", type=int, default=10,
-                        help="ZeroMQ and WebSocket take turns of this many requests per "
-                        "client (default 10)")
+    parser.add_argument("--rounds", type=int, default=10,
+                        help="ZeroMQ and WebSocket are measured in this many alternating "
+                        "rounds (default 10)")
     opts = parser.parse_args()
 
     daemon, endpoint, ws_url = start_daemon()
@@ -357,8 +359,8 @@ def main() -> None:
         results: dict[int, dict[str, float]] = {}
         over_ws: dict[int, dict[str, float]] = {}
         for c in (1, 8):
-            results[c], over_ws[c] = measure_side_by_side(endpoint, ws_url, c, opts.n,
-                                                          opts.block)
+            results[c], over_ws[c] = measure_interleaved(endpoint, ws_url, c, opts.n,
+                                                         opts.rounds)
     finally:
         daemon.terminate()
         daemon.wait(30)
