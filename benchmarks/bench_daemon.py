@@ -307,7 +307,7 @@ def encode_times(n: int = 2000) -> dict[str, float]:
     """Median time (ms) to write the legal_moves reply: msgpack, JSON as the daemon writes
     it (orjson when installed), and JSON by the standard library's encoder alone."""
     req = decode_request(encode_request(REQUEST))
-    reply = Reply.success(req.id, handlers.handle_legal_moves(None, arguments(req)))  # type: ignore[arg-type]
+    reply = Reply.success(req.id, front_commands.handle_legal_moves(None, arguments(req)))  # type: ignore[arg-type]
     obj = {"id": reply.id, "ok": True, "result": reply.result}
     ways = {"msgpack": lambda: encode_reply(reply, "msgpack"),
             "json": lambda: encode_reply(reply, "json"),
