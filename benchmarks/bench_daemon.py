@@ -8,28 +8,43 @@ plays, result, encode). Prints p50/p99 latency, throughput and the ratio of
 the daemon's p50 to (echo floor + compute).
 
 The WebSocket column: the same request to the same daemon in the same run over
-its WebSocket endpoint, as JSON text frames (what a browser sends); the goal is
-a p50 within 1.5x of the ZeroMQ p50.
+its WebSocket endpoint, as JSON text frames (what a browser sends), with the
+same reply content; the goal is a p50 within 1.5x of the ZeroMQ p50. Both
+client sides do the least a client can: send the encoded request, read the
+whole reply frame, parse neither (the WebSocket client frames by hand on a
+plain socket, as libzmq frames for the DEALER), each client in its own process
+(as separate programs would be: no client waits for another's interpreter
+lock). ZeroMQ and WebSocket are measured in alternating rounds (`--rounds`),
+so that on a shared machine both columns see the same load. Also printed: the time to write the
+reply in msgpack, in JSON, and in JSON by the standard library's encoder.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import itertools
 import multiprocessing
 import os
+import socket
 import statistics
+import struct
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import msgpack
 import zmq
+from websockets.frames import apply_mask
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from jacquetd_protocol import json_wire  # noqa: E402
 from jacquetd_protocol.codec import decode_request, encode_reply, encode_request  # noqa: E402
 from jacquetd_protocol.commands import arguments  # noqa: E402
 from jacquetd_protocol.messages import Reply, Request  # noqa: E402
@@ -85,30 +100,98 @@ def client(endpoint: str, n: int, latencies: list[float], barrier: threading.Bar
     sock.close(0)
 
 
-def ws_client(url: str, n: int, latencies: list[float], barrier: threading.Barrier) -> None:
-    """One WebSocket client sending `legal_moves` as JSON text frames, one at a time."""
-    from websockets.sync.client import connect
+class RawWebSocket:
+    """A minimal blocking WebSocket client on a plain socket, in the caller's thread.
 
-    frame = encode_request(JSON_REQUEST).decode()
-    with connect(url, compression=None, max_size=None) as ws:
-        for _ in range(50):  # warm-up
-            ws.send(frame)
-            ws.recv()
-        barrier.wait()
-        local = []
-        for _ in range(n):
-            t0 = time.perf_counter()
-            ws.send(frame)
-            ws.recv()
-            local.append(time.perf_counter() - t0)
-    latencies.extend(local)
+    The counterpart of the ZeroMQ DEALER: the handshake, then one masked text frame per
+    request and the reply frame read whole (not parsed), with no thread of its own and
+    no per-message work beyond the framing. (websockets' sync client reads in a
+    background thread, which costs two thread switches per reply.)"""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.sock = socket.create_connection((parts.hostname, parts.port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+                           "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                           f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                           "\r\n").encode())
+        self.buffer = b""
+        while b"\r\n\r\n" not in self.buffer:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise ConnectionError("closed during the handshake")
+            self.buffer += chunk
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        if not head.startswith(b"HTTP/1.1 101"):
+            raise ConnectionError(head.decode(errors="replace"))
+
+    def send_text(self, payload: bytes) -> None:
+        self.sock.sendall(self.frame(0x1, payload))
+
+    def send_frame(self, frame: bytes) -> None:
+        """Send a frame made by `frame` (as the DEALER sends an encoded request)."""
+        self.sock.sendall(frame)
+
+    @staticmethod
+    def frame(opcode: int, payload: bytes) -> bytes:
+        """A client frame: FIN, `opcode`, a fresh random mask, the masked payload."""
+        mask = os.urandom(4)
+        size = len(payload)
+        if size < 126:
+            header = struct.pack("!BB", 0x80 | opcode, 0x80 | size)
+        elif size < 65536:
+            header = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, size)
+        else:
+            header = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, size)
+        return header + mask + apply_mask(payload, mask)
+
+    def _read(self, size: int) -> bytes:
+        while len(self.buffer) < size:
+            chunk = self.sock.recv(max(65536, size - len(self.buffer)))
+            if not chunk:
+                raise ConnectionError("closed")
+            self.buffer += chunk
+        data, self.buffer = self.buffer[:size], self.buffer[size:]
+        return data
+
+    def recv(self) -> bytes:
+        """The payload of the next data frame (the daemon sends each reply in one frame);
+        pings (the daemon's heartbeats) are answered on the way."""
+        if not self.buffer:  # the usual case: one read holds one whole text frame
+            data = self.sock.recv(262144)
+            if len(data) > 4 and data[0] == 0x81 and data[1] == 126 \
+                    and len(data) == 4 + (data[2] << 8 | data[3]):
+                return data[4:]
+            if not data:
+                raise ConnectionError("closed")
+            self.buffer = data
+        while True:
+            first, second = self._read(2)
+            size = second & 0x7F
+            if size == 126:
+                size = struct.unpack("!H", self._read(2))[0]
+            elif size == 127:
+                size = struct.unpack("!Q", self._read(8))[0]
+            payload = self._read(size)
+            opcode = first & 0x0F
+            if opcode == 0x9:  # ping
+                self.sock.sendall(self.frame(0xA, payload))
+            elif opcode in (0x1, 0x2) and first & 0x80:
+                return payload
+            elif opcode != 0xA:
+                raise ConnectionError(f"unexpected frame 0x{first:02x}")
+
+    def close(self) -> None:
+        self.sock.close()
 
 
-def measure(endpoint: str, clients: int, n: int) -> dict[str, float]:
+def run_clients(endpoint: str, clients: int, n: int) -> tuple[list[float], float]:
+    """`clients` concurrent clients, `n` requests each: their latencies and the wall time."""
     latencies: list[float] = []
     barrier = threading.Barrier(clients + 1)
-    target = ws_client if endpoint.startswith("ws://") else client
-    threads = [threading.Thread(target=target, args=(endpoint, n, latencies, barrier))
+    threads = [threading.Thread(target=client, args=(endpoint, n, latencies, barrier))
                for _ in range(clients)]
     for t in threads:
         t.start()
@@ -116,9 +199,95 @@ def measure(endpoint: str, clients: int, n: int) -> dict[str, float]:
     t0 = time.perf_counter()
     for t in threads:
         t.join()
+    return latencies, time.perf_counter() - t0
+
+
+def process_client(kind: str, endpoint: str, n: int, out: Any, barrier: Any) -> None:
+    """One client process on one transport: warm up, wait for the others, then `n`
+    requests one at a time; puts its latencies on `out`. Both kinds send a request
+    encoded beforehand (the WebSocket one also framed and masked beforehand, 16 frames
+    with their own masks in turn) and read the whole reply without parsing it."""
+    if kind == "zmq":
+        ctx = zmq.Context()
+        sock = ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.connect(endpoint)
+        frame = encode_request(REQUEST)
+
+        def one() -> None:
+            sock.send(frame)
+            sock.recv()
+    else:
+        ws = RawWebSocket(endpoint)
+        frames = itertools.cycle([ws.frame(0x1, encode_request(JSON_REQUEST))
+                                  for _ in range(16)])
+
+        def one() -> None:
+            ws.send_frame(next(frames))
+            ws.recv()
+    for _ in range(50):  # warm-up
+        one()
+    barrier.wait()
+    local = []
+    clock = time.perf_counter
+    for _ in range(n):
+        t0 = clock()
+        one()
+        local.append(clock() - t0)
+    out.put(local)
+    if kind == "zmq":
+        sock.close(0)
+        ctx.term()
+    else:
+        ws.close()
+
+
+def run_processes(kind: str, endpoint: str, clients: int,
+                  n: int) -> tuple[list[float], float]:
+    """`clients` client processes (one interpreter each, as separate programs would be)
+    on one transport, `n` requests each: their latencies and the wall time."""
+    mp = multiprocessing.get_context("fork")
+    barrier = mp.Barrier(clients + 1)
+    out = mp.Queue()
+    procs = [mp.Process(target=process_client, args=(kind, endpoint, n, out, barrier))
+             for _ in range(clients)]
+    for proc in procs:
+        proc.start()
+    barrier.wait()
+    t0 = time.perf_counter()
+    latencies: list[float] = []
+    for _ in procs:
+        latencies.extend(out.get(timeout=300))
     elapsed = time.perf_counter() - t0
+    for proc in procs:
+        proc.join(10)
+    return latencies, elapsed
+
+
+def measure_interleaved(zmq_endpoint: str, ws_url: str, clients: int, n: int,
+                        rounds: int) -> tuple[dict[str, float], dict[str, float]]:
+    """ZeroMQ and WebSocket summaries measured in alternating rounds (`n / rounds`
+    requests per client each, the order swapped every round), so that on a shared
+    machine both columns see the same load."""
+    latencies: tuple[list[float], list[float]] = ([], [])
+    elapsed = [0.0, 0.0]
+    kinds = (("zmq", zmq_endpoint), ("ws", ws_url))
+    per_round = max(1, n // rounds)
+    for r in range(rounds):
+        for i in ((0, 1) if r % 2 == 0 else (1, 0)):
+            lat, took = run_processes(kinds[i][0], kinds[i][1], clients, per_round)
+            latencies[i].extend(lat)
+            elapsed[i] += took
+    return summary(latencies[0], elapsed[0]), summary(latencies[1], elapsed[1])
+
+
+def summary(latencies: list[float], elapsed: float) -> dict[str, float]:
     return {"p50_ms": percentile(latencies, 50) * 1e3, "p99_ms": percentile(latencies, 99) * 1e3,
             "rps": len(latencies) / elapsed}
+
+
+def measure(endpoint: str, clients: int, n: int) -> dict[str, float]:
+    return summary(*run_clients(endpoint, clients, n))
 
 
 def compute_time(n: int = 2000) -> float:
@@ -132,6 +301,26 @@ def compute_time(n: int = 2000) -> float:
         encode_reply(Reply.success(req.id, result), "msgpack")
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1e3
+
+
+def encode_times(n: int = 2000) -> dict[str, float]:
+    """Median time (ms) to write the legal_moves reply: msgpack, JSON as the daemon writes
+    it (orjson when installed), and JSON by the standard library's encoder alone."""
+    req = decode_request(encode_request(REQUEST))
+    reply = Reply.success(req.id, front_commands.handle_legal_moves(None, arguments(req)))  # type: ignore[arg-type]
+    obj = {"id": reply.id, "ok": True, "result": reply.result}
+    ways = {"msgpack": lambda: encode_reply(reply, "msgpack"),
+            "json": lambda: encode_reply(reply, "json"),
+            "json (standard library)": lambda: json_wire._dump_std(obj)}
+    out = {}
+    for name, way in ways.items():
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            way()
+            times.append(time.perf_counter() - t0)
+        out[name] = statistics.median(times) * 1e3
+    return out
 
 
 def start_daemon() -> tuple[subprocess.Popen[bytes], str, str]:
@@ -151,19 +340,27 @@ def start_daemon() -> tuple[subprocess.Popen[bytes], str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=3000, help="requests per client")
+    parser.add_argument("--rounds", type=int, default=10,
+                        help="ZeroMQ and WebSocket are measured in this many alternating "
+                        "rounds (default 10)")
     opts = parser.parse_args()
 
     daemon, endpoint, ws_url = start_daemon()
     try:
-        probe = zmq.Context.instance().socket(zmq.DEALER)
+        probe_ctx = zmq.Context()  # ended before the client processes are forked
+        probe = probe_ctx.socket(zmq.DEALER)
         probe.setsockopt(zmq.LINGER, 0)
         probe.connect(endpoint)
         probe.send(encode_request(REQUEST))
         reply_size = len(probe.recv())
         probe.close(0)
+        probe_ctx.term()
         request_size = len(encode_request(REQUEST))
-        results = {c: measure(endpoint, c, opts.n) for c in (1, 8)}
-        over_ws = {c: measure(ws_url, c, opts.n) for c in (1, 8)}
+        results: dict[int, dict[str, float]] = {}
+        over_ws: dict[int, dict[str, float]] = {}
+        for c in (1, 8):
+            results[c], over_ws[c] = measure_interleaved(endpoint, ws_url, c, opts.n,
+                                                         opts.rounds)
     finally:
         daemon.terminate()
         daemon.wait(30)
@@ -180,11 +377,14 @@ def main() -> None:
     echo.join(10)
     stop.close()
     compute = compute_time()
+    encodes = encode_times()
 
     print(f"legal_moves round trip over ZeroMQ/msgpack on loopback; request {request_size} B, "
           f"reply {reply_size} B; {opts.n} requests per client; {os.cpu_count()} cores")
     print(f"engine compute per request (in-process decode + legal plays + encode), "
           f"p50: {compute:.3f} ms")
+    print("writing the reply, p50: " + ", ".join(f"{name} {ms:.3f} ms"
+                                                  for name, ms in encodes.items()))
     header = f"{'clients':>7} {'what':>7} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9}"
     print(header)
     for c in (1, 8):

@@ -13,7 +13,15 @@ Duplicate keys, `NaN` / `Infinity`, numbers too large for msgpack (integers
 outside -2^63..2^64-1, floats that overflow) are refused with `bad_frame`.
 
 Encoding writes compact UTF-8 JSON; non-finite floats never occur (the
-protocol's floats are finite) and are refused if they do.
+protocol's floats are finite) and are refused if they do. Replies are large
+(a `legal_moves` reply is about 7 KB of JSON) and written on the front
+process's one thread, so the encoder matters: orjson writes them about eight
+times faster than the standard library's encoder (and faster than msgpack
+packs the same map), with the same bytes but for the spelling of some floats
+(`1e-7` for `1e-07`: the same number). What orjson takes differently goes to
+the standard encoder, which decides as it always did: a non-finite float
+(orjson would write `null`), a key that is not a string, an integer past 64
+bits, a lone surrogate. Without orjson the standard encoder writes everything.
 """
 
 from __future__ import annotations
@@ -21,10 +29,17 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .errors import ErrorCode, ProtocolError
 from .messages import Limits
+
+_fast_dumps: Callable[[Any], bytes] | None
+try:
+    from orjson import dumps as _fast_dumps
+except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib still works
+    _fast_dumps = None
 
 #: The first byte of a JSON message.
 JSON_FIRST_BYTE = ord("{")
@@ -119,6 +134,12 @@ class _Counter:
                 self.walk(item)
 
 
+# Built once: json.loads / json.dumps with options build a new decoder / encoder per call.
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant,
+                            parse_float=_float, parse_int=_int)
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def unpack_json(frame: bytes, limits: Limits) -> dict[str, Any]:
     """Decode a frame holding exactly one JSON object, enforcing `limits` (ProtocolError:
     `bad_frame`, `too_large`, `too_deep`)."""
@@ -132,8 +153,7 @@ def unpack_json(frame: bytes, limits: Limits) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise _bad("a string is not valid UTF-8") from None
     try:
-        obj = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant,
-                         parse_float=_float, parse_int=_int)
+        obj = _DECODER.decode(text)
     except ProtocolError:
         raise
     except (ValueError, RecursionError) as exc:
@@ -164,5 +184,15 @@ def _check_strings(value: Any) -> None:
 
 def dump_json(obj: Any) -> bytes:
     """Encode a message map as compact UTF-8 JSON (ValueError on a non-finite float)."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
+    if _fast_dumps is not None:
+        try:
+            out: bytes = _fast_dumps(obj)
+        except TypeError:  # a key that is not a string, an integer past 64 bits, ...
+            return _dump_std(obj)
+        if b"null" not in out:  # orjson writes NaN and infinities as null
+            return out
+    return _dump_std(obj)
+
+
+def _dump_std(obj: Any) -> bytes:
+    return _ENCODER.encode(obj).encode("utf-8")

@@ -163,11 +163,13 @@ class Rule:
 RULES = [
     Rule("jacquetd/rules", "the rules core is standard library only",
          ("jacquetd.rules",)),
-    Rule("protocol", "the protocol is standard library and msgpack; the conformance "
-         "runner may import zmq and websockets lazily",
-         ("jacquetd_protocol",), ("msgpack",), lazy=("zmq", "websockets"),
+    Rule("protocol", "the protocol is standard library and msgpack (and orjson, which "
+         "only json_wire imports, to write JSON); the conformance runner may import zmq "
+         "and websockets lazily",
+         ("jacquetd_protocol",), ("msgpack", "orjson"), lazy=("zmq", "websockets"),
          only_in=(("zmq", ("jacquetd_protocol.conformance.transports",)),
-                  ("websockets", ("jacquetd_protocol.conformance.transports",)))),
+                  ("websockets", ("jacquetd_protocol.conformance.transports",)),
+                  ("orjson", ("jacquetd_protocol.json_wire",)))),
     Rule("jacquetd/fastgen", "fastgen imports the rules core, numpy and numba",
          ("jacquetd.rules", "jacquetd.fastgen"), ("numpy", "numba")),
     Rule("jacquetd/bots", "the bots import the rules core, fastgen and numpy",

@@ -57,6 +57,9 @@ log = logging.getLogger(__name__)
 MIN_TOKEN_CHARS = 16
 BATCH = 4  # messages of one connection handled per turn of the event loop
 CLOSE_POLICY = 1008  # a peer that does not read its replies
+# The transport's write buffer pauses the sender past this (the library's default is
+# 32 KiB); a reply that fits below it is written by the request's own task at once.
+WRITE_LIMIT = 256 * 1024
 _conn_ids = itertools.count(1)
 _TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css",
           ".html": "text/html", ".svg": "image/svg+xml", ".json": "application/json",
@@ -91,8 +94,10 @@ def origin_is_loopback(origin: str) -> bool:
 
 
 class _WsPeer:
-    """One WebSocket client as the service sees it: replies are queued here and written
-    by one task, so `deliver` never blocks."""
+    """One WebSocket client as the service sees it: replies are queued here, so `deliver`
+    never blocks, and sent in order by one sender at a time: the connection's reading
+    task right after the request it answered (no turn of the event loop in between),
+    else (worker replies, partials, events) the writer task."""
 
     partials = True
 
@@ -101,18 +106,20 @@ class _WsPeer:
         self.conn = conn
         host, port = (conn.remote_address or ("?", 0))[:2]
         self.key = f"ws:{host}:{port}#{next(_conn_ids)}"
-        self.queue: deque[tuple[str | bytes, int]] = deque()  # frames and their sizes
+        self.queue: deque[tuple[bytes, bool]] = deque()  # frames, and whether each is text
         self.queued_bytes = 0
         self.wakeup = asyncio.Event()
         self.closed = False
         self.ending = False
+        self.feeding = False  # the reading task is handling a request (and sends after)
+        self.writing = False  # a sender is in `flush`
 
     def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
         if self.closed:
             return
         body = encode_reply(message, encoding)
-        frame: str | bytes = body if encoding == "msgpack" else body.decode("utf-8")
-        self.queue.append((frame, len(body)))
+        # sent as it is, in a text frame unless msgpack (no decoding to str and back)
+        self.queue.append((body, encoding != "msgpack"))
         self.queued_bytes += len(body)
         limit = self.endpoint.cfg.limits.tcp_write_buffer_bytes
         if self.queued_bytes > limit:
@@ -123,21 +130,48 @@ class _WsPeer:
             self.queue.clear()
             asyncio.get_running_loop().create_task(
                 self.conn.close(CLOSE_POLICY, "replies not read"))
-        self.wakeup.set()
+        if not self.feeding:
+            self.wakeup.set()
 
     def end_session(self) -> None:
         self.ending = True
         self.wakeup.set()
 
+    def _fits(self, frame: bytes) -> bool:
+        """Whether `frame` can be written without waiting for the peer to read."""
+        transport = self.conn.transport
+        return transport.get_write_buffer_size() + len(frame) + 14 <= WRITE_LIMIT
+
+    async def flush(self, inline: bool = False) -> None:
+        """Send the queued replies in order; returns at once if another sender is at it
+        (that one sends what is queued meanwhile too). `inline` (the reading task): only
+        what can be written without waiting; the rest is left to the writer task, so a
+        peer that does not read is never waited for while its requests keep coming (its
+        queue grows until it is dropped)."""
+        if self.writing:
+            return
+        self.writing = True
+        try:
+            while self.queue and not self.closed:
+                frame, text = self.queue[0]
+                if inline and not self._fits(frame):
+                    self.wakeup.set()
+                    return
+                self.queue.popleft()
+                self.queued_bytes -= len(frame)
+                await self.conn.send(frame, text=text)
+        finally:
+            self.writing = False
+            if self.ending:
+                self.wakeup.set()  # the writer closes once everything is out
+
     async def write_loop(self) -> None:
-        """Send queued replies in order; after `quit`, close once they are out."""
+        """Send what is queued outside a request's turn; after `quit`, close once the
+        replies are out."""
         try:
             while not self.closed:
-                while self.queue:
-                    frame, size = self.queue.popleft()
-                    self.queued_bytes -= size
-                    await self.conn.send(frame)
-                if self.ending:
+                await self.flush()
+                if self.ending and not self.writing and not self.queue:
                     await self.conn.close(1000, "quit")
                     return
                 self.wakeup.clear()
@@ -177,6 +211,7 @@ class WsEndpoint:
             self.server = await serve(
                 self._session, host, port, process_request=self._process_request,
                 max_size=cfg.limits.zmq_max_msg_bytes, compression=None,
+                write_limit=WRITE_LIMIT,
                 ping_interval=hb.ivl_ms / 1000 if hb.ivl_ms else None,
                 ping_timeout=hb.timeout_ms / 1000 if hb.timeout_ms else None,
                 server_header=None, logger=http_log)
@@ -286,7 +321,13 @@ class WsEndpoint:
             async for message in conn:
                 if peer.closed or peer.ending:
                     break
-                self._feed(peer, message)
+                peer.feeding = True
+                try:
+                    self._feed(peer, message)
+                finally:
+                    peer.feeding = False
+                if peer.queue:
+                    await peer.flush(inline=True)  # at once, not after a turn of the loop
                 taken += 1
                 if taken >= BATCH:
                     # fairness: a flood of buffered frames cannot hold the loop; other

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from jacquetd_protocol.codec import decode_reply, decode_request, detect_encoding, encode_reply
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
+from jacquetd_protocol.json_wire import dump_json
 from jacquetd_protocol.messages import Limits, Partial, Reply, Request
 from jacquetd_protocol.msgpack_wire import pack
 
@@ -101,3 +102,35 @@ def test_depth_is_counted_before_parsing() -> None:
     deep = b'{"id":1,"cmd":"ping","x":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     err = refused(deep, Limits(max_frame_bytes=1 << 20))
     assert err.code == ErrorCode.TOO_DEEP
+
+
+def _std(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
+@pytest.mark.parametrize("obj", [
+    {"id": 1, "ok": True, "result": {"count": 2, "plays": [
+        {"move": "24/21 21/20", "on_roll": [0] * 24 + [15, 0], "primed": [False, True]},
+        {"move": "13/10 6/5", "equity": -0.125, "text": "é ✓ \u2028 \"q\" \\ \n\t\x01"}]}},
+    {"id": "s-1", "ok": False, "error": {"code": "bad_argument", "message": "m", "id": None}},
+    {"id": (1 << 64) - 1, "ok": True, "result": {"n": -(1 << 63), "big": 1 << 70}},
+    {"id": 1, "ok": True, "result": {3: "not a string key"}},
+], ids=["reply", "null", "big-ints", "int-key"])
+def test_json_is_written_as_the_standard_encoder_writes_it(obj: dict[str, Any]) -> None:
+    """Whichever encoder writes it (orjson when installed), the bytes are those of the
+    standard library's compact encoder, including what orjson takes differently."""
+    assert dump_json(obj) == _std(obj)
+
+
+def test_floats_keep_their_value() -> None:
+    values = [1e-07, 2.5e-05, 0.1, -0.0, 1e22, 5e-324, 123456789.123, -0.5371]
+    assert json.loads(dump_json({"id": 1, "ok": True, "result": {"v": values}})) == {
+        "id": 1, "ok": True, "result": {"v": values}}
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf"), "\ud800"])
+def test_json_refuses_what_it_cannot_write(bad: Any) -> None:
+    """A non-finite float (orjson would write null) or a lone surrogate is refused."""
+    with pytest.raises(ValueError):
+        dump_json({"id": 1, "ok": True, "result": {"x": [1, {"y": bad}]}})
