@@ -307,7 +307,7 @@ class JacquetClient:
                                 frame)
                     continue
                 try:
-                    msg = wire.decode(frame)
+                    msg = wire.decode(frame, scanned=self.transport.frames_scanned)
                 except ProtocolError as exc:
                     log.warning("%s: dropped an unreadable reply: %s", self.transport.description,
                                 exc)
@@ -465,10 +465,14 @@ class JacquetClient:
         return await self.request("position", position=_pos(position), timeout=timeout)
 
     async def legal_moves(self, position: Position, dice: Dice | None = None, *,
-                          timeout: float | None = None) -> list[dict[str, Any]]:
-        """The legal plays (maps: `move`, `position`, `position_id`, `hits`, `borne_off`)."""
+                          compact: bool = False, timeout: float | None = None
+                          ) -> list[dict[str, Any]]:
+        """The legal plays (maps: `move`, `position`, `position_id`, `hits`, `borne_off`).
+        `compact` asks for compact play records (`move`, `position_id`, `board`, `result`
+        when the play ends the game: protocol 1.2); a server without the option ignores it
+        and sends full records."""
         result = await self.request("legal_moves", position=_pos(position), dice=_dice(dice),
-                                    timeout=timeout)
+                                    compact=True if compact else None, timeout=timeout)
         return list(result.get("plays", []))
 
     async def apply_move(self, position: Position, move: str, dice: Dice | None = None, *,

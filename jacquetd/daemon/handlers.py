@@ -35,7 +35,7 @@ from jacquetd_protocol.commands import describe
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
 from jacquetd.daemon import engine_api, gnubg, scale_commands
-from jacquetd.daemon.positions import position_fields, resolve_position
+from jacquetd.daemon.positions import board_literal, position_fields, resolve_position
 from jacquetd.rules import (
     VARIANTS,
     AmbiguousMoveError,
@@ -282,9 +282,19 @@ def handle_position(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     return position_fields(pos)
 
 
+def compact_play_dict(play: Play) -> dict[str, Any]:
+    """The compact play record (`legal_moves` with `compact`): move, id, board literal."""
+    after = play.after
+    d = {"move": play.move, "position_id": after.to_id(), "board": board_literal(after)}
+    if play.raw.me[0] == CHECKERS:
+        d["result"] = game_result_of(play)
+    return d
+
+
 def handle_legal_moves(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     pos = _with_dice(resolve_position(args["position"], args.get("dice")))
-    plays = [play_dict(p) for p in plays_of(pos)]
+    record = compact_play_dict if args.get("compact") else play_dict
+    plays = [record(p) for p in plays_of(pos)]
     return {"count": len(plays), "plays": plays}
 
 

@@ -213,7 +213,7 @@ def feed_protocol(peer: Any, items: list[bytes | ProtocolError]) -> None:
                 peer.end_session()  # a broken msgpack stream cannot be resynchronised
             continue
         try:
-            request = decode_request(item, limits)
+            request = decode_request(item, limits, scanned=True)  # cut by peer.decoder
         except ProtocolError as err:
             peer.service.reject(peer, err, detect_encoding(item))
             continue
