@@ -353,10 +353,13 @@ class Referee:
                 turn = Turn(position, roll, [], seat,
                             (seed * 100_003 + state.moves) % MAX_SEED, state.moves)
                 # a pipelined player (an engine) is asked while the rules server lists the
-                # plays; its answer is checked against them once they are in
+                # plays; its answer is checked against them once they are in. Its request
+                # goes out first (one pass of the event loop): it is the longer wait.
                 early = (asyncio.ensure_future(self._ask(player, turn))
                          if getattr(player, "pipelined", False) else None)
                 try:
+                    if early is not None:
+                        await asyncio.sleep(0)
                     turn.plays = await self.rules.legal_moves(position, compact=self.compact)
                 except BaseException:
                     _drop(early)

@@ -76,6 +76,13 @@ class MsgpackScanner:
                 run = _FIXINT_RUN.match(buf, pos).end() - pos  # type: ignore[union-attr]
                 count = min(run, stack[-1]) if stack else 1
                 end = pos + count
+            elif 0xA0 <= b <= 0xBF or (b == 0xD9 and pos + 1 < n):
+                # fixstr and str8 (map keys, moves, ids): read inline, the commonest headers
+                head, length = (1, b & 0x1F) if b <= 0xBF else (2, buf[pos + 1])
+                if length > lim.max_str_len:
+                    raise _too_large("string", "max_str_len", lim.max_str_len)
+                count = 1
+                end = pos + head + length
             else:
                 size = self._size(buf, pos, b, n)
                 if size is None:
