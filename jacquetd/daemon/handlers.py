@@ -285,7 +285,8 @@ def handle_position(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
 def compact_play_dict(play: Play) -> dict[str, Any]:
     """The compact play record (`legal_moves` with `compact`): move, id, board literal."""
     after = play.after
-    d = {"move": play.move, "position_id": after.to_id(), "board": board_literal(after)}
+    d: dict[str, Any] = {"move": play.move, "position_id": after.to_id(),
+                         "board": board_literal(after)}
     if play.raw.me[0] == CHECKERS:
         d["result"] = game_result_of(play)
     return d
