@@ -268,9 +268,10 @@ class Referee:
 
     `compact` asks the rules server for compact play records (`legal_moves` with
     `compact`, protocol 1.2): the plays are matched by `position_id` and only the
-    chosen one's position is read (from its board literal), which keeps the league's
-    cost per decision small. For players that do not look at `Turn.plays` (engines);
-    a server without the option sends full records, which work the same."""
+    chosen one's position is read (from its board literal); the next request names
+    the position by that id (unless a cube action changed it), which keeps the
+    league's cost per decision small. For players that do not look at `Turn.plays`
+    (engines); a server without the option sends full records, which work the same."""
 
     def __init__(self, rules: JacquetClient, *, move_timeout: float | None = None,
                  luck: bool = True, observer: Observer | None = None,
@@ -332,6 +333,9 @@ class Referee:
                           match_length, crawford, opening=opening)
         record = GameRecord(number, score, crawford, opening)
         luck = [0.0, 0.0]
+        # the last play's position and its id: while the game stands there (no cube
+        # action since), the rules server is sent the id, not the structured position
+        known: tuple[PositionMap, str] | None = None
         await self.observer.game_started(state)
         while True:
             seat = state.turn
@@ -360,7 +364,11 @@ class Referee:
                 try:
                     if early is not None:
                         await asyncio.sleep(0)
-                    turn.plays = await self.rules.legal_moves(position, compact=self.compact)
+                    if self.compact and known is not None and known[0] is state.position:
+                        turn.plays = await self.rules.legal_moves(known[1], roll, compact=True)
+                    else:
+                        turn.plays = await self.rules.legal_moves(position,
+                                                                  compact=self.compact)
                 except BaseException:
                     _drop(early)
                     raise
@@ -384,6 +392,7 @@ class Referee:
             play = _with_position(play)
             after = play["position"]
             state.position = after
+            known = (after, str(play["position_id"]))
             await self.observer.moved(state, seat, roll, play)
             if is_over(after):
                 state.turn = 1 - seat  # the position is seen from the loser now
