@@ -34,7 +34,7 @@ from jacquetd_protocol.codec import decode_request, encode_reply, encode_request
 from jacquetd_protocol.commands import arguments  # noqa: E402
 from jacquetd_protocol.messages import Reply, Request  # noqa: E402
 
-from jacquetd.daemon import handlers  # noqa: E402
+from jacquetd.daemon import front_commands  # noqa: E402
 
 REQUEST = Request(1, "legal_moves", {"position": "start:backgammon", "dice": [3, 1]}, "msgpack")
 JSON_REQUEST = Request(1, "legal_moves", REQUEST.args, "json")
@@ -128,7 +128,7 @@ def compute_time(n: int = 2000) -> float:
     for _ in range(n):
         t0 = time.perf_counter()
         req = decode_request(frame)
-        result = handlers.handle_legal_moves(None, arguments(req))  # type: ignore[arg-type]
+        result = front_commands.handle_legal_moves(None, arguments(req))  # type: ignore[arg-type]
         encode_reply(Reply.success(req.id, result), "msgpack")
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1e3

@@ -13,9 +13,12 @@ every endpoint at once for the given time, each flood in its own process:
 Meanwhile a probe on every endpoint measures ``ping`` (gnubg: ``version``) and
 ``best_move level=random`` (gnubg: a ``board:`` decision, the endpoint's level
 being ``random``), and the front process's resident memory is sampled. Prints
-the probes' p50/p99, the peak RSS, and for every flood how many requests were
-sent, answered, and lost with a dropped peer. `BENCH_WATCHES=N` sets the number of
-watch streams (default 500); `--shutdown` measures SIGTERM to exit instead.
+the probes' p50/p99, the peak RSS, the CPU (in cores) that the front, the daemon
+with its workers and the whole machine used while probing (the floods share the
+machine's cores with the daemon), and for every flood how many requests were
+sent, answered (of which ``busy``: shed at once), and lost with a dropped peer.
+`BENCH_WATCHES=N` sets the number of watch streams (default 500); `--shutdown`
+measures SIGTERM to exit instead.
 ``soak()`` is what the slow test ``tests/daemon/test_soak.py`` runs, bounded.
 """
 
@@ -55,7 +58,12 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
 
 
-# ---- floods (each in its own process; each returns sent / answered / lost counts) ------------
+# ---- floods (each in its own process; each returns sent / answered / lost / busy counts) -----
+
+
+def _is_busy(reply: dict[str, Any]) -> bool:
+    return not reply.get("ok") and (reply.get("error") or {}).get("code") == "busy"
+
 
 
 def _zmq_flood(endpoint: str, sockets: int, seconds: float, out: Any) -> None:
@@ -69,7 +77,7 @@ def _zmq_flood(endpoint: str, sockets: int, seconds: float, out: Any) -> None:
     poller = zmq.Poller()
     for s in socks:
         poller.register(s, zmq.POLLIN)
-    sent = answered = 0
+    sent = answered = busy = 0
     outstanding = {id(s): 0 for s in socks}
     end = time.monotonic() + seconds
     n = 0
@@ -82,18 +90,23 @@ def _zmq_flood(endpoint: str, sockets: int, seconds: float, out: Any) -> None:
                 sent += 1
         for s, _ in poller.poll(50):
             while s.poll(0):
-                if msgpack.unpackb(s.recv()).get("partial"):
+                reply = msgpack.unpackb(s.recv())
+                if reply.get("partial"):
                     continue
                 outstanding[id(s)] -= 1
                 answered += 1
+                busy += _is_busy(reply)
     drain_end = time.monotonic() + 30
     while sum(outstanding.values()) and time.monotonic() < drain_end:
         for s, _ in poller.poll(200):
             while s.poll(0):
-                s.recv()
+                reply = msgpack.unpackb(s.recv())
+                if reply.get("partial"):
+                    continue
                 outstanding[id(s)] -= 1
                 answered += 1
-    out.put(("zmq", sent, answered, sent - answered))
+                busy += _is_busy(reply)
+    out.put(("zmq", sent, answered, sent - answered, busy))
     for s in socks:
         s.close(0)
     ctx.term()
@@ -114,7 +127,7 @@ def _zmq_lazy(endpoint: str, seconds: float, out: Any) -> None:
             sent += 1
             s.send(msgpack.packb({"id": sent, **LEGAL}))
         time.sleep(0.01)
-    out.put(("zmq-not-reading", sent, -1, -1))  # accounted by the daemon's stats
+    out.put(("zmq-not-reading", sent, -1, -1, -1))  # accounted by the daemon's stats
     s.close(0)
     ctx.term()
 
@@ -126,7 +139,7 @@ def _tcp_flood(addr: tuple[str, int], conns: int, seconds: float, out: Any) -> N
     socks = [socket.create_connection(addr) for _ in range(conns)]
     decoders = [ReplyStreamDecoder() for _ in socks]
     outstanding = [0] * conns
-    sent = answered = lost = 0
+    sent = answered = lost = busy = 0
     line = b"1 legal_moves start:backgammon 31\n"
     end = time.monotonic() + seconds
     alive = list(range(conns))
@@ -143,9 +156,11 @@ def _tcp_flood(addr: tuple[str, int], conns: int, seconds: float, out: Any) -> N
                 if not data:
                     raise ConnectionError
                 for item in decoders[i].feed(data):
-                    if isinstance(decode_reply(item), Reply):
+                    reply = decode_reply(item)
+                    if isinstance(reply, Reply):
                         outstanding[i] -= 1
                         answered += 1
+                        busy += not reply.ok and (reply.error or {}).get("code") == "busy"
             except TimeoutError:
                 continue
             except OSError:
@@ -166,7 +181,7 @@ def _tcp_flood(addr: tuple[str, int], conns: int, seconds: float, out: Any) -> N
         except OSError:
             pass
         lost += outstanding[i]
-    out.put(("tcp", sent, answered, lost))
+    out.put(("tcp", sent, answered, lost, busy))
     for s in socks:
         s.close()
 
@@ -209,7 +224,7 @@ def _gnubg_flood(addr: tuple[str, int], conns: int, seconds: float, out: Any) ->
             pass
         lost += max(0, pending[i])
         s.close()
-    out.put(("gnubg", sent, answered, lost))
+    out.put(("gnubg", sent, answered, lost, -1))
 
 
 def _watch_flood(endpoint: str, watches: int, seconds: float, out: Any) -> None:
@@ -237,7 +252,7 @@ def _watch_flood(endpoint: str, watches: int, seconds: float, out: Any) -> None:
             while w.poll(0):
                 w.recv()
                 events += 1
-    out.put(("watch", watches, events, 0))
+    out.put(("watch", watches, events, 0, -1))
     for w in watchers:
         w.close(0)
     s.close(0)
@@ -253,6 +268,44 @@ def _rss_mb(pid: int) -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of one process."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds of a process and every live descendant (the daemon and its workers)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    parents[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+    tree, frontier = {pid}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        for child, ppid in parents.items():
+            if ppid == parent and child not in tree:
+                tree.add(child)
+                frontier.append(child)
+    return sum(_cpu_seconds(p) for p in tree)
+
+
+def _machine_busy() -> tuple[float, float]:
+    """(busy, total) jiffies of all cores, from /proc/stat."""
+    with open("/proc/stat") as fh:
+        values = [int(v) for v in fh.readline().split()[1:]]
+    idle = values[3] + values[4]
+    return float(sum(values) - idle), float(sum(values))
 
 
 def _probe_all(endpoints: dict[str, str], pid: int, seconds: float) -> dict[str, Any]:
@@ -271,6 +324,8 @@ def _probe_all(endpoints: dict[str, str], pid: int, seconds: float) -> dict[str,
         "zmq ping", "zmq best_move", "tcp ping", "tcp best_move", "gnubg version",
         "gnubg board")}
     rss: list[float] = []
+    cpu_before = _cpu_seconds(pid), _tree_cpu_seconds(pid), _machine_busy()
+    wall_before = time.monotonic()
     end = time.monotonic() + seconds
     n = 0
 
@@ -308,17 +363,40 @@ def _probe_all(endpoints: dict[str, str], pid: int, seconds: float) -> dict[str,
             lat[name].append((time.perf_counter() - started) * 1e3)
         rss.append(_rss_mb(pid))
         time.sleep(0.05)
+    wall = time.monotonic() - wall_before
+    shares = {"front": (_cpu_seconds(pid) - cpu_before[0]) / wall,
+              "daemon": (_tree_cpu_seconds(pid) - cpu_before[1]) / wall}
+    busy_now = _machine_busy()
+    shares["machine"] = ((busy_now[0] - cpu_before[2][0])
+                         / max(1e-9, busy_now[1] - cpu_before[2][1]) * (os.cpu_count() or 1))
     z.send(msgpack.packb({"id": "stats", "cmd": "stats"}))
     stats = msgpack.unpackb(z.recv())["result"]
     z.close(0)
     ctx.term()
     t.close()
     g.close()
-    return {"latency": lat, "rss_peak_mb": max(rss), "stats": stats}
+    return {"latency": lat, "rss_peak_mb": max(rss), "stats": stats, "cpu": shares}
+
+
+def _warm_up(endpoints: dict[str, str], workers: int = 2) -> None:
+    """One `best_move` per worker before the floods: a worker's first engine request
+    starts its engine (seconds), which is not what the probes measure."""
+    ctx = zmq.Context()
+    z = ctx.socket(zmq.DEALER)
+    z.setsockopt(zmq.LINGER, 0)
+    z.connect(endpoints["zmq"])
+    for n in range(2 * workers):
+        z.send(msgpack.packb({"id": n, **RANDOM}))
+    done = 0
+    while done < 2 * workers and z.poll(60_000):
+        done += not msgpack.unpackb(z.recv()).get("partial")
+    z.close(0)
+    ctx.term()
 
 
 def soak(endpoints: dict[str, str], pid: int, seconds: float) -> dict[str, Any]:
     """Flood every endpoint for `seconds` while probing; the figures as a dict."""
+    _warm_up(endpoints)
     mp = multiprocessing.get_context("spawn")
     out = mp.Queue()
     host, _, port = endpoints["tcp"].rpartition(":")
@@ -337,8 +415,9 @@ def soak(endpoints: dict[str, str], pid: int, seconds: float) -> dict[str, Any]:
     results = [out.get(timeout=120) for _ in floods]
     for p in floods:
         p.join(60)
-    probed["floods"] = {name: {"sent": s, "answered": a, "lost_with_dropped_peer": lost}
-                        for name, s, a, lost in results}
+    probed["floods"] = {name: {"sent": s, "answered": a, "lost_with_dropped_peer": lost,
+                               "busy": busy}
+                        for name, s, a, lost, busy in results}
     return probed
 
 
@@ -348,9 +427,13 @@ def report(figures: dict[str, Any]) -> str:
         lines.append(f"probe {name:14s} n={len(values):4d} p50={percentile(values, 50):7.1f} ms "
                      f"p99={percentile(values, 99):7.1f} ms")
     lines.append(f"front RSS peak {figures['rss_peak_mb']:.0f} MB (cap {FRONT_RSS_CAP_MB} MB)")
+    cpu = figures["cpu"]
+    lines.append(f"CPU while probing, in cores: front {cpu['front']:.2f}, daemon with workers "
+                 f"{cpu['daemon']:.2f}, whole machine {cpu['machine']:.2f} of "
+                 f"{os.cpu_count()}")
     for name, f in figures["floods"].items():
         lines.append(f"flood {name:16s} sent={f['sent']} answered={f['answered']} "
-                     f"lost_with_dropped_peer={f['lost_with_dropped_peer']}")
+                     f"(busy {f['busy']}) lost_with_dropped_peer={f['lost_with_dropped_peer']}")
     st = figures["stats"]
     lines.append(f"daemon: clients_dropped={st['clients_dropped']} "
                  f"replies_dropped={st['replies_dropped']} "
@@ -405,7 +488,7 @@ def main() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "jacquetd", "serve", "--workers", str(args.workers),
          "--bind", "tcp://127.0.0.1:0", "--tcp", "127.0.0.1:0", "--gnubg", "127.0.0.1:0",
-         "--gnubg-level", "random", "--db", str(Path(folder) / "m.sqlite3")],
+         "--ws", "127.0.0.1:0", "--gnubg-level", "random", "--db", str(Path(folder) / "m.sqlite3")],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=REPO)
     assert proc.stdout is not None
     banner = proc.stdout.readline().decode()

@@ -27,11 +27,25 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from jacquetd_protocol.commands import MATCH_ACTIONS
 from jacquetd_protocol.errors import ProtocolError
 from jacquetd_protocol.messages import Partial, Reply
+from jacquetd_protocol.results import (
+    AnalyzeResult,
+    ApplyMoveResult,
+    BestMoveResult,
+    CancelResult,
+    CompactPlay,
+    CubeResult,
+    EvaluateResult,
+    HelloResult,
+    Play,
+    PositionResult,
+    RankedPlay,
+    StatsResult,
+)
 
 from . import wire
 from .about import distribution_version
@@ -73,20 +87,21 @@ class Ranking:
     `position`, `position_id`, probabilities, `equity`, `plies`), the depth reached,
     and whether this is the final reply (`final`) or a partial one."""
 
-    plays: list[dict[str, Any]]
+    plays: list[RankedPlay]
     plies: int
     elapsed_ms: float
     final: bool
-    raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    raw: AnalyzeResult = field(repr=False, default_factory=lambda: cast(AnalyzeResult, {}))
 
     @classmethod
     def from_result(cls, result: Mapping[str, Any], final: bool) -> Ranking:
         plays = result.get("plays")
         return cls(list(plays) if isinstance(plays, list) else [], int(result.get("plies", 0)),
-                   float(result.get("elapsed_ms", 0.0)), final, dict(result))
+                   float(result.get("elapsed_ms", 0.0)), final,
+                   cast(AnalyzeResult, dict(result)))
 
     @property
-    def best(self) -> dict[str, Any] | None:
+    def best(self) -> RankedPlay | None:
         return self.plays[0] if self.plays else None
 
 
@@ -431,7 +446,7 @@ class JacquetClient:
     # -- the typed commands ----------------------------------------------------------------
 
     async def hello(self, versions: Sequence[str] = PROTOCOL_VERSIONS, *,
-                    client: str = CLIENT_NAME, timeout: float | None = None) -> dict[str, Any]:
+                    client: str = CLIENT_NAME, timeout: float | None = None) -> HelloResult:
         """Negotiate the version; the result (commands, levels, variants, limits) is kept
         in `self.server`. The client presents its session key, if it has one, and keeps
         the one the server answers (SPEC 12.5)."""
@@ -450,7 +465,7 @@ class JacquetClient:
         session = self.server.get("session")
         if isinstance(session, str) and session:
             self.session = session
-        return self.server
+        return cast(HelloResult, self.server)
 
     def supports(self, cmd: str) -> bool:
         """Whether `hello` listed `cmd` among the server's commands."""
@@ -460,36 +475,44 @@ class JacquetClient:
         await self.request("ping", timeout=timeout)
 
     async def position(self, position: Position, *, timeout: float | None = None
-                       ) -> dict[str, Any]:
+                       ) -> PositionResult:
         """`{"position_id", "position"}`: the position checked and in both forms."""
-        return await self.request("position", position=_pos(position), timeout=timeout)
+        return cast(PositionResult, await self.request("position", position=_pos(position),
+                                                       timeout=timeout))
 
     async def legal_moves(self, position: Position, dice: Dice | None = None, *,
-                          compact: bool = False, timeout: float | None = None
-                          ) -> list[dict[str, Any]]:
-        """The legal plays (maps: `move`, `position`, `position_id`, `hits`, `borne_off`).
-        `compact` asks for compact play records (`move`, `position_id`, `board`, `result`
-        when the play ends the game: protocol 1.2); a server without the option ignores it
-        and sends full records."""
+                          timeout: float | None = None) -> list[Play]:
+        """The legal plays (maps: `move`, `position`, `position_id`, `hits`, `borne_off`)."""
         result = await self.request("legal_moves", position=_pos(position), dice=_dice(dice),
-                                    compact=True if compact else None, timeout=timeout)
-        return list(result.get("plays", []))
+                                    timeout=timeout)
+        return cast(list[Play], list(result.get("plays", [])))
+
+    async def legal_moves_compact(self, position: Position, dice: Dice | None = None, *,
+                                  timeout: float | None = None
+                                  ) -> list[Play | CompactPlay]:
+        """The legal plays as compact records (`move`, `position_id`, `board`, and
+        `result` when the play ends the game: `legal_moves` with `compact`, protocol 1.2);
+        a server without the option ignores it and sends full records."""
+        result = await self.request("legal_moves", position=_pos(position), dice=_dice(dice),
+                                    compact=True, timeout=timeout)
+        return cast(list[Play | CompactPlay], list(result.get("plays", [])))
 
     async def apply_move(self, position: Position, move: str, dice: Dice | None = None, *,
-                         timeout: float | None = None) -> dict[str, Any]:
+                         timeout: float | None = None) -> ApplyMoveResult:
         """The play `move` makes (a play map); IllegalMoveError if the rules forbid it."""
-        return await self.request("apply_move", position=_pos(position), move=move,
-                                  dice=_dice(dice), timeout=timeout)
+        return cast(ApplyMoveResult, await self.request(
+            "apply_move", position=_pos(position), move=move, dice=_dice(dice),
+            timeout=timeout))
 
     async def best_move(self, position: Position, level: str | None = None,
                         plies: int | None = None, movetime_ms: int | None = None, *,
                         dice: Dice | None = None, seed: int | None = None,
-                        timeout: float | None = None) -> dict[str, Any]:
+                        timeout: float | None = None) -> BestMoveResult:
         """The bot's choice: `{"play": {...}, "level", "elapsed_ms"}`. `movetime_ms` is the
         search budget (the protocol's `time_ms`); it is added to the timeout."""
-        return await self.request("best_move", position=_pos(position), dice=_dice(dice),
-                                  level=level, plies=plies, time_ms=movetime_ms, seed=seed,
-                                  timeout=timeout, budget_ms=movetime_ms)
+        return cast(BestMoveResult, await self.request(
+            "best_move", position=_pos(position), dice=_dice(dice), level=level, plies=plies,
+            time_ms=movetime_ms, seed=seed, timeout=timeout, budget_ms=movetime_ms))
 
     async def analyze(self, position: Position, plies: int | None = None,
                       movetime_ms: int | None = None, *, dice: Dice | None = None,
@@ -501,15 +524,16 @@ class JacquetClient:
                                  partials=partials, timeout=timeout, budget_ms=movetime_ms)
 
     async def evaluate(self, position: Position, *, plies: int | None = None,
-                       timeout: float | None = None) -> dict[str, Any]:
+                       timeout: float | None = None) -> EvaluateResult:
         """Probabilities and cubeless equity of a position before the roll."""
-        return await self.request("evaluate", position=_pos(position), plies=plies,
-                                  timeout=timeout)
+        return cast(EvaluateResult, await self.request("evaluate", position=_pos(position),
+                                                       plies=plies, timeout=timeout))
 
     async def cube(self, position: Position, *, plies: int | None = None,
-                   timeout: float | None = None) -> dict[str, Any]:
+                   timeout: float | None = None) -> CubeResult:
         """`{"action": "double"|"no_double"|"too_good", "take": "take"|"drop", ...}`."""
-        return await self.request("cube", position=_pos(position), plies=plies, timeout=timeout)
+        return cast(CubeResult, await self.request("cube", position=_pos(position),
+                                                   plies=plies, timeout=timeout))
 
     async def luck(self, position: Position, dice: Dice, *, timeout: float | None = None
                    ) -> float:
@@ -520,12 +544,14 @@ class JacquetClient:
         return float(result["luck"])
 
     async def cancel(self, target: int | str, *, timeout: float | None = None
-                     ) -> dict[str, Any]:
+                     ) -> CancelResult:
         """Ask the engine to stop request `target` (NotFoundError if it is not in flight)."""
-        return await self.request("cancel", target=target, timeout=timeout)
+        return cast(CancelResult, await self.request("cancel", target=target,
+                                                     timeout=timeout))
 
-    async def stats(self, *, timeout: float | None = None) -> dict[str, Any]:
-        return await self.request("stats", timeout=timeout)
+    async def stats(self, *, timeout: float | None = None) -> StatsResult:
+        """The server's counters and latencies."""
+        return cast(StatsResult, await self.request("stats", timeout=timeout))
 
     async def quit(self, *, timeout: float | None = None) -> None:
         """End the session (a byte-stream server closes the connection after replying)."""

@@ -20,7 +20,7 @@ import asyncio
 import copy
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -34,7 +34,7 @@ from .errors import EngineError
 log = logging.getLogger(__name__)
 
 PositionMap = dict[str, Any]
-PlayMap = dict[str, Any]
+PlayMap = Mapping[str, Any]
 Dice = tuple[int, int]
 #: Seeds sent to engines stay below the protocol's largest integer (2^63 - 1).
 MAX_SEED = (1 << 63) - 1
@@ -140,7 +140,7 @@ class Turn:
 
     position: PositionMap
     dice: Dice
-    plays: list[PlayMap]
+    plays: Sequence[PlayMap]
     seat: int
     seed: int
     number: int
@@ -179,7 +179,7 @@ class CubeAdvisedPlayer(Player):
     (None) it does not double and takes."""
 
     @abc.abstractmethod
-    async def _cube(self, position: PositionMap) -> dict[str, Any] | None:
+    async def _cube(self, position: PositionMap) -> Mapping[str, Any] | None:
         """The engine's `cube` result for `position` (before the roll), or None."""
 
     async def double(self, position: PositionMap) -> bool:
@@ -365,16 +365,17 @@ class Referee:
                     if early is not None:
                         await asyncio.sleep(0)
                     if self.compact and known is not None and known[0] is state.position:
-                        turn.plays = await self.rules.legal_moves(known[1], roll, compact=True)
+                        turn.plays = await self.rules.legal_moves_compact(known[1], roll)
+                    elif self.compact:
+                        turn.plays = await self.rules.legal_moves_compact(position)
                     else:
-                        turn.plays = await self.rules.legal_moves(position,
-                                                                  compact=self.compact)
+                        turn.plays = await self.rules.legal_moves(position)
                 except BaseException:
                     _drop(early)
                     raise
                 if len(turn.plays) == 1:
                     _drop(early)  # forced: the play is made without the player
-                    play = dict(turn.plays[0], forced=True)
+                    play: PlayMap = dict(turn.plays[0], forced=True)
                 elif early is not None:
                     play = await self._check(await early, turn)
                 else:

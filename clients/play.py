@@ -34,7 +34,7 @@ import datetime as dt
 import logging
 import random
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -181,7 +181,7 @@ class BotPlayer(CubeAdvisedPlayer):
         play: PlayMap = result["play"]
         return play
 
-    async def _cube(self, position: PositionMap) -> dict[str, Any] | None:
+    async def _cube(self, position: PositionMap) -> Mapping[str, Any] | None:
         try:
             return await self.daemon.cube(dict(position, dice=[]), plies=self.plies)
         except EngineError:
@@ -200,7 +200,7 @@ class HumanPlayer(Player):
         self.name = name
         self.hint_plies = hint_plies
 
-    def show_plays(self, plays: list[PlayMap], everything: bool = False) -> None:
+    def show_plays(self, plays: Sequence[PlayMap], everything: bool = False) -> None:
         shown = plays if everything else plays[:LIST_LIMIT]
         for i, play in enumerate(shown, 1):
             extra = []

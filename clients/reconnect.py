@@ -31,6 +31,8 @@ import logging
 import secrets
 from typing import Any
 
+from jacquetd_protocol.results import CubeResult
+
 from .client import Analysis, JacquetClient
 from .errors import EngineError, EngineTerminatedError, EngineTimeoutError
 
@@ -113,7 +115,7 @@ class ReconnectingClient:
         """`JacquetClient.analyze` on the connection in use (not retried: a stream)."""
         return await self.client.analyze(*args, **kwargs)
 
-    async def cube(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    async def cube(self, *args: Any, **kwargs: Any) -> CubeResult:
         """`JacquetClient.cube` on the connection in use (advice: not retried)."""
         return await self.client.cube(*args, **kwargs)
 

@@ -20,6 +20,18 @@ from collections.abc import Coroutine, Iterator, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
+from jacquetd_protocol.results import (
+    ApplyMoveResult,
+    BestMoveResult,
+    CancelResult,
+    CubeResult,
+    EvaluateResult,
+    HelloResult,
+    Play,
+    PositionResult,
+    StatsResult,
+)
+
 from .client import DEFAULT_TIMEOUT, Analysis, Dice, JacquetClient, Position, Ranking
 from .errors import EngineTimeoutError
 
@@ -88,27 +100,27 @@ class SimpleClient:
         return self._run(self.client.request(cmd, timeout=timeout, **args), timeout)
 
     def hello(self, versions: Sequence[str] = ("1.0",), *, timeout: float | None = None
-              ) -> dict[str, Any]:
+              ) -> HelloResult:
         return self._run(self.client.hello(versions, timeout=timeout), timeout)
 
     def ping(self, *, timeout: float | None = None) -> None:
         self._run(self.client.ping(timeout=timeout), timeout)
 
-    def position(self, position: Position, *, timeout: float | None = None) -> dict[str, Any]:
+    def position(self, position: Position, *, timeout: float | None = None) -> PositionResult:
         return self._run(self.client.position(position, timeout=timeout), timeout)
 
     def legal_moves(self, position: Position, dice: Dice | None = None, *,
-                    timeout: float | None = None) -> list[dict[str, Any]]:
+                    timeout: float | None = None) -> list[Play]:
         return self._run(self.client.legal_moves(position, dice, timeout=timeout), timeout)
 
     def apply_move(self, position: Position, move: str, dice: Dice | None = None, *,
-                   timeout: float | None = None) -> dict[str, Any]:
+                   timeout: float | None = None) -> ApplyMoveResult:
         return self._run(self.client.apply_move(position, move, dice, timeout=timeout), timeout)
 
     def best_move(self, position: Position, level: str | None = None,
                   plies: int | None = None, movetime_ms: int | None = None, *,
                   dice: Dice | None = None, seed: int | None = None,
-                  timeout: float | None = None) -> dict[str, Any]:
+                  timeout: float | None = None) -> BestMoveResult:
         return self._run(self.client.best_move(position, level, plies, movetime_ms, dice=dice,
                                                seed=seed, timeout=timeout),
                          timeout, movetime_ms)
@@ -135,20 +147,20 @@ class SimpleClient:
                 self._run(analysis.stop(), timeout)
 
     def evaluate(self, position: Position, *, plies: int | None = None,
-                 timeout: float | None = None) -> dict[str, Any]:
+                 timeout: float | None = None) -> EvaluateResult:
         return self._run(self.client.evaluate(position, plies=plies, timeout=timeout), timeout)
 
     def cube(self, position: Position, *, plies: int | None = None,
-             timeout: float | None = None) -> dict[str, Any]:
+             timeout: float | None = None) -> CubeResult:
         return self._run(self.client.cube(position, plies=plies, timeout=timeout), timeout)
 
     def luck(self, position: Position, dice: Dice, *, timeout: float | None = None) -> float:
         return self._run(self.client.luck(position, dice, timeout=timeout), timeout)
 
-    def cancel(self, target: int | str, *, timeout: float | None = None) -> dict[str, Any]:
+    def cancel(self, target: int | str, *, timeout: float | None = None) -> CancelResult:
         return self._run(self.client.cancel(target, timeout=timeout), timeout)
 
-    def stats(self, *, timeout: float | None = None) -> dict[str, Any]:
+    def stats(self, *, timeout: float | None = None) -> StatsResult:
         return self._run(self.client.stats(timeout=timeout), timeout)
 
     def quit(self, *, timeout: float | None = None) -> None:

@@ -6,7 +6,7 @@ leaving, the final score and where records go.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -70,7 +70,7 @@ def list_numbers(moves: Sequence[str | None]) -> dict[str, int]:
     return {str(move or ""): i for i, move in enumerate(moves, 1)}
 
 
-def hint_lines(ranking_plays: Sequence[dict[str, Any]], numbers: dict[str, int],
+def hint_lines(ranking_plays: Sequence[Mapping[str, Any]], numbers: dict[str, int],
                plies: int) -> list[str]:
     """The ranked analysis, each play under its number of the list of plays, so that the
     number typed is the number read."""
@@ -84,7 +84,7 @@ def hint_lines(ranking_plays: Sequence[dict[str, Any]], numbers: dict[str, int],
     return out
 
 
-def cube_advice(decision: dict[str, Any] | None, taking: bool) -> str:
+def cube_advice(decision: Mapping[str, Any] | None, taking: bool) -> str:
     """One line of the daemon's `cube` result."""
     if not decision:
         return "hint unavailable: the daemon gave no cube advice"

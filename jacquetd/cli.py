@@ -99,8 +99,6 @@ ENGINE_OPTIONS: list[Option] = [
     (("--scheduler",), dict(metavar="tcp://HOST:PORT", help="a Dask scheduler: `rollout` "
                             "sends its trials to its workers (needs jacquetd[cluster])"),
      "scheduler"),
-    (("--test-levels",), dict(action="store_true", default=None, help=argparse.SUPPRESS),
-     "test_levels"),
 ]
 
 #: Options of `serve` only: the endpoints and their security.
@@ -276,7 +274,8 @@ def load_config(args: argparse.Namespace, stdio: bool = False,
     if cfg.curve:
         # Authentication asked for: the endpoints that cannot authenticate stay off
         # unless they were asked for too.
-        changes = {k: None for k in ("tcp", "gnubg", "ws") if k not in explicit}
+        changes: dict[str, Any] = {k: None for k in ("tcp", "gnubg", "ws")
+                                   if k not in explicit}
         cfg = dataclasses.replace(cfg, **changes)
     if stdio:
         # an engine spawned by a client opens no match database unless asked to (`--db

@@ -206,6 +206,65 @@ def schema_files() -> dict[Path, str]:
             SCHEMA_DIR / "reply.json": dump(reply_schema())}
 
 
+# -- TypedDicts of the results (results.py) --------------------------------------------------
+
+#: Field type name -> its Python type in results.py (a key of RESULT_TYPES each).
+PY_TYPES: dict[str, str] = {
+    "int": "int", "number": "float", "prob": "float", "bool": "bool", "str": "str",
+    "str_list": "list[str]", "position": "dict[str, Any]", "play": "Play",
+    "plays": "list[Play]", "plays_or_compact": "list[Play | CompactPlay]",
+    "ranked_plays": "list[RankedPlay]", "limits": "dict[str, int]",
+    "latency": "dict[str, Latency]", "counts": "dict[str, int]",
+    "request_id": "int | str", "game_result": "GameResult",
+    "move_analyses": "list[dict[str, Any]]", "game_lucks": "list[dict[str, Any]]",
+    "bot_matches": "list[dict[str, Any]]", "rollout_lines": "list[dict[str, Any]]",
+    "warnings": "list[FieldWarning]", "int_or_null": "int | None", "int_pair": "list[int]",
+    "int_list": "list[int]", "token_pair": "list[str | None]", "may": "list[list[str]]",
+    "seats": "list[dict[str, Any]]", "events": "list[dict[str, Any]]",
+    "cube_or_null": "dict[str, Any] | None", "resign_or_null": "dict[str, Any] | None",
+    "match_summaries": "list[dict[str, Any]]",
+}
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def _typed_dict(name: str, fields: tuple[Field, ...], doc: str) -> str:
+    lines = [f"class {name}(TypedDict):", f'    """{doc}"""', ""]
+    for f in fields:
+        py = PY_TYPES[f.type]
+        lines.append(f"    {f.name}: {py if f.required else f'NotRequired[{py}]'}")
+    return "\n".join(lines) + "\n"
+
+
+def results_module() -> str:
+    """results.py: one TypedDict per result record and per command's result, from the
+    command table (as the JSON schemas are)."""
+    head = ('"""TypedDicts of every result map, generated from the command table by\n'
+            "`python -m jacquetd_protocol.docgen` (do not edit by hand): `RESULTS` maps each\n"
+            "command to the TypedDict of its result; `Play`, `CompactPlay`, `RankedPlay` and\n"
+            "`Latency` are the records inside results. Fields a newer server adds are not listed.\n"
+            '"""\n\n'
+            "# No `from __future__ import annotations`: TypedDict reads NotRequired[...] at\n"
+            "# run time (its __required_keys__), which stringized annotations would hide.\n"
+            "from typing import Any, NotRequired, TypedDict\n")
+    blocks = [
+        _typed_dict("GameResult", (Field("winner", "str", ""), Field("points", "int", ""),
+                                   Field("name", "str", "")),
+                    "The result of a game a play ends."),
+        _typed_dict("FieldWarning", (Field("field", "str", ""), Field("message", "str", "")),
+                    "A request field the command does not define, ignored."),
+        *[_typed_dict(_camel(name), record, f"A {name.replace('_', ' ')}.")
+          for name, record in RECORDS.items()],
+        *[_typed_dict(f"{_camel(cmd.name)}Result", (*cmd.result, WARNINGS),
+                      f"The result of `{cmd.name}`.") for cmd in COMMANDS.values()],
+        "RESULTS: dict[str, type] = {\n"
+        + "".join(f'    "{c}": {_camel(c)}Result,\n' for c in COMMANDS) + "}\n",
+    ]
+    return head + "".join("\n\n" + block for block in blocks)
+
+
 # -- SPEC.md tables --------------------------------------------------------------------------
 
 _TYPE_LABELS = {
@@ -307,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only report stale files")
     args = parser.parse_args(argv)
     wanted = schema_files()
+    wanted[HERE / "results.py"] = results_module()
     wanted[SPEC] = render_spec(SPEC.read_text())
     stale = [path for path, text in wanted.items()
              if not path.exists() or path.read_text() != text]

@@ -84,11 +84,21 @@ def daemon_env() -> dict[str, str]:
     return env
 
 
+#: A marker among `launch`'s (and `start_jacquetd`'s) ARGS, not a flag of jacquetd.
+FAULT_LEVELS = "--test-levels"
+
+
 def launch(args: list[str], log_path: Path, command: str = "serve") -> DaemonProcess:
     """Start ``python -m jacquetd serve ARGS`` with every endpoint on a free loopback port
     (unless ARGS sets it) and wait for its banner."""
     # "serve-defaults": `serve` without endpoint flags (the embedded defaults).
-    full = [sys.executable, "-m", "jacquetd", command.removesuffix("-defaults")]
+    # FAULT_LEVELS among ARGS: the daemon with the fault levels of tests/faults.py
+    # (started through tests/fault_daemon.py; jacquetd itself has no such option).
+    program = "jacquetd"
+    if FAULT_LEVELS in args:
+        args = [a for a in args if a != FAULT_LEVELS]
+        program = "tests.fault_daemon"
+    full = [sys.executable, "-m", program, command.removesuffix("-defaults")]
     if command == "serve":
         for flag, value in (("--bind", "tcp://127.0.0.1:0"), ("--tcp", "127.0.0.1:0"),
                             ("--gnubg", "127.0.0.1:0"), ("--ws", "127.0.0.1:0")):

@@ -1,8 +1,18 @@
-"""The dependency direction of docs/CONTRACTS.md, checked on the source (no import needed)."""
+"""Every rule of docs/CONTRACTS.md, "Dependency direction", checked on the source (no
+import needed).
+
+An import counts wherever it is written (module level or inside a function), and so
+does a module named in a string to ``importlib.import_module``, ``__import__`` or
+``importlib.util.find_spec``: an edge hidden in an import string is still an edge.
+A dynamic import of a computed name is refused outright, since no rule can check it.
+"""
 
 from __future__ import annotations
 
 import ast
+import re
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -10,67 +20,247 @@ import pytest
 ROOT = Path(__file__).parents[1]
 # The folders protocol/ and clients/ install under names of their own (pyproject.toml).
 INSTALLED_NAME = {"protocol": "jacquetd_protocol", "clients": "jacquetd_clients"}
+STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
+DYNAMIC = {"import_module", "__import__", "find_spec"}
 
 
-def imported_modules(package: str) -> dict[str, set[str]]:
-    """Absolute module names imported by each file of `package` (relative imports resolved)."""
-    out: dict[str, set[str]] = {}
-    for path in (ROOT / package).rglob("*.py"):
-        rel = path.relative_to(ROOT).with_suffix("")
-        parts = [INSTALLED_NAME.get(rel.parts[0], rel.parts[0]), *rel.parts[1:]]
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-            pkg_parts = parts
+@dataclass(frozen=True)
+class Edge:
+    """One import: the module importing, the module imported, and whether it is written
+    inside a function (a lazy import) or hidden in a string."""
+
+    source: str
+    target: str
+    lazy: bool
+    hidden: bool = False
+
+    def __str__(self) -> str:
+        how = " (in a string)" if self.hidden else " (lazily)" if self.lazy else ""
+        return f"{self.source} imports {self.target}{how}"
+
+
+def _module_name(path: Path) -> tuple[str, list[str]]:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = [INSTALLED_NAME.get(rel.parts[0], rel.parts[0]), *rel.parts[1:]]
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+        return ".".join(parts), parts
+    return ".".join(parts), parts[:-1]
+
+
+def _repo_modules() -> frozenset[str]:
+    found = set()
+    for folder in ("jacquetd", "protocol", "clients"):
+        for path in (ROOT / folder).rglob("*.py"):
+            found.add(_module_name(path)[0])
+    return frozenset(found)
+
+
+REPO_MODULES = _repo_modules()
+
+
+class _Collector(ast.NodeVisitor):
+    def __init__(self, source: str, package: list[str]) -> None:
+        self.source = source
+        self.package = package
+        self.edges: list[Edge] = []
+        self.unchecked: list[str] = []
+        self._depth = 0
+
+    def _function(self, node: ast.AST) -> None:
+        self._depth += 1
+        self.generic_visit(node)
+        self._depth -= 1
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self.edges.append(Edge(self.source, alias.name, self._depth > 0))
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            base = self.package[: len(self.package) - node.level + 1]
+            target = ".".join([*base, node.module] if node.module else base)
         else:
-            pkg_parts = parts[:-1]
-        names: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                names |= {a.name for a in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = pkg_parts[: len(pkg_parts) - node.level + 1]
-                    mod = ".".join([*base, node.module] if node.module else base)
-                else:
-                    mod = node.module or ""
-                names.add(mod)
-        out[str(rel)] = names
-    return out
+            target = node.module or ""
+        for alias in node.names:  # `from jacquetd import bots`: the edge is to the module
+            sub = f"{target}.{alias.name}"
+            self.edges.append(Edge(self.source, sub if sub in REPO_MODULES else target,
+                                   self._depth > 0))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name in DYNAMIC and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                self.edges.append(Edge(self.source, arg.value, self._depth > 0, hidden=True))
+            else:
+                self.unchecked.append(f"{self.source}:{node.lineno} {name}(<computed>)")
+        self.generic_visit(node)
+
+
+def scan(source_text: str, module: str, package: list[str]) -> _Collector:
+    collector = _Collector(module, package)
+    collector.visit(ast.parse(source_text))
+    return collector
+
+
+def edges_of(folder: str) -> tuple[list[Edge], list[str]]:
+    """The imports of every file under `folder`, and its dynamic imports of computed
+    names."""
+    edges: list[Edge] = []
+    unchecked: list[str] = []
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        module, package = _module_name(path)
+        found = scan(path.read_text(), module, package)
+        edges += found.edges
+        unchecked += found.unchecked
+    return edges, unchecked
+
+
+def _under(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One bullet of CONTRACTS.md: what the files of `folder` may import besides the
+    standard library. `lazy` modules only inside a function; `only_in`: a module that
+    just the named files may import."""
+
+    folder: str
+    contract: str
+    repo: tuple[str, ...]
+    third_party: tuple[str, ...] = ()
+    lazy: tuple[str, ...] = ()
+    only_in: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    skip: tuple[str, ...] = ()  # files under `folder` that another rule covers
+
+    def breaches(self, edges: list[Edge]) -> list[str]:
+        bad: list[str] = []
+        for e in edges:
+            if _under(e.source, self.skip):
+                continue
+            top = e.target.split(".")[0]
+            if top in STDLIB:
+                continue
+            if top in ("jacquetd", "jacquetd_protocol", "jacquetd_clients"):
+                if not _under(e.target, self.repo):
+                    bad.append(f"{e}: {self.contract}")
+                continue
+            if top in self.lazy and not e.lazy:
+                bad.append(f"{e} at module level: {self.contract}")
+            elif top not in (*self.third_party, *self.lazy):
+                bad.append(f"{e}: {self.contract}")
+            for module, files in self.only_in:
+                if top == module and e.source not in files:
+                    bad.append(f"{e}: only {', '.join(files)} may import {module}")
+        return bad
 
 
 RULES = [
-    # (package, forbidden prefixes, allowed exceptions)
-    ("jacquetd/rules", ("jacquetd", "jacquetd_protocol", "jacquetd_clients", "zmq", "msgpack",
-                        "numpy"), ("jacquetd.rules",)),
-    ("protocol", ("jacquetd", "jacquetd_clients"), ("jacquetd_protocol",)),
-    ("clients", ("jacquetd",), ()),
-    ("jacquetd/bots", ("jacquetd.daemon", "jacquetd.matches", "jacquetd_clients", "zmq"), ()),
-    ("jacquetd/fastgen", ("jacquetd", "jacquetd_protocol", "jacquetd_clients", "zmq"),
-     ("jacquetd.rules", "jacquetd.fastgen")),
-    ("jacquetd/matches", ("jacquetd.daemon", "jacquetd_clients", "zmq"), ()),
+    Rule("jacquetd/rules", "the rules core is standard library only",
+         ("jacquetd.rules",)),
+    Rule("protocol", "the protocol is standard library and msgpack; the conformance "
+         "runner may import zmq and websockets lazily",
+         ("jacquetd_protocol",), ("msgpack",), lazy=("zmq", "websockets"),
+         only_in=(("zmq", ("jacquetd_protocol.conformance.transports",)),
+                  ("websockets", ("jacquetd_protocol.conformance.transports",)))),
+    Rule("jacquetd/fastgen", "fastgen imports the rules core, numpy and numba",
+         ("jacquetd.rules", "jacquetd.fastgen"), ("numpy", "numba")),
+    Rule("jacquetd/bots", "the bots import the rules core, fastgen and numpy",
+         ("jacquetd.rules", "jacquetd.fastgen", "jacquetd.bots"), ("numpy", "numba")),
+    Rule("jacquetd/matches", "the hosted matches import rules, protocol, the one error "
+         "mapping and the bots' engine interface only; never the daemon or clients",
+         ("jacquetd.rules", "jacquetd_protocol", "jacquetd.matches", "jacquetd.errors",
+          "jacquetd.bots.interface")),
+    Rule("jacquetd/daemon", "the daemon may import rules, fastgen, bots, matches and "
+         "protocol, never clients; only server.py imports zmq, only ws.py websockets",
+         ("jacquetd.rules", "jacquetd.fastgen", "jacquetd.bots", "jacquetd.matches",
+          "jacquetd_protocol", "jacquetd.daemon", "jacquetd.errors", "jacquetd.version",
+          "jacquetd.logs"),
+         ("numpy", "platformdirs", "zmq", "websockets"), lazy=("distributed",),
+         only_in=(("zmq", ("jacquetd.daemon.server",)),
+                  ("websockets", ("jacquetd.daemon.ws",)))),
+    Rule("clients", "the clients import protocol and zmq (the league also numpy, "
+         "platformdirs and, lazily, distributed); never jacquetd",
+         ("jacquetd_protocol", "jacquetd_clients"), ("zmq", "numpy", "platformdirs"),
+         lazy=("distributed",)),
 ]
 
 
-@pytest.mark.parametrize(("package", "forbidden", "allowed"), RULES, ids=[r[0] for r in RULES])
-def test_dependency_direction(package: str, forbidden: tuple[str, ...],
-                              allowed: tuple[str, ...]) -> None:
-    if not (ROOT / package).exists():
-        pytest.skip(f"{package} not present")
+@pytest.mark.parametrize("rule", RULES, ids=[r.folder for r in RULES])
+def test_dependency_direction(rule: Rule) -> None:
+    edges, unchecked = edges_of(rule.folder)
+    assert edges, f"nothing found under {rule.folder}"
+    bad = rule.breaches(edges) + [f"{u}: a computed import no rule can check"
+                                  for u in unchecked]
+    assert not bad, "\n".join(sorted(set(bad)))
+
+
+def test_the_engine_is_reached_through_its_interface() -> None:
+    """The daemon, the hosted matches and the gnubg endpoint ask the bots through
+    `jacquetd.bots.interface`: none of them imports the analysis entry points or a
+    bot class's module for play or analysis."""
+    inner = ("jacquetd.bots.analysis", "jacquetd.bots.luck", "jacquetd.bots.met",
+             "jacquetd.bots.cube", "jacquetd.bots.cubeful", "jacquetd.bots.evaluator",
+             "jacquetd.bots.search")
+    bad = [str(e) for folder in ("jacquetd/daemon", "jacquetd/matches")
+           for e in edges_of(folder)[0] if _under(e.target, inner)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_web_app_speaks_json_over_websocket_only() -> None:
+    """jacquetd/web: plain ES modules importing one another, reaching the daemon over
+    its WebSocket endpoint in JSON (no msgpack, no other origin)."""
     bad = []
-    for module, names in imported_modules(package).items():
-        for name in names:
-            if any(name == f or name.startswith(f + ".") for f in forbidden) and not any(
-                    name == a or name.startswith(a + ".") for a in allowed):
-                bad.append(f"{module} imports {name}")
-    assert not bad, "\n".join(sorted(bad))
+    for path in sorted((ROOT / "jacquetd/web").glob("*.js")):
+        text = path.read_text()
+        for spec in re.findall(r"""^\s*import\s[^;]*?from\s+["']([^"']+)["']""", text, re.M):
+            if not spec.startswith("./"):
+                bad.append(f"{path.name} imports {spec}")
+        if re.search(r"msgpack|XMLHttpRequest|fetch\(\s*['\"]https?:", text):
+            bad.append(f"{path.name} uses another wire than JSON over the WebSocket")
+    assert not bad, "\n".join(bad)
+    assert "new WebSocket" in (ROOT / "jacquetd/web/client.js").read_text()
 
 
 @pytest.mark.parametrize("package", ["jacquetd", "protocol", "clients", "tests", "benchmarks"])
 def test_no_bare_protocol_or_clients_imports(package: str) -> None:
     """The folders are imported by their installed names only (a bare `protocol` would be
     another PyPI project's package, or a second copy of ours)."""
-    bad = []
-    for module, names in imported_modules(package).items():
-        bad += [f"{module} imports {name}" for name in names
-                if name.split(".")[0] in ("protocol", "clients")]
+    bad = [str(e) for e in edges_of(package)[0]
+           if e.target.split(".")[0] in ("protocol", "clients")]
     assert not bad, "\n".join(sorted(bad))
+
+
+# ---- the checker itself must be able to fail ------------------------------------------------
+
+@pytest.mark.parametrize(("source", "found"), [
+    ('import importlib\nimportlib.import_module("jacquetd.daemon.service")\n',
+     "jacquetd.matches.x imports jacquetd.daemon.service (in a string)"),
+    ('def f():\n    __import__("jacquetd_clients")\n',
+     "jacquetd.matches.x imports jacquetd_clients (in a string)"),
+    ("def f():\n    from jacquetd.daemon import server\n",
+     "jacquetd.matches.x imports jacquetd.daemon.server (lazily)"),
+    ("from ..daemon import service\n", "jacquetd.matches.x imports jacquetd.daemon.service"),
+])
+def test_a_hidden_or_lazy_edge_is_caught(source: str, found: str) -> None:
+    matches_rule = next(r for r in RULES if r.folder == "jacquetd/matches")
+    edges = scan(source, "jacquetd.matches.x", ["jacquetd", "matches"]).edges
+    assert any(b.startswith(found) for b in matches_rule.breaches(edges)), edges
+
+
+def test_a_computed_import_is_refused() -> None:
+    found = scan("import importlib\nname = 'x'\nimportlib.import_module(name)\n",
+                 "jacquetd.daemon.x", ["jacquetd", "daemon"])
+    assert found.unchecked == ["jacquetd.daemon.x:3 import_module(<computed>)"]
+
+
+def test_module_level_use_of_a_lazy_dependency_is_caught() -> None:
+    protocol_rule = next(r for r in RULES if r.folder == "protocol")
+    edges = scan("import zmq\n", "jacquetd_protocol.conformance.transports",
+                 ["jacquetd_protocol", "conformance"]).edges
+    assert protocol_rule.breaches(edges)

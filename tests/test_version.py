@@ -8,7 +8,7 @@ from typing import Any
 from jacquetd_clients.client import CLIENT_NAME
 from jacquetd_protocol.messages import Limits
 
-from jacquetd.daemon import handlers
+from jacquetd.daemon import front_commands
 from jacquetd.version import version
 
 
@@ -26,5 +26,5 @@ class _Context:
 def test_hello_and_the_client_name_carry_the_package_version() -> None:
     installed = metadata.version("jacquetd")
     assert version() == installed
-    assert handlers.handle_hello(_Context(), {})["version"] == installed
+    assert front_commands.handle_hello(_Context(), {})["version"] == installed
     assert f"jacquet-clients/{installed}" == CLIENT_NAME

@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -77,7 +78,7 @@ class ProtocolPlayer(CubeAdvisedPlayer):
             raise EngineFault("illegal", f"best_move result without a play: {result!r}")
         return play
 
-    async def _cube(self, position: PositionMap) -> dict[str, Any] | None:
+    async def _cube(self, position: PositionMap) -> Mapping[str, Any] | None:
         client = await self._client()
         if not client.supports("cube"):
             return None

@@ -262,5 +262,6 @@ def _progress(n: int, trials: int, sums: np.ndarray, raw: list[float], adj: list
         return float(np.std(xs, ddof=1) / math.sqrt(len(xs)))
 
     freq = sums / n
-    mean = Evaluation(*(float(x) for x in freq), equity=float(np.mean(adj)))
+    win, wg, wbg, lg, lbg = (float(x) for x in freq)
+    mean = Evaluation(win, wg, wbg, lg, lbg, equity=float(np.mean(adj)))
     return RolloutProgress(n, trials, mean, float(np.mean(raw)), se(adj), se(raw), done)

@@ -26,8 +26,10 @@ checker in their finishing table: `race_probabilities`.
 
 from __future__ import annotations
 
+import concurrent.futures
 import fcntl
 import logging
+import multiprocessing
 import os
 from collections.abc import Iterable
 from functools import cache
@@ -76,7 +78,8 @@ def rank_batch(home: np.ndarray) -> np.ndarray:
     """Ranks of a (N, 6) array of counts on points 1-6 (vectorised `_rank`)."""
     binom = _binomials()
     s = np.cumsum(home.astype(np.int64) + 1, axis=1) - 1
-    return binom[s, np.arange(1, POINTS + 1)].sum(axis=1)
+    ranks: np.ndarray = binom[s, np.arange(1, POINTS + 1)].sum(axis=1)
+    return ranks
 
 
 def _all_positions(checkers: int) -> list[tuple[int, ...]]:
@@ -189,48 +192,56 @@ class OneSided:
 
 
 def build(rule: str, checkers: int = MAX_CHECKERS) -> OneSided:
-    """Build the one-sided database of `rule` for up to `checkers` checkers."""
+    """Build the one-sided database of `rule` for up to `checkers` checkers.
+
+    Positions are solved in order of pip count, so every position a roll can reach is
+    solved before the position itself. Ranks are looked up in a table made once, and the
+    roll distributions of a position are summed in one matrix product over its 21 rolls."""
     if rule not in RULES:
         raise ValueError(f"unknown bear-off rule {rule!r}")
     positions = _all_positions(checkers)
     positions.sort(key=lambda p: sum((q + 1) * c for q, c in enumerate(p)))
+    rank_of = {pos: _rank(pos) for pos in positions}
     size = n_positions(checkers)
-    expected = np.zeros(size)
+    expected = [0.0] * size
+    first_expected = [0.0] * size
     dist = np.zeros((size, MAX_ROLLS), dtype=np.float64)
-    first_expected = np.zeros(size)
     first_dist = np.zeros((size, MAX_ROLLS), dtype=np.float64)
     for pos in positions:
-        r = _rank(pos)
+        r = rank_of[pos]
         total = sum(pos)
         if total == 0:
             dist[r, 0] = 1.0
             first_dist[r, 0] = 1.0
             continue
-        e = 1.0
-        fe = 1.0
-        acc = np.zeros(MAX_ROLLS)
-        facc = np.zeros(MAX_ROLLS)
+        e = fe = 1.0
+        off_chance = 0.0
+        rows: list[int] = []
+        weights: list[float] = []
+        frows: list[int] = []
+        fweights: list[float] = []
         for a, b, p in _ROLLS:
-            results = plays(pos, a, b, rule)
-            best = min(results, key=lambda s: (expected[_rank(s)], s))
-            rb = _rank(best)
+            ranked = [(rank_of[s], s) for s in plays(pos, a, b, rule)]
+            rb = min(ranked, key=lambda rs: (expected[rs[0]], rs[1]))[0]
             e += p * expected[rb]
-            acc[1:] += p * dist[rb, :-1]
+            rows.append(rb)
+            weights.append(p)
             # the first checker: a play that bears one off ends it; else play on
-            offs = [s for s in results if sum(s) < total]
-            if offs:
-                facc[1] += p
+            if any(sum(s) < total for _, s in ranked):
+                off_chance += p
             else:
-                fbest = min(results, key=lambda s: (first_expected[_rank(s)], s))
-                rf = _rank(fbest)
+                rf = min(ranked, key=lambda rs: (first_expected[rs[0]], rs[1]))[0]
                 fe += p * first_expected[rf]
-                facc[1:] += p * first_dist[rf, :-1]
+                frows.append(rf)
+                fweights.append(p)
         expected[r] = e
-        dist[r] = acc
         first_expected[r] = fe
-        first_dist[r] = facc
-    return OneSided(rule, checkers, expected, dist.astype(np.float32), first_expected,
-                    first_dist.astype(np.float32))
+        dist[r, 1:] = np.asarray(weights) @ dist[rows, :-1]
+        if frows:
+            first_dist[r, 1:] = np.asarray(fweights) @ first_dist[frows, :-1]
+        first_dist[r, 1] += off_chance
+    return OneSided(rule, checkers, np.asarray(expected), dist.astype(np.float32),
+                    np.asarray(first_expected), first_dist.astype(np.float32))
 
 
 def cache_dir() -> Path:
@@ -252,6 +263,11 @@ the daemon builds the tables in a background process at start (`build_missing`).
 
 def cache_path(rule: str) -> Path:
     return cache_dir() / f"bearoff-{rule}-v{DB_VERSION}.npz"
+
+
+def missing_tables() -> list[str]:
+    """The rules whose table is not built yet (the daemon builds them at start)."""
+    return [rule for rule in RULES if not cache_path(rule).exists()]
 
 
 def _load(rule: str, path: Path) -> OneSided | None:
@@ -317,14 +333,26 @@ def database(rule: str) -> OneSided:
             os.close(lock_fd)
 
 
-def build_missing() -> list[str]:
-    """Build every table that is not cached yet (each under its lock); the rules built."""
-    built = []
-    for rule in RULES:
-        if ready_database(rule) is None:
+def build_missing(jobs: int | None = None) -> list[str]:
+    """Build every table that is not cached yet, each under its lock; the rules built.
+
+    With more than one table missing, each is built in its own process (at most `jobs`,
+    by default one per CPU): the first start of a daemon on a fresh install has both
+    tables within the time of one."""
+    missing = [rule for rule in RULES if ready_database(rule) is None]
+    jobs = min(len(missing), jobs or os.cpu_count() or 1)
+    if jobs <= 1:
+        for rule in missing:
             database(rule)
-            built.append(rule)
-    return built
+        return missing
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        list(pool.map(_build_and_save, missing))
+    return missing
+
+
+def _build_and_save(rule: str) -> None:
+    database(rule)
 
 
 def race_probabilities(db: OneSided, me_home: np.ndarray, opp_home: np.ndarray,

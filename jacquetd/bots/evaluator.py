@@ -30,13 +30,6 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 class Evaluator(Protocol):
     variant: Variant
 
-    def _table_ready(self) -> bool:
-        """Whether the exact race table can be used now (built, or built on demand)."""
-        if self._db is None and not bearoff.BUILD_ON_DEMAND:
-            self._db = bearoff.ready_database(self.variant.bear_off)
-            return self._db is not None
-        return True
-
     def probs(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
               opp_flag: np.ndarray) -> np.ndarray:
         """(N, 5) probabilities for the side on roll (`me`), before its roll."""
@@ -84,7 +77,9 @@ def tidy(variant: Variant, p: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndar
 
 
 def all_home(side: np.ndarray) -> np.ndarray:
-    return ~side[:, 7:26].any(axis=1)
+    """Per row: every checker of `side` is home (points 1-6) or borne off."""
+    home: np.ndarray = np.asarray(~side[:, 7:26].any(axis=1))
+    return home
 
 
 class NeuralEvaluator:

@@ -72,11 +72,13 @@ def contact(variant: Variant, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     if variant.same_direction:
         me_back = me_on[:, 12:25].any(axis=1)  # points 13-24 and the bar
         opp_back = opp_on[:, 12:25].any(axis=1)
-        return me_back | opp_back
+        back: np.ndarray = np.asarray(me_back | opp_back)
+        return back
     idx = np.arange(1, 26)
     me_rear = np.where(me_on, idx, 0).max(axis=1)
     opp_rear = np.where(opp_on, idx, 0).max(axis=1)
-    return (me_rear + opp_rear > 25) & (me_rear > 0) & (opp_rear > 0)
+    crossed: np.ndarray = (me_rear + opp_rear > 25) & (me_rear > 0) & (opp_rear > 0)
+    return crossed
 
 
 def has_prime(side: np.ndarray) -> np.ndarray:
@@ -86,14 +88,15 @@ def has_prime(side: np.ndarray) -> np.ndarray:
     run = ext[:, 0:24].copy()
     for k in range(1, 6):
         run &= ext[:, k:k + 24]
-    return run.any(axis=1)
+    primed: np.ndarray = np.asarray(run.any(axis=1))
+    return primed
 
 
 def _longest_run(made: np.ndarray, cap: int = 7) -> np.ndarray:
     """Length of the longest run of made points (G5 circuit), capped at `cap`."""
     ext = np.concatenate([made, made[:, :cap - 1]], axis=1)
     run = ext
-    best = run.any(axis=1).astype(np.int16)
+    best: np.ndarray = np.asarray(run.any(axis=1), dtype=np.int16)
     for k in range(1, cap):
         run = run[:, :-1] & ext[:, k:]
         best += run.any(axis=1)
@@ -181,7 +184,7 @@ def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.n
     direct, indirect = _exposure(variant, me, opp)
     courier = (me[:, 24] >= 14) & (me[:, 0] == 0) & ~me[:, 1:7].any(axis=1)
     home_made = made[:, 0:6].sum(axis=1)
-    extras = (
+    extras: tuple[np.ndarray, ...] = (
         pips / 100.0,
         courier if variant.courier else np.zeros(n),
         made[:, 18:24].sum(axis=1) / 2.0 if variant.start_limit else np.zeros(n),

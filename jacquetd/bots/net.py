@@ -18,7 +18,8 @@ WIN, WIN_G, WIN_BG, LOSE_G, LOSE_BG = range(N_OUTPUTS)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.clip(x, -40.0, 40.0)))
+    out: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(x, -40.0, 40.0)))
+    return out
 
 
 class Net:
@@ -106,5 +107,6 @@ def flip(p: np.ndarray) -> np.ndarray:
 
 def equity(p: np.ndarray) -> np.ndarray:
     """Cubeless money equity (points per game) of probability rows (..., 5)."""
-    return (2.0 * p[..., WIN] - 1.0 + p[..., WIN_G] - p[..., LOSE_G]
-            + p[..., WIN_BG] - p[..., LOSE_BG])
+    out: np.ndarray = (2.0 * p[..., WIN] - 1.0 + p[..., WIN_G] - p[..., LOSE_G]
+                       + p[..., WIN_BG] - p[..., LOSE_BG])
+    return out

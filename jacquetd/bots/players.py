@@ -113,13 +113,35 @@ class NeuralBot:
         return plays[k]
 
 
+class UnknownLevel(ValueError):
+    """No bot has this level name (``field`` names the request argument at fault)."""
+
+    field = "level"
+
+
+BotFactory = Callable[[str, "int | None"], Bot]
+"""Builds a level's bot: ``factory(variant_name, seed)``."""
+
+def _neural(plies: int) -> BotFactory:
+    def build(variant: str, seed: int | None) -> Bot:
+        return NeuralBot(variant, plies)
+
+    return build
+
+
+LEVELS: dict[str, BotFactory] = {
+    "random": lambda variant, seed: RandomBot(variant, seed),
+    "heuristic": lambda variant, seed: HeuristicBot(variant),
+    **{name: _neural(plies) for name, plies in LEVEL_PLIES.items()},
+}
+"""The one place where a level name becomes a bot (weakest first, as `BOT_LEVELS`)."""
+
+
 def get_bot(level: str, variant: str, *, seed: int | None = None) -> Bot:
-    """The bot called `level` for `variant`; ValueError for an unknown level or variant."""
+    """The bot called `level` for `variant`: :class:`UnknownLevel` for an unknown level,
+    ValueError for an unknown variant."""
     v = find_variant(variant)
-    if level == "random":
-        return RandomBot(v.name, seed)
-    if level == "heuristic":
-        return HeuristicBot(v.name)
-    if level in LEVEL_PLIES:
-        return NeuralBot(v.name, LEVEL_PLIES[level])
-    raise ValueError(f"unknown bot level {level!r}; levels: {', '.join(BOT_LEVELS)}")
+    factory = LEVELS.get(level)
+    if factory is None:
+        raise UnknownLevel(f"no bot level {level!r} (levels: {', '.join(BOT_LEVELS)})")
+    return factory(v.name, seed)

@@ -74,8 +74,8 @@ def roll_replies(ev: Evaluator, s: State
         both = np.concatenate(blocks).astype(np.int16)
         after_me, after_opp = both[:, :26], both[:, 26:]
         bounds = [0]
-        for b in blocks:
-            bounds.append(bounds[-1] + len(b))
+        for block in blocks:
+            bounds.append(bounds[-1] + len(block))
     else:
         raws: list[RawPlay] = []
         bounds = [0]

@@ -28,13 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from jacquetd.daemon import engine_api
+from jacquetd.bots.interface import ENGINE
+from jacquetd.bots.players import NeuralBot, state_of, stop_function
+from jacquetd.errors import SearchTimedOut
 from jacquetd.rules import Play, Position, find_variant, generate_raw
 from jacquetd.rules.position import CHECKERS, MatchState
 from jacquetd.rules.scoring import game_result, result_name
 
 MAX_SEED = (1 << 63) - 1
-LEVEL_PLIES = {"neural": 0, "neural-1": 1, "neural-2": 2}
 MAX_MOVES = 2000  # the referee's bound on one game
 
 
@@ -63,9 +64,7 @@ class _Seat:
         self.level = level
         self.variant = variant
         self.time_ms = time_ms
-        self._bot = None if level == "random" else engine_api.get_bot(level, variant, None)
-        self._searcher = getattr(self._bot, "searcher", None)
-        self._plies = getattr(self._bot, "plies", 0)
+        self._bot = None if level == "random" else ENGINE.bot(level, variant)
 
     def choose(self, rolled: Position, raws: list[Any], seed: int, stop: Any) -> Any:
         """The chosen play of `raws` (the legal plays of `rolled`, more than one)."""
@@ -75,11 +74,9 @@ class _Seat:
             from jacquetd.bots import heuristic
 
             return Play(rolled, raws[int(np.argmax(heuristic.scores(rolled.rules, raws)))])
-        if self._searcher is not None and self.level in LEVEL_PLIES:
-            from jacquetd.bots.players import state_of, stop_function
-
-            k = self._searcher.best(state_of(rolled), raws, self._plies,
-                                    stop_function(self.time_ms, stop))
+        if isinstance(self._bot, NeuralBot):
+            k = self._bot.searcher.best(state_of(rolled), raws, self._bot.plies,
+                                        stop_function(self.time_ms, stop))
             return Play(rolled, raws[k])
         assert self._bot is not None
         return self._bot.choose(rolled, movetime_ms=self.time_ms, should_stop=stop)
@@ -107,8 +104,6 @@ def play_game(seats: tuple[_Seat, _Seat], dice: _Dice, *, variant: str, score: t
     moves = 0
     while True:
         if stop():
-            from jacquetd.daemon.handlers import SearchTimedOut
-
             raise SearchTimedOut()
         if pending is not None:
             roll, pending = pending, None
@@ -116,7 +111,7 @@ def play_game(seats: tuple[_Seat, _Seat], dice: _Dice, *, variant: str, score: t
             roll = dice.roll()
             actions.append([turn, "roll", [roll[0], roll[1]]])
         if luck:
-            lucks[turn] += round(engine_api.luck(pos, roll), 6)
+            lucks[turn] += round(ENGINE.luck(pos, roll), 6)
         rolled = pos.with_dice(roll)
         raws = generate_raw(rolled.rules, rolled.me, rolled.opp, roll)
         if len(raws) == 1:

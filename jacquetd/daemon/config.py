@@ -83,11 +83,12 @@ class Limits(CodecLimits):
 
 @dataclass(frozen=True)
 class Heartbeat:
-    """ZMTP heartbeats on the ZeroMQ socket (milliseconds)."""
+    """Liveness of peers (milliseconds): TCP keepalive on the ZeroMQ socket (see
+    server.set_liveness: not ZMTP heartbeats), pings on WebSocket connections."""
 
-    ivl_ms: int = 5_000  # HEARTBEAT_IVL: send a PING this often on an idle connection
-    timeout_ms: int = 15_000  # HEARTBEAT_TIMEOUT: drop a peer silent this long after a PING
-    ttl_ms: int = 30_000  # HEARTBEAT_TTL: asks the peer to drop us after this much silence
+    ivl_ms: int = 5_000  # probe (ping) a connection silent this long, and this often
+    timeout_ms: int = 15_000  # drop a peer that has not answered this long
+    ttl_ms: int = 30_000  # accepted for older configurations; no longer used
 
 
 @dataclass(frozen=True)
@@ -114,9 +115,6 @@ class Config:
     seed: int | None = None  # base seed of the worker RNGs (None: from the OS)
     log_level: str = "info"
     log_format: str = "kv"  # "kv" (key=value) or "json"
-    # Extra bot levels for the daemon's own fault tests (test-sleep, test-hang,
-    # test-crash); never enable them in service.
-    test_levels: bool = False
     # Hosted matches: the SQLite database ("" the user's data folder, None: off), how many
     # matches may be in play at once, and how long one may stay idle before it is adjourned.
     db: str | None = ""
@@ -211,7 +209,6 @@ _TOP_FIELDS = {
     "seed",
     "log_level",
     "log_format",
-    "test_levels",
     "db",
     "max_matches",
     "match_idle_timeout_s",
@@ -291,8 +288,6 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
             changes[key] = tuple(str(o).strip().rstrip("/") for o in items if str(o).strip())
         elif key in ("workers", "seed"):
             changes[key] = _positive_int(key, value, minimum=0)
-        elif key == "test_levels":
-            changes[key] = bool(value)
         elif key == "db":
             text = str(value).strip()
             # "default" (or empty): the user's data folder; an engine on stdio opens a

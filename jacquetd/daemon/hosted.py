@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from jacquetd.daemon.config import Config, ConfigError
+from jacquetd.daemon.jobs import Failed
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
 from jacquetd.matches import (
     AsyncMatchService,
@@ -79,9 +80,9 @@ def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
         except asyncio.CancelledError:
             pool.abandon(job_id)  # out of time: the pool stops (or kills) the worker
             raise
-        if outcome[0] != "ok":
-            raise RuntimeError(f"bot decision failed: {outcome[1]}: {outcome[2]}")
-        return str(outcome[1]["answer"])
+        if isinstance(outcome, Failed):
+            raise RuntimeError(f"bot decision failed: {outcome.code}: {outcome.message}")
+        return str(outcome.result["answer"])
 
     return run
 

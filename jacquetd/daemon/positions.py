@@ -16,6 +16,7 @@ from typing import Any
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.positions import foreign_position, start_variant
 
+from jacquetd.errors import to_protocol_error
 from jacquetd.rules import VARIANTS, Position, PositionError
 from jacquetd.rules.interchange import foreign_ids, parse_foreign, why_not_variant
 from jacquetd.rules.variants import find_variant
@@ -37,7 +38,7 @@ def _foreign(variant: str | None, text: str) -> Position:
     try:
         return parse_foreign(text, name)
     except PositionError as exc:
-        raise _bad(exc.message, exc.rule) from None
+        raise to_protocol_error(exc) from None
 
 
 def resolve_position(value: Any, dice: Any = None) -> Position:

@@ -3,7 +3,7 @@
 Each move of the record is replayed on the rules core (`jacquetd.matches.records`);
 the plays of its roll are ranked at 0 plies, and the move's equity loss is the best
 play's equity minus the played one's (cubeless money equity, the mover's view).
-When the bots offer it, each roll's luck is judged too (`engine_api.luck`): the
+With `luck`, each roll's luck is judged too (`ENGINE.luck`): the
 first roll of a game in `jacquet-be` and `backgammon`, the opening dice played at
 once (B2), is judged among the 15 non-double rolls.
 """
@@ -16,7 +16,7 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.match_files import detect, parse_match_file
 from jacquetd_protocol.records import MatchRecord, RecordError, format_game
 
-from jacquetd.daemon import engine_api
+from jacquetd.bots.interface import ENGINE
 from jacquetd.matches.records import ReplayError, positions
 from jacquetd.rules import RulesError, apply_move
 
@@ -52,7 +52,7 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
             side = step.action.side
             first = step.game not in opened
             opened.add(step.game)
-            rankings = list(engine_api.analyze(pos, 0, None, lambda: False))
+            rankings = list(ENGINE.analyze(pos, plies=0, max_plays=None))
             ranking = rankings[-1]
             chosen = apply_move(pos, played)
             mine = next(r for r in ranking if r.play == chosen)
@@ -67,12 +67,9 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
             }
             if judge_luck:
                 opening = first and _plays_opening_dice(record, step.game)
-                try:
-                    entry["luck"] = round(engine_api.luck(pos.without_dice(),
-                                                          (pos.dice[0], pos.dice[1]),
-                                                          opening=opening), 6)
-                except engine_api.Unsupported:
-                    judge_luck = False
+                entry["luck"] = round(ENGINE.luck(pos.without_dice(),
+                                                  (pos.dice[0], pos.dice[1]),
+                                                  opening=opening), 6)
             moves.append(entry)
             g = games.setdefault(step.game, {"game": step.game, "moves": 0, "loss": [0.0, 0.0],
                                              "luck": [0.0, 0.0]})

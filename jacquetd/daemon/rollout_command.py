@@ -25,9 +25,11 @@ from typing import TYPE_CHECKING, Any
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Partial, Reply, Request
 
-from jacquetd.daemon import handlers
+from jacquetd.daemon import job_checks
+from jacquetd.daemon.jobs import Failed
 from jacquetd.daemon.positions import resolve_position
 from jacquetd.daemon.scale_commands import ROLLOUT_CHUNK
+from jacquetd.errors import in_field, to_protocol_error
 from jacquetd.rules import RulesError
 
 if TYPE_CHECKING:
@@ -56,9 +58,7 @@ def plan(args: dict[str, Any]) -> Any:
                              plies=int(args["plies"]), seed=int(args["seed"]),
                              truncate=int(args["truncate"]))
     except RulesError as exc:
-        err = handlers.to_protocol_error(exc)
-        raise ProtocolError(err.code, f"candidates: {err.message}", field="candidates",
-                            rule=err.rule) from None
+        raise in_field(to_protocol_error(exc), "candidates") from None
 
 
 async def dask_client(address: str) -> Any:
@@ -149,7 +149,7 @@ class _Rollout:
             raise
         except Exception as exc:  # one final reply, whatever happens
             self.abandon()
-            err = handlers.to_protocol_error(exc)
+            err = to_protocol_error(exc)
             if err.code == ErrorCode.INTERNAL:
                 log.exception("event=rollout_failed")
             self.service._complete(self.pending, Reply.failure(self.pending.request.id, err))
@@ -174,11 +174,9 @@ class _Rollout:
                 k = running.pop(future)
                 self.jobs.pop(k, None)
                 outcome = future.result()
-                if outcome[0] != "ok":
-                    _tag, code, message, rule, field_name, extra = outcome
-                    raise ProtocolError(code, message, rule=rule, field=field_name,
-                                        **(extra or {}))
-                self.chunk_done(k, outcome[1]["chunk"])
+                if isinstance(outcome, Failed):
+                    raise outcome.error()
+                self.chunk_done(k, outcome.result["chunk"])
 
     async def _on_cluster(self, address: str) -> None:
         from distributed import as_completed
@@ -204,7 +202,7 @@ def start(service: Service, peer: Peer, request: Request, args: dict[str, Any],
 
     if service.draining:
         raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
-    handlers.check_plies(args.get("plies"), service.cfg.limits.max_plies)
+    job_checks.check_plies(args.get("plies"), service.cfg.limits.max_plies)
     spec = plan(args)
     client, key = service._admit(peer, request)
     pending = _Pending(peer, request, key, arrived)

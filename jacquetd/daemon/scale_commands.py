@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from jacquetd.daemon import engine_api
+from jacquetd.bots.interface import ENGINE
+from jacquetd.errors import SearchTimedOut
 
 ROLLOUT_CHUNK = "rollout_chunk"
 
@@ -20,7 +21,7 @@ ROLLOUT_CHUNK = "rollout_chunk"
 def _prepare_bot_match(args: dict[str, Any]) -> dict[str, Any]:
     from jacquetd.daemon.bot_match import check
 
-    return check(args, list(engine_api.levels()))
+    return check(args, list(ENGINE.levels))
 
 
 def _run_bot_match(args: dict[str, Any], call: Any) -> dict[str, Any]:
@@ -35,8 +36,6 @@ def _run_rollout_chunk(args: dict[str, Any], call: Any) -> dict[str, Any]:
     try:
         return {"chunk": run_chunk(args["spec"], int(args["index"]), call.should_stop)}
     except InterruptedError:
-        from jacquetd.daemon.handlers import SearchTimedOut
-
         raise SearchTimedOut() from None
 
 

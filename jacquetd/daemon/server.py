@@ -23,28 +23,36 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
+import msgpack  # type: ignore[import-untyped]
 import zmq
 import zmq.asyncio
 import zmq.auth
 from jacquetd_protocol.codec import decode_request, detect_encoding, encode_reply, split_envelope
+from jacquetd_protocol.commands import COMMANDS, check_id
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.messages import Encoding, Partial, Reply
+from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
+from jacquetd_protocol.msgpack_wire import starts_msgpack
 from zmq.auth.asyncio import AsyncioAuthenticator
 from zmq.utils.monitor import recv_monitor_message
 
-from jacquetd.daemon import engine_api, handlers, hosted, ports, streams
-from jacquetd.daemon.config import Config, ConfigError, zmq_endpoint_is_loopback
+from jacquetd.bots import bearoff
+from jacquetd.daemon import hosted, ports, streams
+from jacquetd.daemon.config import Config, ConfigError, Heartbeat, zmq_endpoint_is_loopback
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
+from jacquetd.daemon.warmup import warm_up
 from jacquetd.daemon.workers import WorkerPool
 from jacquetd.daemon.zmq_links import ZmqLinks
 
 log = logging.getLogger(__name__)
 
 SOCKET_LINGER_MS = 250  # at shutdown, queued replies get this long to leave
-BATCH = 4  # ZeroMQ messages handled per turn of the event loop
+READ_BATCH = 64  # ZeroMQ messages read (and queued) per turn of the event loop
+SHED_CLIENT = ProtocolError(ErrorCode.BUSY, "too many requests of this client are queued or "
+                            "in flight", limit="max_inflight_per_client")
+SHED_FULL = ProtocolError(ErrorCode.BUSY, "the server's queue is full")
 POOL_CLOSE_S = 0.5  # at shutdown, workers get this long to exit before they are killed
 SNDHWM = 1_000  # replies queued per peer before that peer is dropped (see _send_failed)
 RCVHWM = 1_000  # requests libzmq reads ahead per peer (then the peer's sends wait)
@@ -71,6 +79,26 @@ def load_server_secret(path: str) -> tuple[bytes, bytes]:
     if not secret:
         raise ConfigError(f"{path} holds no secret key (give the .key_secret file)")
     return public, secret
+
+
+def set_liveness(sock: zmq.Socket[Any], hb: Heartbeat) -> None:
+    """Find peers that are gone without closing: kernel TCP keepalive probes after `ivl_ms`
+    of silence, every `ivl_ms`, the peer dropped after `timeout_ms` without an answer (or
+    with replies unacknowledged that long).
+
+    Not ZMTP heartbeats: libzmq 4.3.5 aborts the whole process (`Assertion failed:
+    !_io_error (src/stream_engine_base.cpp:310)`) when a heartbeat falls while a peer
+    that filled its receive queue (1000 messages sent without waiting) has gone and its
+    queued messages are being read; any client could stop the daemon that way."""
+    if hb.ivl_ms <= 0:
+        return
+    every = max(1, round(hb.ivl_ms / 1000))
+    sock.setsockopt(zmq.TCP_KEEPALIVE, 1)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_IDLE, every)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_INTVL, every)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_CNT, max(1, hb.timeout_ms // max(1, hb.ivl_ms)))
+    if hb.timeout_ms > 0:
+        sock.setsockopt(zmq.TCP_MAXRT, hb.timeout_ms)
 
 
 @dataclass(eq=False)
@@ -107,6 +135,12 @@ class ZmqEndpoint:
         self.monitor: zmq.asyncio.Socket | None = None
         self.links = ZmqLinks()  # which routing id each connection carries
         self.dropped: dict[bytes, float] = {}  # identity -> until when it is ignored
+        self.max_frame = cfg.limits.max_frame_bytes
+        self.max_inflight = cfg.limits.max_inflight_per_client
+        self.raw: zmq.Socket[bytes] | None = None  # the socket's plain view (start)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._read_pending = False
+        self.codec_limits = cfg.limits.codec_limits()
 
     def bind(self, endpoint: str) -> str:
         cfg = self.cfg
@@ -116,10 +150,7 @@ class ZmqEndpoint:
         sock.setsockopt(zmq.SNDHWM, SNDHWM)
         sock.setsockopt(zmq.RCVHWM, RCVHWM)
         sock.setsockopt(zmq.MAXMSGSIZE, cfg.limits.zmq_max_msg_bytes)
-        hb = cfg.heartbeat
-        sock.setsockopt(zmq.HEARTBEAT_IVL, hb.ivl_ms)
-        sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, hb.timeout_ms)
-        sock.setsockopt(zmq.HEARTBEAT_TTL, hb.ttl_ms)
+        set_liveness(sock, cfg.heartbeat)
         if cfg.curve_secret is not None and cfg.curve_clients is not None:
             if not Path(cfg.curve_clients).is_dir():
                 raise ConfigError(f"--curve-clients {cfg.curve_clients}: not a folder")
@@ -145,7 +176,17 @@ class ZmqEndpoint:
         return self.address
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._serve(), name="zmq-router")
+        sock = self.sock
+        if sock is None:
+            return
+        # Reads and sends go through a plain (blocking-API) view of the socket, never
+        # awaiting: the asyncio wrapper's future per message cost more than the rest of
+        # a cheap request. ZMQ_FD is edge-triggered, so the socket's state is checked
+        # again on the loop's next turn after a batch and after every send (`_read_soon`).
+        self.raw = zmq.Socket.shadow(sock.underlying)
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(self.raw.FD, self._readable)
+        self._read_soon()
         if self.monitor is not None:
             self._monitor_task = asyncio.create_task(self._watch_links(), name="zmq-monitor")
 
@@ -173,72 +214,115 @@ class ZmqEndpoint:
                 log.info("event=zmq_peer_left peer=%s", peer.key)
                 self.service.peer_gone(peer)
 
-    async def _serve(self) -> None:
-        sock = self.sock
-        if sock is None:
+    def _read_soon(self) -> None:
+        if not self._read_pending and self._loop is not None:
+            self._read_pending = True
+            self._loop.call_soon(self._readable)
+
+    def _readable(self) -> None:
+        """Read at most READ_BATCH messages (reading only queues them: front.py); if more
+        wait, the next batch comes on the loop's next turn, after the other endpoints, the
+        queue's slice, worker replies and timers. libzmq fair-queues the peers, so a batch
+        holds a message of every active peer."""
+        self._read_pending = False
+        raw = self.raw
+        if raw is None or raw.closed:
             return
-        max_frame = self.cfg.limits.max_frame_bytes
-        codec_limits = self.cfg.limits.codec_limits()
-        taken = 0
-        while True:
-            # Fairness: libzmq fair-queues the peers; after a bounded batch the loop gets
-            # a turn (other endpoints, worker replies, timers), whatever keeps arriving.
-            taken += 1
-            if taken >= BATCH:
-                taken = 0
-                await asyncio.sleep(0)
+        for _ in range(READ_BATCH):
             try:
-                parts = await sock.recv_multipart(copy=False)
-            except asyncio.CancelledError:
-                raise
+                parts = raw.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
             except zmq.ZMQError as exc:
                 if exc.errno in (zmq.ETERM, zmq.ENOTSOCK):
                     return
                 log.warning("event=zmq_recv_error error=%s", exc)
                 continue
-            frames = [part.bytes for part in parts]
-            with contextlib.suppress(zmq.ZMQError):
-                self.links.message(parts[0].get(zmq.SRCFD), frames[0])
+            self._arrived(parts)
+        self._read_soon()
+
+    def _arrived(self, parts: list[zmq.Frame]) -> None:
+        """One message read: answered at once if it is a `ping` (with nothing of its peer
+        queued before it: one peer's replies keep their order), refused at once (`busy`)
+        past the peer's share of the front's queue, else queued (front.py)."""
+        frames = [part.bytes for part in parts]
+        with contextlib.suppress(zmq.ZMQError):
+            self.links.message(parts[0].get(zmq.SRCFD), frames[0])
+        try:
+            envelope, body = split_envelope(frames)
+        except ProtocolError as err:
+            peer = _ZmqPeer(self, frames[0], len(frames) > 2 and frames[1] == b"")
+            self.service.reject(peer, err, detect_encoding(frames[-1]))
+            return
+        if self.dropped and self.ignored(envelope[0]):
+            return
+        peer = _ZmqPeer(self, envelope[0], len(envelope) == 2)
+        service = self.service
+        front = service.front
+        if service.pending_count(peer.key) >= self.max_inflight:
+            self._shed(peer, body, SHED_CLIENT)
+            return
+        if front.full(len(body)):
+            self._shed(peer, body, SHED_FULL)
+            return
+        if b"ping" in body and not front.queued(peer.key):
+            request = self._decode(peer, body)
+            if request is not None:
+                if request.cmd == "ping":
+                    service.handle(peer, request)  # cheap: never waits behind other backlogs
+                else:
+                    front.put(peer.key, service.handle, peer, request, len(body))
+            return
+        front.put(peer.key, self._handle_body, peer, body, len(body))
+
+    def _shed(self, peer: _ZmqPeer, body: bytes, error: ProtocolError) -> None:
+        """Answer `busy` to a message without queueing it, as cheaply as can be: a msgpack
+        map is only unpacked for its id (the full decode would cost more than the answer);
+        anything else, or a map that does not unpack, goes the full way."""
+        if starts_msgpack(body) and len(body) <= self.max_frame:
             try:
-                envelope, body = split_envelope(frames)
-            except ProtocolError as err:
-                peer = _ZmqPeer(self, frames[0], len(frames) > 2 and frames[1] == b"")
-                self.service.reject(peer, err, detect_encoding(frames[-1]))
-                continue
-            if self.dropped and self.ignored(envelope[0]):
-                continue
-            peer = _ZmqPeer(self, envelope[0], len(envelope) == 2)
-            encoding: Encoding = detect_encoding(body)
-            if len(body) > max_frame:
-                self.service.reject(peer, ProtocolError(
-                    ErrorCode.TOO_LARGE, f"the message has {len(body)} bytes, more than "
-                    f"max_frame_bytes ({max_frame})", limit="max_frame_bytes"), encoding)
-                continue
-            try:
-                request = decode_request(body, codec_limits)
-            except ProtocolError as err:
-                self.service.reject(peer, err, encoding)
-                continue
+                obj = msgpack.unpackb(body)
+                rid = check_id(obj.get("id"))
+            except Exception:  # not a well-formed map: the full decode names what is wrong
+                pass
+            else:
+                cmd = obj.get("cmd")
+                self.service.shed(peer, rid, cmd if cmd in COMMANDS else "-", "msgpack", error)
+                return
+        request = self._decode(peer, body)
+        if request is not None:
+            self.service.shed(peer, request.id, request.cmd, request.encoding, error)
+
+    def _decode(self, peer: _ZmqPeer, body: bytes) -> Request | None:
+        """The request in `body`, or None once an error reply went out."""
+        if len(body) > self.max_frame:
+            self.service.reject(peer, ProtocolError(
+                ErrorCode.TOO_LARGE, f"the message has {len(body)} bytes, more than "
+                f"max_frame_bytes ({self.max_frame})", limit="max_frame_bytes"),
+                detect_encoding(body))
+            return None
+        try:
+            return decode_request(body, self.codec_limits)
+        except ProtocolError as err:
+            self.service.reject(peer, err, detect_encoding(body))
+            return None
+
+    def _handle_body(self, peer: _ZmqPeer, body: bytes) -> None:
+        """Queued work: decode and answer one message."""
+        request = self._decode(peer, body)
+        if request is not None:
             self.service.handle(peer, request)
 
     def send(self, peer: _ZmqPeer, body: bytes) -> None:
-        sock = self.sock
-        if sock is None or sock.closed:
+        raw = self.raw
+        if raw is None or raw.closed:
             return
         frames = [peer.identity, b"", body] if peer.delimiter else [peer.identity, body]
         try:
-            # an asyncio socket's send returns a future (the stubs say Awaitable)
-            future = cast("asyncio.Future[Any]", sock.send_multipart(
-                frames, flags=zmq.NOBLOCK, copy=len(body) < 65536))
+            raw.send_multipart(frames, flags=zmq.NOBLOCK, copy=len(body) < 65536)
         except zmq.ZMQError as exc:
             self._send_failed(peer, exc)
-            return
-        if future.done():
-            failure = future.exception()
-            if isinstance(failure, zmq.ZMQError):
-                self._send_failed(peer, failure)
-        else:
-            future.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._read_soon()  # a send may have taken the edge of ZMQ_FD: look again
 
     def _send_failed(self, peer: _ZmqPeer, exc: zmq.ZMQError) -> None:
         # EAGAIN: the peer does not read and SNDHWM replies wait for it: it is dropped (as
@@ -268,6 +352,10 @@ class ZmqEndpoint:
         return False
 
     async def close(self) -> None:
+        if self.raw is not None and self._loop is not None:
+            with contextlib.suppress(ValueError, OSError, zmq.ZMQError):
+                self._loop.remove_reader(self.raw.FD)
+        self._read_pending = True  # no more reads
         for task in (self._task, self._monitor_task):
             if task is not None:
                 task.cancel()
@@ -298,7 +386,6 @@ class Daemon:
             cancel_grace_s=cfg.cancel_grace_s,
             seed=cfg.seed,
             log_level=logging.getLogger().getEffectiveLevel(),
-            test_levels=cfg.test_levels,
             on_restart=self._on_restart,
             max_rss_mb=cfg.limits.worker_max_rss_mb,
             cheap_share_percent=cfg.limits.cheap_share_percent,
@@ -325,11 +412,11 @@ class Daemon:
     def build_tables(self) -> None:
         """Start building the missing bear-off tables in a background process (once, under
         a file lock, saved atomically), apart from any request and its deadline."""
-        missing = engine_api.missing_tables()
+        missing = bearoff.missing_tables()
         if not missing:
             return
         self.table_builder = subprocess.Popen(
-            [sys.executable, "-m", engine_api.BEAROFF_MODULE], stdin=subprocess.DEVNULL,
+            [sys.executable, "-m", bearoff.__name__], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             preexec_fn=lambda: os.nice(10))
         log.info("event=bearoff_build_started rules=%s pid=%d", ",".join(missing),
@@ -343,7 +430,7 @@ class Daemon:
     async def start(self) -> None:
         cfg = self.cfg
         ports.check_ports(cfg)  # a taken port is told before the first (slow) compile
-        log.info("event=fastgen_ready seconds=%.3f", handlers.warm_up())
+        log.info("event=fastgen_ready seconds=%.3f", warm_up())
         self.build_tables()
         self.pool.start()
         self.service.matches = await hosted.open_matches(cfg, self.pool)
@@ -433,7 +520,7 @@ def run_stdio(cfg: Config) -> int:
 
 async def _stdio_main(cfg: Config) -> int:
     daemon = Daemon(cfg)
-    handlers.warm_up()
+    warm_up()
     daemon.build_tables()
     daemon.pool.start()
     daemon.service.matches = await hosted.open_matches(cfg, daemon.pool)

@@ -26,10 +26,15 @@ from jacquetd_protocol.commands import COMMANDS, MATCH_COMMAND_NAMES, arguments,
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 
-from jacquetd.daemon import engine_api, handlers, rollout_command
+from jacquetd.bots.interface import ENGINE
+from jacquetd.daemon import fault_hook, job_checks, rollout_command
 from jacquetd.daemon.config import Config
+from jacquetd.daemon.front import FrontQueue
+from jacquetd.daemon.front_commands import FRONT_HANDLERS
+from jacquetd.daemon.jobs import Done, Failed, Outcome
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
+from jacquetd.errors import to_protocol_error
 from jacquetd.matches import AsyncMatchService, Caller
 from jacquetd.matches.secrecy import Secrets
 
@@ -73,7 +78,7 @@ class _Client:
 
 
 class _Context:
-    """The FrontContext of one request (see handlers.FrontContext)."""
+    """The FrontContext of one request (see front_commands.FrontContext)."""
 
     def __init__(self, service: Service, peer: Peer) -> None:
         self._service = service
@@ -114,6 +119,7 @@ class Service:
         self._own_secrets = Secrets.random()
         self._sessions: dict[str, str] = {}  # byte-stream peer -> the session of its `hello`
         self._watch_count = 0
+        self.front = FrontQueue()  # messages read and not yet handled (see front.py)
 
     # ---- introspection ----------------------------------------------------------------
 
@@ -124,13 +130,15 @@ class Service:
 
     @property
     def in_flight(self) -> int:
-        return sum(len(c.pending) for c in self._clients.values()) + self._jobs_running
+        return (sum(len(c.pending) for c in self._clients.values()) + self._jobs_running
+                + self.front.size)
 
     def levels(self) -> list[str]:
         if self._levels is None:
-            found = list(engine_api.levels())
-            if self.cfg.test_levels:
-                found += list(handlers.TEST_LEVELS)
+            found = list(ENGINE.levels)
+            faults = fault_hook.installed()  # only ever set by the daemon's own tests
+            if faults is not None:
+                found += list(faults.levels)
             self._levels = found
         return self._levels
 
@@ -139,7 +147,7 @@ class Service:
             "codec_limits": self.cfg.limits.codec_limits(),
             "limits": self.cfg.limits.to_dict(),
             "levels": self.levels(),
-            "default_level": engine_api.default_level(),
+            "default_level": ENGINE.default_level,
             "endpoints": dict(self.endpoints),
             "workers": self.pool.size,
         }
@@ -191,9 +199,9 @@ class Service:
                 return
             if cmd == "analyze_record":
                 args = self._record_args(args)
-            if cmd in handlers.FRONT_HANDLERS:
+            if cmd in FRONT_HANDLERS:
                 session = self._hello_session(args) if cmd == "hello" else None
-                result = handlers.FRONT_HANDLERS[cmd](_Context(self, peer), args)
+                result = FRONT_HANDLERS[cmd](_Context(self, peer), args)
                 if session is not None:
                     result["session"] = session
                     if not peer.key.startswith("zmq:"):  # a routing id can be taken over
@@ -204,7 +212,7 @@ class Service:
                 return
             self._submit(peer, request, args, arrived)
         except Exception as exc:  # the one boundary: every failure becomes an error reply
-            err = handlers.to_protocol_error(exc)
+            err = to_protocol_error(exc)
             if err.code == ErrorCode.INTERNAL:
                 log.exception("event=handler_failed cmd=%s", cmd)
             self._reply_now(peer, request, arrived, Reply.failure(request.id, err))
@@ -253,13 +261,15 @@ class Service:
         matches = self._match_service()
         cmd = request.cmd
         if cmd == "match_watch":
-            first = matches.service.match_watch(args)  # not_found at once
+            first = matches.service.match_watch(args, checked=True)  # not_found at once
             if args.get("follow", True) and getattr(peer, "partials", True):
                 self._watch(peer, request, args, arrived, first)
                 return
             result = first
         else:
-            result = matches.service.handle(cmd, args, self.caller(peer, request, args))
+            # the codec validated `args` by the command table: not validated again
+            result = matches.service.handle(cmd, args, self.caller(peer, request, args),
+                                            checked=True)
             match_id = result.get("match_id") or args.get("match_id")
             if isinstance(match_id, str) and not self.draining:
                 matches.kick(match_id)  # bot seats act on their own (not while stopping)
@@ -321,7 +331,7 @@ class Service:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # one final reply, whatever happens
-                err = handlers.to_protocol_error(exc)
+                err = to_protocol_error(exc)
                 if err.code == ErrorCode.INTERNAL:
                     log.exception("event=watch_failed match=%s", match_id)
                 self._complete(pending, Reply.failure(request.id, err))
@@ -361,8 +371,8 @@ class Service:
         limits = self.cfg.limits
         if self.draining:
             raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
-        handlers.check_plies(args.get("plies"), limits.max_plies)
-        job_args = handlers.prepare(request.cmd, args)
+        job_checks.check_plies(args.get("plies"), limits.max_plies)
+        job_args = job_checks.prepare(request.cmd, args)
         client, key = self._admit(peer, request)
         timeout_ms = args.get("timeout_ms") or limits.default_timeout_ms
         deadline = arrived + timeout_ms / 1000.0
@@ -377,7 +387,7 @@ class Service:
         try:
             job_id, future = self.pool.submit(
                 request.cmd, job_args, deadline=deadline, on_partial=on_partial,
-                heavy=handlers.is_heavy(request.cmd, job_args), owner=peer.key)
+                heavy=job_checks.is_heavy(request.cmd, job_args), owner=peer.key)
         except PoolBusy as exc:
             raise ProtocolError(ErrorCode.BUSY, str(exc), limit="max_queue") from None
         except PoolClosed as exc:
@@ -394,18 +404,16 @@ class Service:
         self._clients[peer.key] = client
         self._idle.clear()
 
-    def _job_done(self, pending: _Pending, future: asyncio.Future[tuple[Any, ...]]) -> None:
+    def _job_done(self, pending: _Pending, future: asyncio.Future[Outcome]) -> None:
         if future.cancelled() or pending.done:
             return
         outcome = future.result()
-        if outcome[0] == "ok":
-            reply = Reply.success(pending.request.id, outcome[1])
+        if isinstance(outcome, Done):
+            reply = Reply.success(pending.request.id, outcome.result)
         elif pending.stopping:  # stopped before any depth was finished: nothing to give
             reply = Reply.failure(pending.request.id, self._cancelled(pending))
         else:
-            _tag, code, message, rule, field_name, extra = outcome
-            reply = Reply.failure(pending.request.id, ProtocolError(
-                code, message, rule=rule, field=field_name, **(extra or {})))
+            reply = Reply.failure(pending.request.id, outcome.error())
         self._complete(pending, reply)
 
     def _expire(self, pending: _Pending) -> None:
@@ -474,6 +482,8 @@ class Service:
 
     def peer_gone(self, peer: Peer) -> None:
         self._sessions.pop(peer.key, None)
+        # what it had queued in the front is never answered: counted as ignored
+        self.stats.requests_ignored += self.front.forget(peer.key)
         client = self._clients.get(peer.key)
         if client is None:
             return
@@ -481,26 +491,36 @@ class Service:
             self._stop(pending, ProtocolError(ErrorCode.CANCELLED, "the connection closed"))
 
     def pending_count(self, key: str) -> int:
+        """Requests of this client not yet answered: in flight, or queued in the front."""
         client = self._clients.get(key)
-        return len(client.pending) if client is not None else 0
+        return (len(client.pending) if client is not None else 0) + self.front.queued(key)
+
+    def shed(self, peer: Peer, request_id: Any, cmd: str, encoding: Encoding,
+             error: ProtocolError) -> None:
+        """Answer `busy` at once, before anything is queued (a ZeroMQ peer past its share
+        of the front's queue, or the queue at its bound); `cmd` is a known command or
+        "-" (it names a stats entry)."""
+        self.stats.received += 1
+        self.stats.record(cmd, 0.0, "busy")
+        peer.deliver(Reply.failure(request_id, error), encoding)
 
     async def run_job(self, cmd: str, args: dict[str, Any],
-                      timeout_s: float | None = None, owner: str = "") -> tuple[Any, ...]:
+                      timeout_s: float | None = None, owner: str = "") -> Outcome:
         """Run a worker job for an endpoint with its own wire language (gnubg): the
-        same queue bound, deadline and stats, an outcome tuple instead of a reply."""
+        same queue bound, deadline and stats, an :data:`Outcome` instead of a reply."""
         arrived = time.monotonic()
         self.stats.received += 1
         if timeout_s is None:
             timeout_s = self.cfg.limits.default_timeout_ms / 1000.0
         if self.draining:
-            outcome: tuple[Any, ...] = ("error", ErrorCode.BUSY, "shutting down", None, None, {})
+            outcome: Outcome = Failed(0, ErrorCode.BUSY, "shutting down")
         else:
             try:
                 job_id, future = self.pool.submit(cmd, args, deadline=arrived + timeout_s,
-                                                  heavy=handlers.is_heavy(cmd, args),
+                                                  heavy=job_checks.is_heavy(cmd, args),
                                                   owner=owner)
             except (PoolBusy, PoolClosed) as exc:
-                outcome = ("error", ErrorCode.BUSY, str(exc), None, None, {})
+                outcome = Failed(0, ErrorCode.BUSY, str(exc))
             else:
                 self._jobs_running += 1
                 self._idle.clear()
@@ -508,7 +528,7 @@ class Service:
                     outcome = await asyncio.wait_for(asyncio.shield(future), timeout_s)
                 except TimeoutError:
                     self.pool.abandon(job_id)
-                    outcome = ("error", ErrorCode.TIMEOUT, "no answer in time", None, None, {})
+                    outcome = Failed(job_id, ErrorCode.TIMEOUT, "no answer in time")
                 except asyncio.CancelledError:
                     self.pool.abandon(job_id)  # the requester left: stop its work
                     raise
@@ -516,7 +536,7 @@ class Service:
                     self._jobs_running -= 1
                     if not self._clients and not self._jobs_running:
                         self._idle.set()
-        code = None if outcome[0] == "ok" else str(outcome[1])
+        code = None if isinstance(outcome, Done) else outcome.code
         self.stats.record(cmd, time.monotonic() - arrived, code)
         return outcome
 
@@ -526,6 +546,11 @@ class Service:
         """Refuse new worker requests and wait (at most ``timeout``) for those in flight;
         the rest end with ``internal``. Returns how many were cut short."""
         self.draining = True
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while self.front.size and loop.time() < end:  # messages read before the signal
+            await asyncio.sleep(0.01)
+        timeout = max(0.0, end - loop.time())
         for client in list(self._clients.values()):  # watches never finish by themselves
             for pending in list(client.pending.values()):
                 if pending.task is not None:

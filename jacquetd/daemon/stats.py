@@ -31,7 +31,7 @@ class Stats:
     clients_dropped: int = 0  # peers disconnected for misbehaving (write buffer, ...)
     connections_refused: int = 0  # over max_connections or max_connections_per_source
     replies_dropped: int = 0  # replies to a ZeroMQ peer that left or does not read
-    requests_ignored: int = 0  # requests of a ZeroMQ peer dropped moments before
+    requests_ignored: int = 0  # requests of a dropped or gone peer, never answered
     _latency: dict[str, deque[float]] = field(default_factory=dict)
     _count: Counter[str] = field(default_factory=Counter)
 

@@ -25,10 +25,12 @@ from typing import Any
 from jacquetd_protocol.codec import StreamDecoder, decode_request, detect_encoding, encode_reply
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.gnubg_wire import GnubgLineDecoder
-from jacquetd_protocol.messages import Encoding, Partial, Reply
+from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 
-from jacquetd.daemon import gnubg, handlers
+from jacquetd.daemon import gnubg
 from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
+from jacquetd.daemon.gnubg_commands import GNUBG_DECIDE, GNUBG_EVALUATE
+from jacquetd.daemon.jobs import Done
 from jacquetd.daemon.service import Service
 
 log = logging.getLogger(__name__)
@@ -38,7 +40,8 @@ GNUBG_MAX_PENDING_LINES = 256  # lines read ahead of the one being answered; the
 EOF_POLL_S = 0.01
 STDIN_PAUSE_CHUNKS = 32  # chunks read from stdin and not yet handled: stop reading
 CLOSE_WAIT_S = 0.3  # at shutdown, how long connections get to close
-BATCH = 4  # messages of one connection handled per turn of the event loop
+PAUSE_AT = 16  # messages of one connection queued in the front: it is no longer read
+RESUME_AT = 4  # ... and read again once this few are left
 
 
 class _Connection(asyncio.Protocol):
@@ -150,8 +153,7 @@ class ProtocolConnection(_Connection):
         super().__init__(server)
         self.decoder = StreamDecoder(self.cfg.limits.codec_limits())
         self.ending = False
-        self.backlog: deque[bytes | ProtocolError] = deque()
-        self.draining_backlog = False
+        self.paused = False  # not read while its queue is long
 
     def refuse(self, reason: str, limit: str) -> None:
         err = ProtocolError(ErrorCode.BUSY, reason, limit=limit)
@@ -169,31 +171,46 @@ class ProtocolConnection(_Connection):
     def data_received(self, data: bytes) -> None:
         items = self.decoder.feed(data)
         self.input_seen(self.decoder.in_message)
-        self.backlog.extend(items)
-        if not self.draining_backlog:
-            self.drain_backlog()
+        self.queue(items)
 
-    def drain_backlog(self) -> None:
-        """Handle at most BATCH messages now; the rest on a later turn of the event loop,
-        reading paused meanwhile, so one connection's flood cannot hold the loop: every
-        connection, endpoint and worker reply gets its turn in between (round robin)."""
-        batch = [self.backlog.popleft() for _ in range(min(BATCH, len(self.backlog)))]
-        feed_protocol(self, batch)
+    def queue(self, items: list[bytes | ProtocolError]) -> None:
+        """Hand the messages read to the front's queue (front.py), which answers them in
+        turn with every other client's; a `ping` with nothing of its connection queued
+        before it is answered at once (one connection's replies keep their order). While this
+        connection has `PAUSE_AT` messages queued it is not read (the peer waits)."""
+        front = self.service.front
+        for item in items:
+            if isinstance(item, bytes) and b"ping" in item:
+                request = decode_stream_item(self, item)
+                if request is None:
+                    continue
+                if (request.cmd == "ping" and not front.queued(self.key)
+                        and not (self.closed or self.ending)):
+                    self.service.handle(self, request)  # nothing of this peer before it
+                else:
+                    front.put(self.key, self.answer, self, request, len(item))
+                continue
+            front.put(self.key, self.answer, self, item,
+                      len(item) if isinstance(item, bytes) else 0)
         transport = self.transport
-        if self.backlog and not self.closed:
-            self.draining_backlog = True
-            if transport is not None and not transport.is_closing():
-                transport.pause_reading()
-            asyncio.get_running_loop().call_soon(self.drain_backlog)
-            return
-        self.draining_backlog = False
-        if transport is not None and not transport.is_closing() and not self.closed:
-            transport.resume_reading()
+        if (not self.paused and front.queued(self.key) >= PAUSE_AT and transport is not None
+                and not transport.is_closing()):
+            self.paused = True
+            transport.pause_reading()
+
+    def answer(self, peer: Any, item: bytes | ProtocolError | Request) -> None:
+        """Queued work: decode and answer one message; read again once few are left."""
+        request = item if isinstance(item, Request) else decode_stream_item(self, item)
+        if request is not None and not (self.closed or self.ending):
+            self.service.handle(self, request)
+        if self.paused and self.service.front.queued(self.key) <= RESUME_AT:
+            self.paused = False
+            transport = self.transport
+            if transport is not None and not transport.is_closing() and not self.closed:
+                transport.resume_reading()
 
     def eof_received(self) -> bool:
-        self.backlog.extend(self.decoder.finish())
-        if not self.draining_backlog:
-            self.drain_backlog()
+        self.queue(self.decoder.finish())
         asyncio.get_running_loop().create_task(close_when_idle(self))
         return True  # keep our half open to answer what is in flight
 
@@ -202,30 +219,38 @@ class ProtocolConnection(_Connection):
         self.service.peer_gone(self)
 
 
+def decode_stream_item(peer: Any, item: bytes | ProtocolError) -> Request | None:
+    """The request in one frame cut from a byte stream, or None once its error reply went
+    out (a broken msgpack stream also ends the session: it cannot be resynchronised)."""
+    if peer.closed or peer.ending:
+        return None
+    if isinstance(item, ProtocolError):
+        encoding: Encoding = "msgpack" if peer.decoder.broken else "text"
+        peer.service.reject(peer, item, encoding)
+        if peer.decoder.broken:
+            peer.end_session()
+        return None
+    try:
+        # cut by peer.decoder, with the same limits: a msgpack frame is not scanned twice
+        return decode_request(item, peer.cfg.limits.codec_limits(), scanned=True)
+    except ProtocolError as err:
+        peer.service.reject(peer, err, detect_encoding(item))
+        return None
+
+
 def feed_protocol(peer: Any, items: list[bytes | ProtocolError]) -> None:
-    """Handle frames cut from a byte stream (TCP or stdio)."""
-    limits = peer.cfg.limits.codec_limits()
+    """Handle frames cut from a byte stream at once, in order (stdio: its one client)."""
     for item in items:
         if peer.closed or peer.ending:
             return
-        if isinstance(item, ProtocolError):
-            encoding: Encoding = "msgpack" if peer.decoder.broken else "text"
-            peer.service.reject(peer, item, encoding)
-            if peer.decoder.broken:
-                peer.end_session()  # a broken msgpack stream cannot be resynchronised
-            continue
-        try:
-            request = decode_request(item, limits, scanned=True)  # cut by peer.decoder
-        except ProtocolError as err:
-            peer.service.reject(peer, err, detect_encoding(item))
-            continue
-        peer.service.handle(peer, request)
+        request = decode_stream_item(peer, item)
+        if request is not None:
+            peer.service.handle(peer, request)
 
 
 async def close_when_idle(peer: Any) -> None:
     """After end of input: wait for the peer's requests in flight, then close."""
-    while not peer.closed and (peer.service.pending_count(peer.key)
-                               or getattr(peer, "backlog", None)):
+    while not peer.closed and peer.service.pending_count(peer.key):
         await asyncio.sleep(EOF_POLL_S)
     peer.end_session()
 
@@ -319,20 +344,20 @@ class GnubgConnection(_Connection):
 
     async def decide(self, action: gnubg.Decide | gnubg.Evaluate) -> str:
         if isinstance(action, gnubg.Decide):
-            cmd = handlers.GNUBG_DECIDE
+            cmd = GNUBG_DECIDE
             args: dict[str, Any] = {"board": action.board, "options": action.options,
                                     "level": self.cfg.gnubg_level}
         else:
-            cmd = handlers.GNUBG_EVALUATE
+            cmd = GNUBG_EVALUATE
             args = {"board": action.board, "options": action.options}
             plies = action.options.get("plies")
             limit = self.cfg.limits.max_plies
             if isinstance(plies, int) and plies > limit:
                 return f"Error: plies {plies} is more than this server serves ({limit})\n"
         outcome = await self.service.run_job(cmd, args, owner=self.key)
-        if outcome[0] == "ok":
-            return str(outcome[1]["reply"])
-        code, message = outcome[1], outcome[2]
+        if isinstance(outcome, Done):
+            return str(outcome.result["reply"])
+        code, message = outcome.code, outcome.message
         if code == ErrorCode.BAD_POSITION:
             return gnubg.BAD_BOARD
         if code == ErrorCode.BAD_ARGUMENT:

@@ -13,10 +13,10 @@ Faults are the pool's business:
   through the shared flag; a worker still busy with it after
   ``cancel_grace_s`` is killed and replaced, so it cannot hold a slot forever.
 
-Messages on a pipe (pickled by ``Connection.send``; both ends are ours):
-front to worker ``("job", job_id, cmd, args, deadline, seed)`` or ``None``
-(exit); worker to front ``("ok", job_id, result)``, ``("error", job_id, code,
-message, rule, field, extra)`` or ``("partial", job_id, payload)``.
+Messages on a pipe are the typed values of :mod:`jacquetd.daemon.jobs` (pickled by
+``Connection.send``; both ends are ours): front to worker a ``Job`` or ``None``
+(exit); worker to front ``Progress``, then ``Done`` or ``Failed``. A job's future
+ends with an ``Outcome`` (``Done | Failed``).
 """
 
 from __future__ import annotations
@@ -37,6 +37,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from jacquetd_protocol.errors import ErrorCode
+
+from jacquetd.daemon import fault_hook
+from jacquetd.daemon.fault_hook import FaultLevels
+from jacquetd.daemon.jobs import Done, Failed, Job, Outcome, Progress
+
 log = logging.getLogger(__name__)
 
 # Numerical libraries must not start a thread per core in every worker.
@@ -47,8 +53,7 @@ RSS_CHECK_S = 0.25  # how often the workers' memory is looked at
 # worker is replaced: a fresh worker may still be loading its networks.
 STOP_GRACE_S = 5.0
 PartialSink = Callable[[dict[str, Any]], None]
-# ("ok", result) or ("error", code, message, rule, field, extra)
-JobOutcome = tuple[Any, ...]
+JobOutcome = Outcome
 
 
 class PoolBusy(RuntimeError):
@@ -76,7 +81,8 @@ class _Job:
 
 class _FairQueue:
     """Waiting jobs, one queue per client, served round robin: a client with many jobs
-    waiting delays another client's job by at most one job of its own per turn."""
+    waiting delays another client's job by at most one job of its own per turn, and a
+    client with none waiting is served next."""
 
     def __init__(self) -> None:
         self._by_owner: dict[str, deque[_Job]] = {}
@@ -92,8 +98,10 @@ class _FairQueue:
     def append(self, job: _Job) -> None:
         queue = self._by_owner.get(job.owner)
         if queue is None:
+            # a client with nothing waiting goes first (a flow queue's new flow): one that
+            # asks one thing at a time waits for a worker, not behind every backlog
             queue = self._by_owner[job.owner] = deque()
-            self._turns.append(job.owner)
+            self._turns.appendleft(job.owner)
         queue.append(job)
         self._size += 1
 
@@ -147,8 +155,8 @@ class _Worker:
     over_memory: int = 0  # MB it held when it was killed for holding too much
 
 
-def _error(code: str, message: str) -> JobOutcome:
-    return ("error", code, message, None, None, {})
+def _error(job: _Job, code: str, message: str, **extra: Any) -> Failed:
+    return Failed(job.job_id, code, message, extra=extra)
 
 
 def _mp_context() -> Any:
@@ -169,7 +177,6 @@ class WorkerPool:
         cancel_grace_s: float = 0.5,
         seed: int | None = None,
         log_level: int = logging.INFO,
-        test_levels: bool = False,
         on_restart: Callable[[str], None] | None = None,
         max_rss_mb: int = 0,
         cheap_share_percent: int = 0,
@@ -185,7 +192,7 @@ class WorkerPool:
         self.max_queue = max_queue
         self.cancel_grace_s = cancel_grace_s
         self.log_level = log_level
-        self.test_levels = test_levels
+        self.faults = fault_hook.installed()  # a test's fault levels, for every worker
         self._seed = seed
         self._on_restart = on_restart
         self._ctx = _mp_context()
@@ -239,7 +246,7 @@ class WorkerPool:
         worker_seed = None if self._seed is None else self._seed * 1000 + next(self._seeds)
         process = self._ctx.Process(
             target=worker_main,
-            args=(back, stop_flag, index, worker_seed, self.log_level, self.test_levels,
+            args=(back, stop_flag, index, worker_seed, self.log_level, self.faults,
                   os.getpid()),
             name=f"jacquetd-worker-{index}",
             daemon=True,
@@ -265,7 +272,7 @@ class WorkerPool:
         if self._rss_task is not None:
             self._rss_task.cancel()
         for job in list(self._jobs.values()):
-            self._finish(job, _error("internal", "the daemon is shutting down"))
+            self._finish(job, _error(job, ErrorCode.INTERNAL, "the daemon is shutting down"))
         self._queue.clear()
         workers = [w for w in self._workers if w is not None]
         for worker in workers:
@@ -380,7 +387,7 @@ class WorkerPool:
                 return
             worker.stop_flag.value = 0
             try:
-                worker.conn.send(("job", job.job_id, job.cmd, job.args, job.deadline, job.seed))
+                worker.conn.send(Job(job.job_id, job.cmd, job.args, job.deadline, job.seed))
             except (OSError, ValueError):
                 # The worker is dying; the sentinel will fire. Keep the job for another.
                 self._queue.push_front(job)
@@ -403,24 +410,23 @@ class WorkerPool:
         except (EOFError, OSError):
             self._on_death(worker)
 
-    def _on_message(self, worker: _Worker, msg: Any) -> None:
-        if not isinstance(msg, tuple) or len(msg) < 2:
+    def _on_message(self, worker: _Worker, msg: object) -> None:
+        if not isinstance(msg, Progress | Done | Failed):
             log.error("event=worker_garbage index=%d", worker.index)
             return
-        kind, job_id = msg[0], msg[1]
         job = worker.job
-        if job is None or job.job_id != job_id:
+        if job is None or job.job_id != msg.job_id:
             return  # a reply to something already settled
-        if kind == "partial":
+        if isinstance(msg, Progress):
             if not job.abandoned and job.on_partial is not None:
-                job.on_partial(msg[2])
+                job.on_partial(msg.payload)
             return
         worker.job = None
         if worker.kill_timer is not None:
             worker.kill_timer.cancel()
             worker.kill_timer = None
         if not job.abandoned:
-            self._finish(job, ("ok", msg[2]) if kind == "ok" else ("error", *msg[2:7]))
+            self._finish(job, msg)
         self._dispatch()
 
     def _on_sentinel(self, worker: _Worker) -> None:
@@ -453,12 +459,13 @@ class WorkerPool:
         )
         if job is not None and not job.abandoned:
             if worker.over_memory:
-                self._finish(job, ("error", "too_large", f"the request took more memory "
-                                   f"({worker.over_memory} MB) than a worker may hold "
-                                   f"(limits.worker_max_rss_mb = {self.max_rss_mb})", None,
-                                   None, {"limit": "worker_max_rss_mb"}))
+                self._finish(job, _error(job, ErrorCode.TOO_LARGE, f"the request took more "
+                                         f"memory ({worker.over_memory} MB) than a worker "
+                                         f"may hold (limits.worker_max_rss_mb = "
+                                         f"{self.max_rss_mb})", limit="worker_max_rss_mb"))
             else:
-                self._finish(job, _error("internal", "the worker running this request died"))
+                self._finish(job, _error(job, ErrorCode.INTERNAL,
+                                         "the worker running this request died"))
         if self._on_restart is not None:
             self._on_restart(reason)
         lived = time.monotonic() - worker.started
@@ -514,7 +521,7 @@ def worker_main(
     index: int,
     seed: int | None,
     log_level: int,
-    test_levels: bool = False,
+    faults: FaultLevels | None = None,
     front_pid: int = 0,
 ) -> None:
     """Entry point of a worker process: run jobs until told to exit (or until the front
@@ -534,39 +541,37 @@ def worker_main(
 
     setup_logging(log_level, worker=index)
     from jacquetd.daemon import handlers  # heavy imports happen here, not in the front
+    from jacquetd.errors import to_protocol_error
 
-    handlers.init_worker(seed, test_levels)
+    handlers.init_worker(seed, faults)
     log.debug("event=worker_ready index=%d pid=%d", index, os.getpid())
     while True:
         try:
             msg = conn.recv()
         except (EOFError, OSError):
             return
-        if msg is None:
+        if not isinstance(msg, Job):
             return
-        _kind, job_id, cmd, args, deadline, job_seed = msg
 
-        def report(payload: dict[str, Any], _job_id: int = job_id) -> None:
-            conn.send(("partial", _job_id, payload))
+        def report(payload: dict[str, Any], _job_id: int = msg.job_id) -> None:
+            conn.send(Progress(_job_id, payload))
 
+        reply: Done | Failed
         try:
             result = handlers.run_worker_command(
-                cmd, args, deadline, job_seed, lambda: bool(stop_flag.value), report
+                msg.cmd, msg.args, msg.deadline, msg.seed, lambda: bool(stop_flag.value), report
             )
         except MemoryError:
             with contextlib.suppress(OSError):
-                conn.send(("error", job_id, "internal", "out of memory", None, None, {}))
+                conn.send(Failed(msg.job_id, ErrorCode.INTERNAL, "out of memory"))
             os._exit(3)  # a fresh process is the only safe state after this
         except Exception as exc:  # every failure becomes one error reply
-            code, message, rule, field_name, extra = handlers.error_fields(exc)
-            if code == "internal":
-                log.exception("event=worker_job_failed cmd=%s", cmd)
-            try:
-                conn.send(("error", job_id, code, message, rule, field_name, extra))
-            except (OSError, ValueError):
-                return
-            continue
+            reply = Failed.of(msg.job_id, to_protocol_error(exc))
+            if reply.code == ErrorCode.INTERNAL:
+                log.exception("event=worker_job_failed cmd=%s", msg.cmd)
+        else:
+            reply = Done(msg.job_id, result)
         try:
-            conn.send(("ok", job_id, result))
+            conn.send(reply)
         except (OSError, ValueError):
             return

@@ -115,8 +115,9 @@ def _side_bytes(side: Sequence[int] | np.ndarray) -> bytes:
     return bytes(side)
 
 
-def _pure_arrays(variant: Variant, me: Sequence[int], opp: Sequence[int],
-                 dice: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+def _pure_arrays(variant: Variant, me: Sequence[int] | np.ndarray,
+                 opp: Sequence[int] | np.ndarray, dice: Sequence[int]
+                 ) -> tuple[np.ndarray, np.ndarray]:
     raws = _pure_generate_raw(variant, list(me), list(opp), tuple(dice))
     positions = np.array([r.me + r.opp for r in raws], dtype=np.int8).reshape(len(raws), 52)
     steps = np.full((len(raws), 4, 3), -1, dtype=np.int8)
@@ -201,7 +202,7 @@ def generate(pos: Position) -> list[RawPlay]:
     cache = _STEPS_CACHE
     hit_flag = _HIT_FLAG
     new = _new_raw
-    out = []
+    out: list[RawPlay] = []
     append = out.append
     o = 0
     for code in codes.tolist():

@@ -85,10 +85,10 @@ class AsyncMatchService:
 
     # -- commands ----------------------------------------------------------------------
 
-    async def handle(self, cmd: str, args: Mapping[str, Any], caller: Caller | None = None
-                     ) -> dict[str, Any]:
+    async def handle(self, cmd: str, args: Mapping[str, Any], caller: Caller | None = None,
+                     *, checked: bool = False) -> dict[str, Any]:
         """Run one command (see `MatchService.handle`); raises MatchError."""
-        result = self.service.handle(cmd, args, caller)
+        result = self.service.handle(cmd, args, caller, checked=checked)
         match_id = result.get("match_id") or args.get("match_id")
         if isinstance(match_id, str):
             self.kick(match_id)

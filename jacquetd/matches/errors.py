@@ -40,6 +40,11 @@ class MatchError(ProtocolError):
             raise ValueError(f"undocumented match error code {code!r}")
         super().__init__(code, message, field=field, rule=rule, **extra)
 
+    @classmethod
+    def of(cls, err: ProtocolError) -> MatchError:
+        """`err` (from the one mapping, ``jacquetd.errors``) as a match error."""
+        return cls(str(err.code), err.message, rule=err.rule, field=err.field, **err.extra)
+
 
 def bad_argument(field: str, message: str) -> MatchError:
     return MatchError("bad_argument", f"{field}: {message}", field=field)

@@ -28,10 +28,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from jacquetd_protocol import match_files, records
-from jacquetd_protocol.commands import MATCH_COMMAND_NAMES
+from jacquetd_protocol.commands import COMMANDS as COMMANDS_BY_NAME
+from jacquetd_protocol.commands import MATCH_COMMAND_NAMES, validate_args
+from jacquetd_protocol.errors import ProtocolError
 from jacquetd_protocol.mat import MatchFileError
 
 from jacquetd.rules import VARIANTS, Position, find_variant
@@ -48,7 +50,7 @@ from .players import (
     default_level,
     random_move,
 )
-from .state import DICE_MODES, Act, HostedMatch, MatchConfig, Seat, result_names
+from .state import Act, HostedMatch, MatchConfig, Seat, result_names
 from .store import (
     SECRET_REPLY_FIELDS,
     MatchStore,
@@ -149,62 +151,39 @@ class _Live:
     """The last stored events read back (contiguous numbers), for watchers."""
 
 
-# -- argument helpers --------------------------------------------------------------------
+class _Handler(Protocol):
+    def __call__(self, args: Mapping[str, Any], caller: Caller | None = None, *,
+                 checked: bool = False) -> dict[str, Any]: ...
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+# -- arguments ------------------------------------------------------------------------
+#
+# A match command's arguments are validated once, by the protocol's command table
+# (`jacquetd_protocol.commands.validate_args`): by the daemon's codec for a request that
+# came over the wire, by `checked_args` for a direct call. The handlers below only read
+# them, and check what the table cannot know: this server's limits and its bot levels.
 
 
-def _get_str(args: Mapping[str, Any], name: str, *, required: bool = False,
-             default: str | None = None, max_len: int = 64) -> str | None:
+def checked_args(cmd: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """`args` of match command `cmd` validated by the protocol's command table, with the
+    table's defaults filled in (as the daemon's `arguments` does)."""
+    command = COMMANDS_BY_NAME[cmd]
+    try:
+        checked = validate_args(command, args)
+    except ProtocolError as exc:
+        raise MatchError.of(exc) from None
+    return {p.name: p.default for p in command.all_params()} | checked
+
+
+def _within(args: Mapping[str, Any], name: str, default: int, hi: int) -> int:
+    """Integer argument `name` (default `default`), at most this service's `hi`
+    (`MatchLimits`)."""
     v = args.get(name)
     if v is None:
-        if required:
-            raise bad_argument(name, "is required")
         return default
-    if not isinstance(v, str) or len(v) > max_len:
-        raise bad_argument(name, f"must be a string of at most {max_len} characters")
-    return v
-
-
-def _get_int(args: Mapping[str, Any], name: str, default: int | None, lo: int, hi: int
-             ) -> int | None:
-    v = args.get(name)
-    if v is None:
-        return default
-    if isinstance(v, str) and v.isdigit():
-        v = int(v)
-    if not _is_int(v):
-        raise bad_argument(name, "must be an integer")
-    if not lo <= v <= hi:
-        raise bad_argument(name, f"must be in {lo}..{hi}")
+    if v > hi:
+        raise bad_argument(name, f"must be at most {hi} here")
     return int(v)
-
-
-def _get_bool(args: Mapping[str, Any], name: str, default: bool) -> bool:
-    v = args.get(name)
-    if v is None:
-        return default
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, str) and v.lower() in ("on", "true", "yes", "1", "off", "false", "no", "0"):
-        return v.lower() in ("on", "true", "yes", "1")
-    raise bad_argument(name, "must be true or false")
-
-
-def _get_dice(args: Mapping[str, Any], name: str = "dice") -> tuple[int, int] | None:
-    v = args.get(name)
-    if v is None:
-        return None
-    if isinstance(v, str):
-        text = v.replace("-", "")
-        if len(text) == 2 and text.isdigit():
-            v = [int(text[0]), int(text[1])]
-    if (not isinstance(v, list | tuple) or len(v) != 2
-            or not all(_is_int(d) and 1 <= d <= 6 for d in v)):
-        raise bad_argument(name, "must be two dice 1-6 ([6, 5] or '65')")
-    return int(v[0]), int(v[1])
 
 
 def _fingerprint(cmd: str, args: Mapping[str, Any]) -> str:
@@ -233,8 +212,13 @@ class MatchService:
         self.bots_stopped = False
         self._live: dict[str, _Live] = {}
         self._listeners: list[Callable[[str, int], None]] = []
-        self._handlers: dict[str, Callable[[Mapping[str, Any], Caller], dict[str, Any]]] = {
-            name: getattr(self, name) for name in COMMANDS}
+        self._handlers: dict[str, _Handler] = {
+            "match_new": self.match_new, "match_state": self.match_state,
+            "match_roll": self.match_roll, "match_move": self.match_move,
+            "match_double": self.match_double, "match_take": self.match_take,
+            "match_drop": self.match_drop, "match_resign": self.match_resign,
+            "match_watch": self.match_watch, "match_list": self.match_list,
+            "match_export": self.match_export, "match_close": self.match_close}
 
     # -- plumbing ----------------------------------------------------------------------
 
@@ -254,13 +238,15 @@ class MatchService:
     def close(self) -> None:
         self.store.close()
 
-    def handle(self, cmd: str, args: Mapping[str, Any], caller: Caller | None = None
-               ) -> dict[str, Any]:
-        """Run the handler of `cmd` (one of COMMANDS)."""
+    def handle(self, cmd: str, args: Mapping[str, Any], caller: Caller | None = None, *,
+               checked: bool = False) -> dict[str, Any]:
+        """Run the handler of `cmd` (one of COMMANDS). `checked`: `args` were already
+        validated by the protocol's command table (the daemon's codec did it), so they
+        are not validated again."""
         handler = self._handlers.get(cmd)
         if handler is None:
             raise MatchError("bad_argument", f"no match command {cmd!r}", field="cmd")
-        return handler(args, caller or Caller())
+        return handler(args, caller or Caller(), checked=checked)
 
     def _notify(self, match_id: str, last_event: int) -> None:
         for fn in list(self._listeners):
@@ -540,31 +526,28 @@ class MatchService:
 
     # -- handlers ----------------------------------------------------------------------
 
-    def match_new(self, args: Mapping[str, Any], caller: Caller | None = None
-                  ) -> dict[str, Any]:
+    def match_new(self, args: Mapping[str, Any], caller: Caller | None = None,
+                  *, checked: bool = False) -> dict[str, Any]:
         """Create a match; returns its id, the seat tokens and the owner token."""
+        args = args if checked else checked_args("match_new", args)
         caller = caller or Caller()
         lim = self.limits
-        variant_name = _get_str(args, "variant", default="jacquet")
         try:
-            variant = find_variant(variant_name or "jacquet")
+            variant = find_variant(args.get("variant") or "jacquet")
         except (KeyError, ValueError):
             raise bad_argument("variant", f"one of {', '.join(VARIANTS)}") from None
-        length = _get_int(args, "length", 0, 0, lim.max_length) or 0
-        cube = _get_bool(args, "cube", variant.cube_default)
-        crawford = _get_bool(args, "crawford", True)
-        dice = _get_str(args, "dice", default="seeded")
-        if dice not in DICE_MODES:
-            raise bad_argument("dice", f"one of {', '.join(DICE_MODES)}")
-        seed = _get_int(args, "seed", None, 0, MAX_SEED)
+        length = _within(args, "length", 0, lim.max_length)
+        cube = variant.cube_default if args.get("cube") is None else bool(args["cube"])
+        crawford = True if args.get("crawford") is None else bool(args["crawford"])
+        dice = args.get("dice") or "seeded"
+        seed: int | None = args.get("seed")
         if seed is not None and dice == "supplied":
             raise bad_argument("seed", "a supplied-dice match has no seed")
-        bot_time = _get_int(args, "bot_time_ms", lim.default_bot_time_ms, 1,
-                            lim.max_bot_time_ms) or lim.default_bot_time_ms
+        bot_time = _within(args, "bot_time_ms", lim.default_bot_time_ms, lim.max_bot_time_ms)
         seats = []
         for i in (0, 1):
-            spec = (_get_str(args, f"seat{i}", default="client") or "client").strip()
-            name = _get_str(args, f"name{i}", default="") or ""
+            spec = str(args.get(f"seat{i}") or "client").strip()
+            name = str(args.get(f"name{i}") or "")
             if not printable(name):
                 raise bad_argument(f"name{i}", "must not hold control characters (line ends, "
                                    "tabs, ...)")
@@ -624,9 +607,10 @@ class MatchService:
             self.run_bots(match_id)
         return reply
 
-    def match_state(self, args: Mapping[str, Any], caller: Caller | None = None
-                    ) -> dict[str, Any]:
+    def match_state(self, args: Mapping[str, Any], caller: Caller | None = None,
+                    *, checked: bool = False) -> dict[str, Any]:
         """The whole state; with a seat token, `you` and (if adjourned) a resumption."""
+        args = args if checked else checked_args("match_state", args)
         with self._lock:
             live = self._load(args.get("match_id"))
             who = self._who(live, args.get("token"))
@@ -637,10 +621,12 @@ class MatchService:
                 self._resume(live)
             return self._state(live, who)
 
-    def match_roll(self, args: Mapping[str, Any], caller: Caller | None = None
-                   ) -> dict[str, Any]:
+    def match_roll(self, args: Mapping[str, Any], caller: Caller | None = None,
+                   *, checked: bool = False) -> dict[str, Any]:
         """Roll (seeded dice) or enter the dice rolled (supplied dice: `dice`)."""
-        dice = _get_dice(args)
+        args = args if checked else checked_args("match_roll", args)
+        given = args.get("dice")
+        dice = (int(given[0]), int(given[1])) if given is not None else None
 
         def build(live: _Live, side: int | None, role: str) -> Act:
             if live.config.dice == "seeded":
@@ -655,44 +641,43 @@ class MatchService:
 
         return self._act("match_roll", "roll", args, caller or Caller(), build)
 
-    def match_move(self, args: Mapping[str, Any], caller: Caller | None = None
-                   ) -> dict[str, Any]:
+    def match_move(self, args: Mapping[str, Any], caller: Caller | None = None,
+                   *, checked: bool = False) -> dict[str, Any]:
         """Play a move given as text (any legal spelling; `pass` when nothing can move)."""
-        move = args.get("move")
-        if isinstance(move, list | tuple) and all(isinstance(w, str) for w in move):
-            move = " ".join(move)
-        if not isinstance(move, str) or len(move) > 256:
-            raise bad_argument("move", "is required: the move text")
+        args = args if checked else checked_args("match_move", args)
+        move = str(args["move"])
         return self._act("match_move", "move", args, caller or Caller(),
                          lambda live, side, role: Act("move", side, move=move))
 
-    def match_double(self, args: Mapping[str, Any], caller: Caller | None = None
-                     ) -> dict[str, Any]:
+    def match_double(self, args: Mapping[str, Any], caller: Caller | None = None,
+                     *, checked: bool = False) -> dict[str, Any]:
+        args = args if checked else checked_args("match_double", args)
         return self._act("match_double", "double", args, caller or Caller(),
                          lambda live, side, role: Act("double", side))
 
-    def match_take(self, args: Mapping[str, Any], caller: Caller | None = None
-                   ) -> dict[str, Any]:
+    def match_take(self, args: Mapping[str, Any], caller: Caller | None = None,
+                   *, checked: bool = False) -> dict[str, Any]:
+        args = args if checked else checked_args("match_take", args)
         return self._act("match_take", "take", args, caller or Caller(),
                          lambda live, side, role: Act("take", side))
 
-    def match_drop(self, args: Mapping[str, Any], caller: Caller | None = None
-                   ) -> dict[str, Any]:
+    def match_drop(self, args: Mapping[str, Any], caller: Caller | None = None,
+                   *, checked: bool = False) -> dict[str, Any]:
+        args = args if checked else checked_args("match_drop", args)
         return self._act("match_drop", "drop", args, caller or Caller(),
                          lambda live, side, role: Act("drop", side))
 
-    def match_resign(self, args: Mapping[str, Any], caller: Caller | None = None
-                     ) -> dict[str, Any]:
+    def match_resign(self, args: Mapping[str, Any], caller: Caller | None = None,
+                     *, checked: bool = False) -> dict[str, Any]:
         """Offer to resign (`points`: 1-3 or a result name), or answer an offer
         (`answer`: accept or reject; `points` may also be the word accept or reject)."""
-        answer = _get_str(args, "answer")
-        points_arg = args.get("points")
+        args = args if checked else checked_args("match_resign", args)
+        answer: str | None = args.get("answer")
+        points_arg: Any = args.get("points")
         if answer is None and isinstance(points_arg, str) and points_arg in ("accept",
                                                                                "reject"):
             answer, points_arg = points_arg, None
         if answer is not None:
-            if answer not in ("accept", "reject"):
-                raise bad_argument("answer", "accept or reject")
             if points_arg is not None:
                 raise bad_argument("points", "give either points (an offer) or an answer")
             return self._act("match_resign", answer, args, caller or Caller(),
@@ -700,20 +685,20 @@ class MatchService:
         if isinstance(points_arg, str):
             word = points_arg.strip().lower().replace(" ", "-")
             points_arg = int(word) if word.isdigit() else RESIGN_WORDS.get(word, word)
-        if not _is_int(points_arg) or points_arg not in (1, 2, 3):
+        if points_arg not in (1, 2, 3):
             raise bad_argument("points", "1, 2, 3 or a result name (single, marcia, gammon, "
                                "marcia-per-punto, backgammon), or an answer")
         points = int(points_arg)
         return self._act("match_resign", "resign", args, caller or Caller(),
                          lambda live, side, role: Act("resign", side, value=points))
 
-    def match_watch(self, args: Mapping[str, Any], caller: Caller | None = None
-                    ) -> dict[str, Any]:
+    def match_watch(self, args: Mapping[str, Any], caller: Caller | None = None,
+                    *, checked: bool = False) -> dict[str, Any]:
         """The events after number `after` (default 0), at most `limit`; `done` is true
         when the match is over or closed and every event has been returned."""
-        after = _get_int(args, "after", 0, 0, MAX_SEED) or 0
-        limit = _get_int(args, "limit", self.limits.max_events, 1,
-                         self.limits.max_events) or self.limits.max_events
+        args = args if checked else checked_args("match_watch", args)
+        after = int(args.get("after") or 0)
+        limit = min(int(args.get("limit") or self.limits.max_events), self.limits.max_events)
         with self._lock:
             live = self._load(args.get("match_id"))
             events = self._recent_events(live, after, limit)
@@ -751,31 +736,31 @@ class MatchService:
         with self._lock:
             return self._load(match_id).last_event
 
-    def match_list(self, args: Mapping[str, Any], caller: Caller | None = None
-                   ) -> dict[str, Any]:
+    def match_list(self, args: Mapping[str, Any], caller: Caller | None = None,
+                   *, checked: bool = False) -> dict[str, Any]:
         """Matches by filter, newest first: `status` (a status or a list; default all but
         closed), `variant`, `player` (a seat's name), `bots` (true: with a bot seat),
         `limit`, `offset`."""
+        args = args if checked else checked_args("match_list", args)
         status = args.get("status")
         if status is None:
             statuses = ["playing", "adjourned", "over"]
         else:
-            statuses = status.split(",") if isinstance(status, str) else status
-            if (not isinstance(statuses, list | tuple)
-                    or not all(s in (*STATUSES, "all") for s in statuses)):
+            statuses = list(status)
+            if not all(s in (*STATUSES, "all") for s in statuses):
                 raise bad_argument("status", f"one or more of {', '.join(STATUSES)}, all")
             statuses = list(STATUSES) if "all" in statuses else list(statuses)
-        variant = _get_str(args, "variant")
+        variant = args.get("variant")
         if variant is not None:
             try:
                 variant = find_variant(variant).name
             except (KeyError, ValueError):
                 raise bad_argument("variant", f"one of {', '.join(VARIANTS)}") from None
-        player = _get_str(args, "player")
-        bots = None if args.get("bots") is None else _get_bool(args, "bots", False)
+        player = args.get("player")
+        bots = args.get("bots")
         lim = self.limits
-        limit = _get_int(args, "limit", lim.default_list, 1, lim.max_list) or lim.default_list
-        offset = _get_int(args, "offset", 0, 0, MAX_SEED) or 0
+        limit = _within(args, "limit", lim.default_list, lim.max_list)
+        offset = int(args.get("offset") or 0)
         rows, total = self.store.search(statuses=statuses, variant=variant, player=player,
                                         bots=bots, limit=limit, offset=offset)
         return {"matches": [self._listed(r) for r in rows], "total": total,
@@ -790,10 +775,11 @@ class MatchService:
                 "winner": row.winner, "actions": row.actions, "last_event": row.events,
                 "created_at": row.created_at, "updated_at": row.updated_at}
 
-    def match_close(self, args: Mapping[str, Any], caller: Caller | None = None
-                    ) -> dict[str, Any]:
+    def match_close(self, args: Mapping[str, Any], caller: Caller | None = None,
+                    *, checked: bool = False) -> dict[str, Any]:
         """Close a match: the owner closes any (an unfinished one is abandoned); a seat
         closes a finished one. A closed match is kept, listed with `status=closed`."""
+        args = args if checked else checked_args("match_close", args)
         caller = caller or Caller()
         with self._lock:
             begun = self._seat_action("match_close", args, caller)
@@ -827,9 +813,10 @@ class MatchService:
             self._notify(live.row.id, live.last_event)
             return reply
 
-    def match_export(self, args: Mapping[str, Any], caller: Caller | None = None
-                     ) -> dict[str, Any]:
+    def match_export(self, args: Mapping[str, Any], caller: Caller | None = None,
+                     *, checked: bool = False) -> dict[str, Any]:
         """The match record (protocol/RECORDS.md) as text; the seed only once over."""
+        args = args if checked else checked_args("match_export", args)
         fmt = args.get("format") or match_files.JACQUET_MATCH
         with self._lock:
             live = self._load(args.get("match_id"))

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jacquetd_protocol import records
+from jacquetd_protocol.errors import ErrorCode
 
+from jacquetd.errors import to_protocol_error
 from jacquetd.rules import (
     AmbiguousMoveError,
     DiceSource,
@@ -339,15 +341,9 @@ class HostedMatch:
                 events.append(self._event(kind, side=side))
             else:
                 raise bad_argument("kind", f"unknown action {kind!r}")
-        except MoveSyntaxError as exc:
-            raise MatchError("illegal_move", exc.message, field="move") from None
-        except AmbiguousMoveError as exc:
-            raise MatchError("illegal_move", exc.message, rule=exc.rule, field="move",
-                             candidates=exc.candidates) from None
-        except IllegalMoveError as exc:
-            raise MatchError("illegal_move", exc.message, rule=exc.rule, field="move") from None
-        except GameStateError as exc:  # check() should have caught it: the rules disagree
-            raise MatchError("bad_state", exc.message, rule=exc.rule) from None
+        except (MoveSyntaxError, AmbiguousMoveError, IllegalMoveError, GameStateError) as exc:
+            # a game-state error here means check() missed it: the rules disagree
+            raise MatchError.of(to_protocol_error(exc, game_state=ErrorCode.BAD_STATE)) from None
         self.acts.append(logged)
         events.extend(self._after())
         return logged, events

@@ -33,7 +33,7 @@ from .matchers import match
 from .transports import (
     Closed,
     Connection,
-    SpawnConnection,
+    Spawner,
     TcpConnection,
     WsConnection,
     ZmqConnection,
@@ -344,7 +344,10 @@ def main(argv: list[str] | None = None) -> int:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--connect", metavar="URL", help="ZeroMQ endpoint, e.g. tcp://HOST:PORT")
     where.add_argument("--tcp", metavar="HOST:PORT", help="plain TCP endpoint")
-    where.add_argument("--spawn", metavar="COMMAND", help='subprocess, e.g. "jacquetd stdio"')
+    where.add_argument("--spawn", metavar="COMMAND",
+                       help='subprocess, e.g. "jacquetd stdio"; a {n} in it is replaced by '
+                            'a number of its own for each process, which lets the next '
+                            'process start while a vector runs (say --db m{n}.sqlite3)')
     where.add_argument("--ws", metavar="URL",
                        help="WebSocket endpoint, e.g. ws://127.0.0.1:7783/ (requests in JSON)")
     parser.add_argument("--ws-msgpack", action="store_true",
@@ -366,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{v.name}  [{v.endpoint}] {v.about}")
         return 0
     target = Target()
+    spawner: Spawner | None = None
     if args.connect:
         target.protocol, target.transport = (lambda: ZmqConnection(args.connect)), "zmq"
     elif args.tcp:
@@ -374,9 +378,14 @@ def main(argv: list[str] | None = None) -> int:
         target.protocol, target.transport = (lambda: WsConnection(
             args.ws, msgpack=args.ws_msgpack, token=args.ws_token)), "ws"
     elif args.spawn:
-        target.protocol, target.transport = (lambda: SpawnConnection(args.spawn)), "stdio"
+        spawner = Spawner(args.spawn)
+        target.protocol, target.transport = spawner, "stdio"
     if args.gnubg:
         target.gnubg = lambda: TcpConnection(args.gnubg, gnubg=True)
     if target.protocol is None and target.gnubg is None:
         parser.error("give an endpoint: --connect, --tcp, --spawn, --ws and/or --gnubg")
-    return 1 if run(vectors, target, args.timeout, sys.stdout) else 0
+    try:
+        return 1 if run(vectors, target, args.timeout, sys.stdout) else 0
+    finally:
+        if spawner is not None:
+            spawner.finish()

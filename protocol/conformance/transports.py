@@ -133,16 +133,21 @@ class TcpConnection(_FdStream):
 
 
 class SpawnConnection(_FdStream):
-    """A subprocess speaking the protocol on its standard input and output."""
+    """A subprocess speaking the protocol on its standard input and output.
+
+    `close` ends its input and waits for it to exit, unless `reaped` is given: then the
+    process is left to exit on its own and added to that list (see `Spawner`)."""
 
     transport = "stdio"
 
-    def __init__(self, command: str) -> None:
+    def __init__(self, command: str, reaped: list[subprocess.Popen[bytes]] | None = None,
+                 ) -> None:
         self._proc: subprocess.Popen[bytes] = subprocess.Popen(
             shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL)
         if self._proc.stdout is None:  # pragma: no cover - stdout=PIPE was given
             raise RuntimeError("no pipe to the subprocess")
+        self._reaped = reaped
         super().__init__(self._proc.stdout.fileno(), gnubg=False)
 
     def send(self, data: bytes) -> None:
@@ -158,13 +163,54 @@ class SpawnConnection(_FdStream):
         if self._proc.stdin is not None and not self._proc.stdin.closed:
             with contextlib.suppress(BrokenPipeError):
                 self._proc.stdin.close()
-        try:
-            self._proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()  # only the process this runner started
-            self._proc.wait()
+        if self._reaped is not None:
+            self._reaped.append(self._proc)
+        else:
+            _wait_or_kill(self._proc)
         if self._proc.stdout is not None:
             self._proc.stdout.close()
+
+
+def _wait_or_kill(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()  # only a process this runner started
+        proc.wait()
+
+
+class Spawner:
+    """Starts a subprocess for each connection of `--spawn COMMAND`.
+
+    If COMMAND holds `{n}`, each process gets its own number there (say, its own database
+    file), and no process waits for another: the next one is started while a vector runs
+    (its start-up overlaps that vector), and a closed one exits on its own while the next
+    vector runs. `finish` waits for them all. Without `{n}`, one process runs at a time."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.ahead = "{n}" in command
+        self._count = 0
+        self._spare: SpawnConnection | None = None
+        self._reaped: list[subprocess.Popen[bytes]] = []
+
+    def _start(self) -> SpawnConnection:
+        self._count += 1
+        return SpawnConnection(self.command.replace("{n}", str(self._count)),
+                               self._reaped if self.ahead else None)
+
+    def __call__(self) -> SpawnConnection:
+        conn = self._spare or self._start()
+        self._spare = self._start() if self.ahead else None
+        return conn
+
+    def finish(self) -> None:
+        """Close the spare process and wait for every process to exit."""
+        if self._spare is not None:
+            self._spare.close()
+            self._spare = None
+        while self._reaped:
+            _wait_or_kill(self._reaped.pop())
 
 
 class WsConnection:

@@ -304,7 +304,7 @@ def test_gnubg_pipelined_lines_answered_in_order_and_many_clients(
             c.close()
 
 
-def test_gnubg_cube_decisions_without_evaluator(jacquetd_server: DaemonProcess) -> None:
+def test_gnubg_cube_decisions(jacquetd_server: DaemonProcess) -> None:
     client = GnubgClient(jacquetd_server.gnubg)
     no_dice = OPENING_31.replace(":1:3:1:0:0:1:1:1:0:", ":1:0:0:0:0:1:1:1:0:")
     doubled = OPENING_31.replace(":1:3:1:0:0:1:1:1:0:", ":1:0:0:0:0:2:0:1:1:")
@@ -321,7 +321,7 @@ def test_partial_type_exists() -> None:
 
 def test_gnubg_endpoint_wins_with_the_play_gnubg_accepts() -> None:
     """One checker on the 2-point, 4-1: 2/off and 2/1*/off both win; gnubg takes only the latter."""
-    from jacquetd.daemon.handlers import _as_gnubg_plays_it
+    from jacquetd.daemon.gnubg_commands import as_gnubg_plays_it
     from jacquetd.rules import Position, legal_plays
 
     me = [14] + [0] * 25
@@ -331,5 +331,5 @@ def test_gnubg_endpoint_wins_with_the_play_gnubg_accepts() -> None:
     pos = Position(variant="backgammon", me=tuple(me), opp=tuple(opp), dice=(4, 1))
     plays = {p.move: p for p in legal_plays(pos)}
     assert set(plays) == {"2/off", "2/1* 1/off"}
-    assert _as_gnubg_plays_it(pos, plays["2/off"]).move == "2/1* 1/off"
-    assert _as_gnubg_plays_it(pos, plays["2/1* 1/off"]).move == "2/1* 1/off"
+    assert as_gnubg_plays_it(pos, plays["2/off"]).move == "2/1* 1/off"
+    assert as_gnubg_plays_it(pos, plays["2/1* 1/off"]).move == "2/1* 1/off"

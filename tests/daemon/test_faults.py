@@ -170,3 +170,24 @@ def test_drain_is_bounded(start_jacquetd: Start) -> None:
         assert time.monotonic() - started < 10
     finally:
         client.close()
+
+
+def test_fault_levels_are_out_of_reach_of_a_production_daemon(tmp_path: object) -> None:
+    """Fault injection is a test-only hook: no configuration key, command-line option or
+    default turns it on, and the installed package holds no fault level."""
+    import subprocess
+    import sys
+
+    from jacquetd.daemon import fault_hook
+    from jacquetd.daemon.config import ConfigError, build_config
+    from tests.faults import FAULTS
+
+    with pytest.raises(ConfigError, match="test_levels"):
+        build_config(None, {"test_levels": True})
+    run = subprocess.run([sys.executable, "-m", "jacquetd", "stdio", "--test-levels"],
+                         capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert run.returncode != 0 and "--test-levels" in run.stderr
+    assert fault_hook.installed() is None  # nothing installs it on import
+    from jacquetd.bots import BOT_LEVELS
+
+    assert not set(FAULTS.levels) & set(BOT_LEVELS)

@@ -376,6 +376,8 @@ def test_a_race_inside_a_short_deadline_is_answered_while_the_tables_build(
     builder = _builder_pid(daemon)
     try:
         client = ZmqClient(daemon.zmq)
+        warm = client.call("evaluate", position="start:backgammon", timeout=120)
+        assert warm.ok, warm  # the worker is up: the deadline below is the race's alone
         position = client.call("position", position={"variant": "backgammon", **RACE})
         assert position.ok, position
         reply = client.call("evaluate", position=position.result["position_id"],
@@ -385,7 +387,8 @@ def test_a_race_inside_a_short_deadline_is_answered_while_the_tables_build(
         client.close()
         daemon.stop()
     finally:
-        os.kill(builder, signal.SIGKILL)  # the test's own builder; the slow test lets it finish
+        os.killpg(builder, signal.SIGKILL)  # the test's own builder and the processes it
+        # started (its own session); the slow test lets it finish
 
 
 @pytest.mark.slow

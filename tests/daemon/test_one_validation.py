@@ -2,7 +2,7 @@
 the front, and the worker takes the validated position as it is (#13, point 2).
 
 The request follows the daemon's own path: decoded by the codec, its arguments
-completed by the command table, checked by the front (`handlers.prepare`), sent
+completed by the command table, checked by the front (`job_checks.prepare`), sent
 through a pickle round trip as the worker pipe does, and answered by the worker's
 handler. Every call of `Position.validate` (the rules core's check of a position,
 behind `from_dict`, `from_id`, `initial` and `validated`) is counted.
@@ -18,7 +18,7 @@ import pytest
 from jacquetd_protocol.codec import decode_request
 from jacquetd_protocol.commands import arguments
 
-from jacquetd.daemon import handlers
+from jacquetd.daemon import handlers, job_checks
 from jacquetd.rules import Position
 
 START = Position.initial("backgammon")
@@ -43,7 +43,7 @@ def test_a_best_move_position_is_validated_once(form: str,
 
     monkeypatch.setattr(Position, "validate", counted)
     request = decode_request(FRAMES[form])  # the shape check is the protocol's, not a rule
-    job = handlers.prepare(request.cmd, arguments(request))  # the front
+    job = job_checks.prepare(request.cmd, arguments(request))  # the front
     job = pickle.loads(pickle.dumps(job))  # the worker pipe
     result: dict[str, Any] = handlers.run_worker_command(
         request.cmd, job, None, 1, lambda: False, lambda partial: None)  # the worker
@@ -52,5 +52,43 @@ def test_a_best_move_position_is_validated_once(form: str,
 
 
 def test_the_worker_still_reads_a_structured_position() -> None:
-    pos = handlers.job_position({"position": START.to_dict()})
+    pos = job_checks.job_position({"position": START.to_dict()})
     assert pos == START
+
+
+MATCH_FRAMES = {
+    "msgpack": msgpack.packb({"id": 5, "cmd": "match_new", "variant": "backgammon",
+                             "seat1": "random", "length": 3}),
+    "text": b"6 match_new backgammon 3 seat1=random",
+}
+
+
+@pytest.mark.parametrize("form", list(MATCH_FRAMES))
+def test_match_arguments_are_validated_once_by_the_command_table(
+        form: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """The codec validates a match command's arguments by the protocol's table; the match
+    service, called as the daemon calls it, does not validate them again."""
+    from jacquetd_protocol import codec, commands, text_wire
+
+    from jacquetd.matches import Caller, MatchService, MatchStore
+    from jacquetd.matches import service as match_service
+
+    calls: list[str] = []
+    real = commands.validate_args
+
+    def counted(cmd: commands.Command, raw: Any) -> dict[str, Any]:
+        calls.append(cmd.name)
+        return real(cmd, raw)
+
+    for module in (codec, text_wire, match_service):
+        monkeypatch.setattr(module, "validate_args", counted)
+    request = decode_request(MATCH_FRAMES[form])
+    svc = MatchService(MatchStore(tmp_path / "m.db"))
+    try:
+        reply = svc.handle(request.cmd, arguments(request), Caller("peer", 1), checked=True)
+        assert reply["match_id"] and calls == ["match_new"]
+        calls.clear()  # a direct caller's arguments go through the same table, once
+        svc.handle("match_new", {"variant": "backgammon", "seat1": "random"})
+        assert calls == ["match_new"]
+    finally:
+        svc.close()

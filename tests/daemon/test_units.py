@@ -8,10 +8,20 @@ import pytest
 from jacquetd_protocol import gnubg_wire
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
-from jacquetd.daemon import gnubg, handlers
+from jacquetd.bots.interface import UnknownLevel
+from jacquetd.daemon import gnubg, handlers, job_checks
+from jacquetd.daemon import plays as daemon_plays
 from jacquetd.daemon.config import ConfigError, build_config, parse_host_port, parse_zmq_endpoint
 from jacquetd.daemon.stats import Stats, percentile
-from jacquetd.rules import IllegalMoveError, PositionError, Step
+from jacquetd.daemon.warmup import warm_up
+from jacquetd.errors import SearchTimedOut, to_protocol_error
+from jacquetd.rules import (
+    AmbiguousMoveError,
+    GameStateError,
+    IllegalMoveError,
+    PositionError,
+    Step,
+)
 from jacquetd.rules.movegen import format_steps
 
 OPENING_31 = ("board:gnubg:You:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
@@ -142,14 +152,24 @@ def test_gnubg_move_format() -> None:
 
 
 def test_one_error_mapping() -> None:
-    err = handlers.to_protocol_error(PositionError("16 checkers", "J1"))
+    err = to_protocol_error(PositionError("16 checkers", "J1"))
     assert (err.code, err.rule) == (ErrorCode.BAD_POSITION, "J1")
-    err = handlers.to_protocol_error(IllegalMoveError("no", "J8"))
+    err = to_protocol_error(IllegalMoveError("no", "J8"))
     assert (err.code, err.rule, err.field) == (ErrorCode.ILLEGAL_MOVE, "J8", "move")
-    err = handlers.to_protocol_error(KeyError("secret detail"))
+    err = to_protocol_error(KeyError("secret detail"))
     assert err.code == ErrorCode.INTERNAL and "secret" not in err.message
     same = ProtocolError(ErrorCode.BUSY, "x")
-    assert handlers.to_protocol_error(same) is same
+    assert to_protocol_error(same) is same
+    err = to_protocol_error(AmbiguousMoveError("two plays", ["8/5 6/5", "8/4"]))
+    assert (err.code, err.field, err.extra["candidates"]) == (
+        ErrorCode.ILLEGAL_MOVE, "move", ["8/5 6/5", "8/4"])
+    state = GameStateError("no double now", "C2")
+    assert to_protocol_error(state).code == ErrorCode.BAD_POSITION
+    in_match = to_protocol_error(state, game_state=ErrorCode.BAD_STATE)
+    assert (in_match.code, in_match.rule) == (ErrorCode.BAD_STATE, "C2")
+    err = to_protocol_error(UnknownLevel("no bot level 'x'"))
+    assert (err.code, err.field) == (ErrorCode.BAD_ARGUMENT, "level")
+    assert to_protocol_error(SearchTimedOut()).code == ErrorCode.TIMEOUT
 
 
 # ---- the front process's fast paths and the small items of the command set ------------------
@@ -178,17 +198,17 @@ def test_fast_paths_give_what_the_rules_core_gives(variant: str) -> None:
     from jacquetd.rules import legal_plays
     from jacquetd.rules.interchange import foreign_ids
 
-    handlers.warm_up()
+    warm_up()
     for seed in range(4):
         for pos in _walk(variant, seed):
-            fast, pure = handlers.plays_of(pos), legal_plays(pos)
+            fast, pure = daemon_plays.plays_of(pos), legal_plays(pos)
             assert [p.move for p in fast] == [p.move for p in pure]
-            assert [handlers.play_dict(p) for p in fast] == [
+            assert [daemon_plays.play_dict(p) for p in fast] == [
                 {"move": p.move, "position_id": p.after.to_id(), "position": p.after.to_dict(),
                  **foreign_ids(p.after), "hits": p.hits, "borne_off": p.borne_off,
-                 **({"result": handlers.game_result_of(p)} if p.after.game_over() else {})}
+                 **({"result": daemon_plays.game_result_of(p)} if p.after.game_over() else {})}
                 for p in pure]
-            assert handlers.position_id(pos) == pos.to_id()
+            assert daemon_plays.position_id(pos) == pos.to_id()
 
 
 def test_a_play_that_ends_the_game_carries_its_result() -> None:
@@ -218,16 +238,16 @@ def test_a_play_that_ends_the_game_carries_its_result() -> None:
 
 def test_cube_with_the_cube_off_is_refused_with_c1() -> None:
     with pytest.raises(ProtocolError) as info:
-        handlers.prepare("cube", {"position": "start"})
+        job_checks.prepare("cube", {"position": "start"})
     assert (info.value.code, info.value.rule) == (ErrorCode.BAD_POSITION, "C1")
-    assert handlers.prepare("cube", {"position": "start:backgammon"})["position"].cube
+    assert job_checks.prepare("cube", {"position": "start:backgammon"})["position"].cube
 
 
 def test_luck_takes_a_position_without_dice_and_a_roll() -> None:
-    job = handlers.prepare("luck", {"position": "start:backgammon", "dice": [3, 1]})
+    job = job_checks.prepare("luck", {"position": "start:backgammon", "dice": [3, 1]})
     assert job["dice"] == [3, 1] and job["position"].dice == ()
     with pytest.raises(ProtocolError) as info:
-        handlers.prepare("luck", {"position": "AQAAAAAAAAAAAAAAAADwAAAAAAAAAAAAAAAA8GUA",
+        job_checks.prepare("luck", {"position": "AQAAAAAAAAAAAAAAAADwAAAAAAAAAAAAAAAA8GUA",
                                   "dice": [3, 1]})
     assert info.value.field == "position.dice"
 
@@ -241,3 +261,16 @@ def test_gnubg_evaluation_options_as_gnubg_reads_them() -> None:
     refused = gnubg.parse_line(f"{base} cube cubeful".encode())
     assert refused == gnubg.Immediate(
         "Error: syntax error, unexpected CUBEFUL, expecting E_BOOLEAN\n")
+
+
+def test_the_worker_pipe_carries_typed_values() -> None:
+    import pickle
+
+    from jacquetd.daemon.jobs import Done, Failed, Job, Progress
+
+    for value in (Job(1, "best_move", {"level": "random"}, None, 3), Progress(1, {"plies": 0}),
+                  Done(1, {"luck": 0.5}), Failed(1, "bad_argument", "no", field="level")):
+        assert pickle.loads(pickle.dumps(value)) == value
+    err = Failed.of(2, ProtocolError(ErrorCode.TOO_LARGE, "big", limit="x")).error()
+    assert (err.code, err.message, err.extra) == (ErrorCode.TOO_LARGE, "big", {"limit": "x"})
+    assert Done(1, {}).ok and not Failed(1, "internal", "x").ok

@@ -55,7 +55,7 @@ def test_a_reopened_store_offers_every_match_at_its_last_action(db_path: Path,
     # and they play on to the end
     for i, r in enumerate(ids):
         play_out(svc2, r["match_id"], r["tokens"], seed=i)
-    assert svc2.match_list({"status": "over"})["total"] == 3
+    assert svc2.match_list({"status": ["over"]})["total"] == 3
     svc2.close()
 
 

@@ -1,0 +1,132 @@
+"""The front process's work queue: fair service of every client under floods.
+
+Endpoints read messages as they arrive and hand each to `FrontQueue.put` with the
+function that will decode and answer it; nothing heavier happens on arrival. The
+queue keeps one first-in first-out line per client and serves them from the event
+loop in short slices (`SLICE_S` of wall time), one message per client per round, and
+then yields, so that reading, worker replies, timers and the other endpoints get a
+turn between slices whatever keeps arriving.
+
+Clients that just became active (their line was empty) are served before those with a
+backlog, as a flow queue's new flows are (fq_codel): a client that sends one request
+and waits for its answer is served within about one slice, however many requests the
+floods keep queued. One client's requests keep their order; different clients' do not
+(SPEC 2.5).
+
+Bounds: a ZeroMQ client cannot be told to stop sending, so past
+`max_inflight_per_client` requests queued or in flight, or once the whole queue holds
+`MAX_QUEUED` messages or `MAX_QUEUED_BYTES`, its request is answered `busy` at once
+(see `ZmqEndpoint`). A byte-stream connection is paused instead (`streams`): it stops
+being read while its line is long, and is read again once the line is short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+SLICE_S = 0.004  # queued work done per turn of the event loop, at most (wall time)
+MAX_QUEUED = 8192  # messages queued in the front, all clients together
+MAX_QUEUED_BYTES = 64 << 20  # and their bytes
+
+Work = Callable[[Any, Any], None]  # (peer, item): decode and answer one message
+
+
+class FrontQueue:
+    """Per-client lines of queued messages, served in slices, new clients first."""
+
+    def __init__(self, slice_s: float = SLICE_S) -> None:
+        self.slice_s = slice_s
+        self._lines: dict[str, deque[tuple[Work, Any, Any, int]]] = {}
+        self._new: deque[str] = deque()  # clients whose line was empty: served first
+        self._old: deque[str] = deque()  # clients with a backlog, in turn
+        self._turns: set[str] = set()  # the keys in `_new` or `_old` (each once)
+        self._scheduled = False
+        self.size = 0  # messages queued
+        self.bytes = 0  # their size
+        self.served = 0  # messages taken off the queue (introspection)
+        self.slices = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def queued(self, key: str) -> int:
+        """Messages of this client waiting in the front."""
+        line = self._lines.get(key)
+        return len(line) if line is not None else 0
+
+    def full(self, extra_bytes: int = 0) -> bool:
+        """Whether the whole queue is at its bound (a new message would pass it)."""
+        return self.size >= MAX_QUEUED or self.bytes + extra_bytes > MAX_QUEUED_BYTES
+
+    def put(self, key: str, work: Work, peer: Any, item: Any, nbytes: int = 0) -> int:
+        """Queue one message of client `key`; `work(peer, item)` answers it later.
+        Returns how many messages of that client are now queued."""
+        line = self._lines.get(key)
+        if line is None:
+            line = self._lines[key] = deque()
+            if key not in self._turns:
+                self._turns.add(key)
+                self._new.append(key)
+        line.append((work, peer, item, nbytes))
+        self.size += 1
+        self.bytes += nbytes
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._run)
+        return len(line)
+
+    def forget(self, key: str) -> int:
+        """Drop what client `key` still has queued (it left, or was dropped); returns how
+        many messages were dropped. Its place in the turns goes when next reached."""
+        line = self._lines.pop(key, None)
+        if not line:
+            return 0
+        self.size -= len(line)
+        self.bytes -= sum(item[3] for item in line)
+        return len(line)
+
+    def _next_key(self) -> str | None:
+        while self._new or self._old:
+            key = self._new.popleft() if self._new else self._old.popleft()
+            self._turns.discard(key)
+            if key in self._lines:
+                return key
+        return None
+
+    def _run(self) -> None:
+        """One slice: one message per client per round, new clients first, until the
+        slice's time is used or nothing is left; then the loop gets its turn."""
+        self.slices += 1
+        deadline = time.perf_counter() + self.slice_s
+        while True:
+            key = self._next_key()
+            if key is None:
+                self._scheduled = False
+                return
+            line = self._lines[key]
+            work, peer, item, nbytes = line.popleft()
+            self.size -= 1
+            self.bytes -= nbytes
+            self.served += 1
+            if line:
+                self._turns.add(key)
+                self._old.append(key)
+            else:
+                del self._lines[key]
+            try:
+                work(peer, item)
+            except Exception:  # a failure of one message must not stop the others
+                log.exception("event=front_work_failed peer=%s", key)
+            if time.perf_counter() >= deadline:
+                break
+        if self.size:
+            asyncio.get_running_loop().call_soon(self._run)
+        else:
+            self._scheduled = False

@@ -1,0 +1,99 @@
+"""The commands the front process answers at once (cheap, no worker): ``hello``,
+``ping``, ``position``, ``legal_moves``, ``apply_move``, ``stats``, ``cancel`` and
+``quit``. Each handler is a plain function of arguments the protocol's command table
+has already validated."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from jacquetd_protocol.commands import describe
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
+
+from jacquetd.daemon.plays import compact_play_dict, play_dict, plays_of, with_dice
+from jacquetd.daemon.positions import position_fields, resolve_position
+from jacquetd.rules import VARIANTS, apply_move
+from jacquetd.version import version
+
+ENGINE_NAME = "jacquetd"
+
+
+class FrontContext(Protocol):
+    """What front handlers may ask of the service (implemented by ``service.Service``)."""
+
+    def hello_extra(self) -> dict[str, Any]: ...
+
+    def stats_result(self) -> dict[str, Any]: ...
+
+    def cancel(self, target: Any) -> bool: ...
+
+
+FrontHandler = Callable[[FrontContext, dict[str, Any]], dict[str, Any]]
+
+
+def handle_hello(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    from jacquetd_protocol.version import negotiate
+
+    chosen = negotiate(args.get("versions"))
+    extra = ctx.hello_extra()
+    result = describe(extra.pop("codec_limits"))
+    result.update(
+        protocol=chosen,
+        engine=ENGINE_NAME,
+        version=version(),
+        variants=list(VARIANTS),
+        levels=extra.pop("levels"),
+    )
+    result["limits"] = extra.pop("limits")
+    result.update(extra)
+    return result
+
+
+def handle_ping(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+def handle_position(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    pos = resolve_position(args["position"])
+    return position_fields(pos)
+
+
+def handle_legal_moves(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    pos = with_dice(resolve_position(args["position"], args.get("dice")))
+    record = compact_play_dict if args.get("compact") else play_dict
+    plays = [record(p) for p in plays_of(pos)]
+    return {"count": len(plays), "plays": plays}
+
+
+def handle_apply_move(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    pos = with_dice(resolve_position(args["position"], args.get("dice")))
+    return play_dict(apply_move(pos, args["move"]))
+
+
+def handle_stats(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    return ctx.stats_result()
+
+
+def handle_cancel(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    target = args["target"]
+    if not ctx.cancel(target):
+        raise ProtocolError(ErrorCode.NOT_FOUND, f"no request {target!r} of this client is in "
+                            "flight", field="target")
+    return {"target": target}
+
+
+def handle_quit(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {}  # the transport ends the session after sending this reply
+
+
+FRONT_HANDLERS: dict[str, FrontHandler] = {
+    "hello": handle_hello,
+    "ping": handle_ping,
+    "position": handle_position,
+    "legal_moves": handle_legal_moves,
+    "apply_move": handle_apply_move,
+    "stats": handle_stats,
+    "cancel": handle_cancel,
+    "quit": handle_quit,
+}

@@ -1,0 +1,52 @@
+"""The typed engine interface: one place maps a level name to a bot, one cube and
+resignation policy serves every caller."""
+
+from __future__ import annotations
+
+import pytest
+
+from jacquetd.bots import BOT_LEVELS, DEFAULT_LEVEL
+from jacquetd.bots.interface import ENGINE, RANDOM_LEVEL, UnknownLevel
+from jacquetd.bots.players import LEVELS, RandomBot
+from jacquetd.rules import Position
+
+
+def test_levels_map_each_name_to_its_bot() -> None:
+    assert tuple(LEVELS) == BOT_LEVELS == ENGINE.levels
+    assert ENGINE.default_level == DEFAULT_LEVEL in LEVELS
+    for level in BOT_LEVELS:
+        assert ENGINE.bot(level, "jacquet", seed=1).name == level
+    assert ENGINE.searches("neural-1") and not ENGINE.searches("heuristic")
+
+
+def test_an_unknown_level_names_the_field() -> None:
+    with pytest.raises(UnknownLevel) as info:
+        ENGINE.bot("grandmaster", "jacquet")
+    assert isinstance(info.value, ValueError) and info.value.field == "level"
+    assert "grandmaster" in str(info.value)
+
+
+def test_the_one_random_bot_is_the_seeded_uniform_choice() -> None:
+    pos = Position.initial("backgammon").with_dice((6, 5))
+    assert (ENGINE.choose(pos, RANDOM_LEVEL, seed=7).move
+            == RandomBot("backgammon", 7).choose(pos).move)
+
+
+def test_random_level_policy() -> None:
+    pos = Position.initial("backgammon")
+    assert not ENGINE.doubles(pos, RANDOM_LEVEL)
+    assert ENGINE.takes(pos, RANDOM_LEVEL)
+    # nobody has borne off: bearing off now would be a backgammon (3)
+    assert not ENGINE.accepts_resignation(pos, RANDOM_LEVEL, 1)
+    assert ENGINE.accepts_resignation(pos, RANDOM_LEVEL, 3)
+
+
+def test_evaluator_policy_follows_the_equity() -> None:
+    pos = Position.initial("backgammon")
+    equity = ENGINE.evaluate(pos).equity
+    assert abs(equity) < 1.0
+    # a single game offered is more than the small opening edge: accepted either side
+    assert ENGINE.accepts_resignation(pos, "neural", 1)
+    assert ENGINE.accepts_resignation(pos, "neural", 1, on_roll=False)
+    assert not ENGINE.doubles(pos, "neural")  # nobody doubles at the start
+    assert ENGINE.takes(pos, "neural")
