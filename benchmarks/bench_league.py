@@ -15,7 +15,9 @@ league's games per second to the in-process rate. Then, with `--external N`,
 the league's own overhead per decision with a trivial external engine (it
 plays the first legal play; `tests/clients/first_engine.py`) against itself
 for N games: per turn, the wall time from the roll to the accepted play minus
-the engine's answer time (its `best_move` round trip), p50 and p90.
+the engine's answer time (its `best_move` round trip), p50 and p90, and the
+league process's CPU time per turn (a figure other jobs on the machine hardly
+move); `--full-records` repeats it without `compact` play records.
 """
 
 from __future__ import annotations
@@ -95,8 +97,11 @@ class _Timing(game_module.Observer):
         self.turns.append(time.perf_counter() - self.rolled_at)
 
 
-def external_overhead(games: int, variant: str, folder: Path) -> dict[str, float]:
-    """The league's overhead per decision with the trivial engine against itself."""
+def external_overhead(games: int, variant: str, folder: Path, compact: bool = True
+                      ) -> dict[str, float]:
+    """The league's overhead per decision with the trivial engine against itself, and the
+    league process's CPU time per decision (`compact`: the referee asks for compact
+    play records, as the league does; False: full records, as before protocol 1.2)."""
     asked: dict[int, float] = {}  # turn number -> the engine's answer time
     timing = _Timing()
     original = engines_module.ProtocolPlayer.choose
@@ -110,6 +115,7 @@ def external_overhead(games: int, variant: str, folder: Path) -> dict[str, float
 
     def referee(*args: Any, **kwargs: Any) -> Any:
         kwargs.setdefault("observer", timing)
+        kwargs["compact"] = compact
         return real_referee(*args, **kwargs)
 
     real_referee = game_module.Referee
@@ -123,8 +129,11 @@ def external_overhead(games: int, variant: str, folder: Path) -> dict[str, float
             "engines": [{"name": "first-a", "command": ENGINE},
                         {"name": "first-b", "command": ENGINE}],
         }, str(REPO))
-        options = LeagueOptions(results=folder / "external.jsonl", progress=False, luck=False)
+        options = LeagueOptions(results=folder / f"external-{compact}.jsonl", progress=False,
+                                luck=False)
+        cpu = time.process_time()
         asyncio.run(League(config, options).run())
+        cpu = time.process_time() - cpu
     finally:
         engines_module.ProtocolPlayer.choose = original  # type: ignore[method-assign]
         runner_module.Referee = real_referee  # type: ignore[misc]
@@ -133,7 +142,8 @@ def external_overhead(games: int, variant: str, folder: Path) -> dict[str, float
                 if i < len(timing.turns)]
     q = statistics.quantiles(overhead, n=10) if len(overhead) >= 10 else [float("nan")] * 9
     return {"decisions": len(overhead), "p50_ms": statistics.median(overhead),
-            "p90_ms": q[8], "engine_p50_ms": statistics.median(asked.values()) * 1e3}
+            "p90_ms": q[8], "engine_p50_ms": statistics.median(asked.values()) * 1e3,
+            "cpu_ms": cpu / max(1, len(timing.turns)) * 1e3}
 
 
 def main() -> None:
@@ -146,6 +156,9 @@ def main() -> None:
     parser.add_argument("--no-throughput", action="store_true", help="skip the league runs")
     parser.add_argument("--external", type=int, default=0, metavar="N",
                         help="games of the trivial external engine for the overhead figure")
+    parser.add_argument("--full-records", action="store_true",
+                        help="also measure the external engine with full play records "
+                             "(legal_moves without compact), for comparison")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     print(f"{args.a} vs {args.b}, {args.variant}, {args.games} money games per run, "
@@ -162,11 +175,13 @@ def main() -> None:
                                  Path(tmp))
                 print(f"{'on' if luck else 'off':>5} {base:>15.2f} {fast:>14.2f} "
                       f"{fast / base:>6.2f} {slow:>13.2f} {slow / base:>6.2f}")
-        if args.external:
-            o = external_overhead(args.external, args.variant, Path(tmp))
-            print(f"external engine: {o['decisions']} decisions, league overhead per decision "
-                  f"p50 {o['p50_ms']:.2f} ms, p90 {o['p90_ms']:.2f} ms (engine's answer p50 "
-                  f"{o['engine_p50_ms']:.2f} ms)")
+        for compact in ([True, False] if args.full_records else [True]) if args.external else []:
+            o = external_overhead(args.external, args.variant, Path(tmp), compact)
+            print(f"external engine ({'compact' if compact else 'full'} play records, load "
+                  f"{os.getloadavg()[0]:.1f}): {o['decisions']} decisions, league overhead per "
+                  f"decision p50 {o['p50_ms']:.2f} ms, p90 {o['p90_ms']:.2f} ms (engine's "
+                  f"answer p50 {o['engine_p50_ms']:.2f} ms); league process CPU "
+                  f"{o['cpu_ms']:.2f} ms per turn")
 
 
 if __name__ == "__main__":

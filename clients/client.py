@@ -37,6 +37,7 @@ from jacquetd_protocol.results import (
     ApplyMoveResult,
     BestMoveResult,
     CancelResult,
+    CompactPlay,
     CubeResult,
     EvaluateResult,
     HelloResult,
@@ -321,7 +322,7 @@ class JacquetClient:
                                 frame)
                     continue
                 try:
-                    msg = wire.decode(frame)
+                    msg = wire.decode(frame, scanned=self.transport.frames_scanned)
                 except ProtocolError as exc:
                     log.warning("%s: dropped an unreadable reply: %s", self.transport.description,
                                 exc)
@@ -485,6 +486,16 @@ class JacquetClient:
         result = await self.request("legal_moves", position=_pos(position), dice=_dice(dice),
                                     timeout=timeout)
         return cast(list[Play], list(result.get("plays", [])))
+
+    async def legal_moves_compact(self, position: Position, dice: Dice | None = None, *,
+                                  timeout: float | None = None
+                                  ) -> list[Play | CompactPlay]:
+        """The legal plays as compact records (`move`, `position_id`, `board`, and
+        `result` when the play ends the game: `legal_moves` with `compact`, protocol 1.2);
+        a server without the option ignores it and sends full records."""
+        result = await self.request("legal_moves", position=_pos(position), dice=_dice(dice),
+                                    compact=True, timeout=timeout)
+        return cast(list[Play | CompactPlay], list(result.get("plays", [])))
 
     async def apply_move(self, position: Position, move: str, dice: Dice | None = None, *,
                          timeout: float | None = None) -> ApplyMoveResult:

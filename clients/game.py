@@ -24,6 +24,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from jacquetd_protocol.errors import ProtocolError
+from jacquetd_protocol.positions import parse_board
 from jacquetd_protocol.records import Action, GameRecord, GameResult, MatchRecord
 
 from .client import JacquetClient
@@ -133,7 +135,8 @@ class Resign(Exception):
 class Turn:
     """What a player is asked to decide on: the position (side on roll = the player),
     the dice, the legal plays, the seat and a per-move seed for engines that use
-    chance."""
+    chance. With a referee that asks for compact plays, the plays are compact records
+    (`move`, `position_id`, `board`, and `result` when the play ends the game)."""
 
     position: PositionMap
     dice: Dice
@@ -261,14 +264,23 @@ class Referee:
     with `position`, `legal_moves` and `apply_move`; `luck` is used when offered).
 
     `move_timeout` bounds each decision (seconds); a player that exceeds it, crashes
-    or answers an illegal move loses the game (`EngineFault`)."""
+    or answers an illegal move loses the game (`EngineFault`).
+
+    `compact` asks the rules server for compact play records (`legal_moves` with
+    `compact`, protocol 1.2): the plays are matched by `position_id` and only the
+    chosen one's position is read (from its board literal); the next request names
+    the position by that id (unless a cube action changed it), which keeps the
+    league's cost per decision small. For players that do not look at `Turn.plays`
+    (engines); a server without the option sends full records, which work the same."""
 
     def __init__(self, rules: JacquetClient, *, move_timeout: float | None = None,
-                 luck: bool = True, observer: Observer | None = None) -> None:
+                 luck: bool = True, observer: Observer | None = None,
+                 compact: bool = False) -> None:
         self.rules = rules
         self.move_timeout = move_timeout
         self.use_luck = luck and rules.supports("luck")
         self.observer = observer or Observer()
+        self.compact = compact
 
     async def start_position(self, variant: str, *, cube: bool, score: tuple[int, int] = (0, 0),
                              match_length: int = 0, crawford: bool = False) -> PositionMap:
@@ -321,6 +333,9 @@ class Referee:
                           match_length, crawford, opening=opening)
         record = GameRecord(number, score, crawford, opening)
         luck = [0.0, 0.0]
+        # the last play's position and its id: while the game stands there (no cube
+        # action since), the rules server is sent the id, not the structured position
+        known: tuple[PositionMap, str] | None = None
         await self.observer.game_started(state)
         while True:
             seat = state.turn
@@ -342,11 +357,19 @@ class Referee:
                 turn = Turn(position, roll, [], seat,
                             (seed * 100_003 + state.moves) % MAX_SEED, state.moves)
                 # a pipelined player (an engine) is asked while the rules server lists the
-                # plays; its answer is checked against them once they are in
+                # plays; its answer is checked against them once they are in. Its request
+                # goes out first (one pass of the event loop): it is the longer wait.
                 early = (asyncio.ensure_future(self._ask(player, turn))
                          if getattr(player, "pipelined", False) else None)
                 try:
-                    turn.plays = await self.rules.legal_moves(position)
+                    if early is not None:
+                        await asyncio.sleep(0)
+                    if self.compact and known is not None and known[0] is state.position:
+                        turn.plays = await self.rules.legal_moves_compact(known[1], roll)
+                    elif self.compact:
+                        turn.plays = await self.rules.legal_moves_compact(position)
+                    else:
+                        turn.plays = await self.rules.legal_moves(position)
                 except BaseException:
                     _drop(early)
                     raise
@@ -367,8 +390,10 @@ class Referee:
                                           luck)
             record.actions.append(Action(seat, "move", move=play["move"]))
             state.moves += 1
+            play = _with_position(play)
             after = play["position"]
             state.position = after
+            known = (after, str(play["position_id"]))
             await self.observer.moved(state, seat, roll, play)
             if is_over(after):
                 state.turn = 1 - seat  # the position is seen from the loser now
@@ -480,6 +505,18 @@ class Referee:
         outcome.reason, outcome.name = "forfeit", f"forfeit {fault.kind}"
         outcome.fault, outcome.fault_message = fault.kind, fault.message
         return outcome
+
+
+def _with_position(play: PlayMap) -> PlayMap:
+    """The play with its structured `position`: a compact record's is read from its
+    `board` literal (the rules server wrote it; only the chosen play's is read)."""
+    if "position" in play:
+        return play
+    try:
+        return dict(play, position=parse_board(str(play.get("board", ""))))
+    except ProtocolError as exc:
+        raise EngineError(f"the rules server sent a play without a readable position: {exc}"
+                          ) from None
 
 
 def _drop(task: asyncio.Future[Any] | None) -> None:

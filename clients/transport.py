@@ -57,6 +57,12 @@ class Transport(abc.ABC):
         """True for stdio and TCP streams (where `quit` ends the connection)."""
         return False
 
+    @property
+    def frames_scanned(self) -> bool:
+        """True when `recv` hands out frames a `ReplyStreamDecoder` has cut, so their
+        shape and limits are already checked (they are not scanned twice)."""
+        return False
+
 
 class ZmqTransport(Transport):
     """A DEALER socket connected to the daemon's ROUTER: one request per message."""
@@ -112,6 +118,10 @@ class StreamTransport(Transport):
 
     @property
     def is_byte_stream(self) -> bool:
+        return True
+
+    @property
+    def frames_scanned(self) -> bool:
         return True
 
     async def send(self, frame: bytes) -> None:

@@ -22,6 +22,7 @@ def encode(id: int | str, cmd: str, args: dict[str, Any]) -> bytes:
     return encode_request(Request(id, cmd, {k: v for k, v in args.items() if v is not None}))
 
 
-def decode(frame: bytes) -> Reply | Partial:
-    """A reply or partial result from one frame; raises `ProtocolError(bad_frame)`."""
-    return decode_reply(frame)
+def decode(frame: bytes, *, scanned: bool = False) -> Reply | Partial:
+    """A reply or partial result from one frame; raises `ProtocolError(bad_frame)`.
+    `scanned`: the frame was cut by a `ReplyStreamDecoder` (limits already checked)."""
+    return decode_reply(frame, scanned=scanned)

@@ -52,8 +52,10 @@ def detect_encoding(frame: bytes) -> Encoding:
     return "json" if starts_json(frame) else "text"
 
 
-def decode_request(frame: bytes, limits: Limits = Limits()) -> Request:  # noqa: B008
-    """Decode and validate one request frame.
+def decode_request(frame: bytes, limits: Limits = Limits(),  # noqa: B008
+                   *, scanned: bool = False) -> Request:
+    """Decode and validate one request frame. `scanned`: the frame comes from a
+    `StreamDecoder` with the same limits (a msgpack frame is not scanned twice).
 
     Raises ProtocolError: `bad_frame`, `too_large`, `too_deep`, `unknown_command`,
     `bad_argument`, `bad_position` (shape only), with `.id` set when the id could be
@@ -65,7 +67,8 @@ def decode_request(frame: bytes, limits: Limits = Limits()) -> Request:  # noqa:
     encoding = detect_encoding(frame)
     if encoding == "text":
         return decode_text_request(to_text(frame))
-    obj = unpack_map(frame, limits) if encoding == "msgpack" else unpack_json(frame, limits)
+    obj = (unpack_map(frame, limits, scanned=scanned) if encoding == "msgpack"
+           else unpack_json(frame, limits))
     rid = check_id(obj.get("id"))
     return request_from_map(obj, rid, encoding)
 
@@ -118,9 +121,12 @@ def encode_request(req: Request) -> bytes:
     return pack(obj)
 
 
-def decode_reply(frame: bytes, limits: Limits = REPLY_LIMITS) -> Reply | Partial:
+def decode_reply(frame: bytes, limits: Limits = REPLY_LIMITS, *,
+                 scanned: bool = False) -> Reply | Partial:
     """Decode a reply or a partial in any encoding (client side); ProtocolError
-    (`bad_frame`, `too_large`, `too_deep`) if the frame is not one."""
+    (`bad_frame`, `too_large`, `too_deep`) if the frame is not one. `scanned`: the frame
+    comes from a `ReplyStreamDecoder` with the same limits, which has already checked a
+    msgpack frame's shape and limits (it is not scanned a second time)."""
     encoding = detect_encoding(frame)
     if encoding == "text":
         if len(frame) > limits.max_frame_bytes:
@@ -131,7 +137,8 @@ def decode_reply(frame: bytes, limits: Limits = REPLY_LIMITS) -> Reply | Partial
         except UnicodeDecodeError:
             raise ProtocolError(ErrorCode.BAD_FRAME, "text is not valid UTF-8") from None
         return decode_text_reply(text)
-    obj = unpack_map(frame, limits) if encoding == "msgpack" else unpack_json(frame, limits)
+    obj = (unpack_map(frame, limits, scanned=scanned) if encoding == "msgpack"
+           else unpack_json(frame, limits))
     rid = obj.get("id")
     if rid is not None:
         try:

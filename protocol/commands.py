@@ -127,6 +127,16 @@ PLAY_FIELDS = (
           required=False),
 )
 
+#: A play as `legal_moves` lists it with `compact` (protocol 1.2): what a referee needs to
+#: match an engine's answer and carry the game on, without the structured positions.
+COMPACT_PLAY_FIELDS = (
+    PLAY_FIELDS[0],  # move
+    PLAY_FIELDS[1],  # position_id
+    Field("board", "str", "the resulting position as a board literal ([§5](#5-positions)): "
+          "the same position as `position` in the full record, in one string"),
+    PLAY_FIELDS[-1],  # result, when the play ends the game
+)
+
 RANKED_FIELDS = PLAY_FIELDS + PROBABILITIES[:5] + (
     Field("equity", "number", "equity of the play for the side that made it (the ranking key)"),
     Field("plies", "int", "search depth this entry was evaluated at"),
@@ -151,6 +161,9 @@ RESULT_TYPES: dict[str, tuple[str, dict[str, Any]]] = {
     "position": ("position", {"$ref": "#/$defs/position"}),
     "play": ("play", {"$ref": "#/$defs/play"}),
     "plays": ("list of play", {"type": "array", "items": {"$ref": "#/$defs/play"}}),
+    "plays_or_compact": ("list of play (of compact play with `compact`)", {
+        "type": "array", "items": {"anyOf": [{"$ref": "#/$defs/play"},
+                                             {"$ref": "#/$defs/compact_play"}]}}),
     "ranked_plays": ("list of ranked play", {"type": "array",
                                              "items": {"$ref": "#/$defs/ranked_play"}}),
     "limits": ("map str -> int", {"type": "object", "additionalProperties": {"type": "integer"}}),
@@ -195,6 +208,7 @@ RESULT_TYPES.update(MATCH_RESULT_TYPES)
 #: Records used inside results, by the name their `$defs` entry has in the schema.
 RECORDS: dict[str, tuple[Field, ...]] = {
     "play": PLAY_FIELDS,
+    "compact_play": COMPACT_PLAY_FIELDS,
     "ranked_play": RANKED_FIELDS,
     "latency": LATENCY_FIELDS,
 }
@@ -266,10 +280,13 @@ _COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "legal_moves", "Every legal play of the side on roll with its dice.",
-        (_position(), _DICE),
+        (_position(), _DICE,
+         Param("compact", ArgType.BOOL, "list each play as a compact play record: `move`, "
+               "`position_id`, `board` and, when it ends the game, `result` (protocol 1.2)",
+               default=False)),
         (Field("count", "int", "number of plays (at least 1: a roll that cannot be played "
                "is one play with move `\"\"`)"),
-         Field("plays", "plays", "the plays, in the server's canonical order")),
+         Field("plays", "plays_or_compact", "the plays, in the server's canonical order")),
     ),
     Command(
         "apply_move", "Play a move given as text and return the resulting position.",

@@ -212,7 +212,8 @@ def schema_files() -> dict[Path, str]:
 PY_TYPES: dict[str, str] = {
     "int": "int", "number": "float", "prob": "float", "bool": "bool", "str": "str",
     "str_list": "list[str]", "position": "dict[str, Any]", "play": "Play",
-    "plays": "list[Play]", "ranked_plays": "list[RankedPlay]", "limits": "dict[str, int]",
+    "plays": "list[Play]", "plays_or_compact": "list[Play | CompactPlay]",
+    "ranked_plays": "list[RankedPlay]", "limits": "dict[str, int]",
     "latency": "dict[str, Latency]", "counts": "dict[str, int]",
     "request_id": "int | str", "game_result": "GameResult",
     "move_analyses": "list[dict[str, Any]]", "game_lucks": "list[dict[str, Any]]",
@@ -242,8 +243,8 @@ def results_module() -> str:
     command table (as the JSON schemas are)."""
     head = ('"""TypedDicts of every result map, generated from the command table by\n'
             "`python -m jacquetd_protocol.docgen` (do not edit by hand): `RESULTS` maps each\n"
-            "command to the TypedDict of its result; `Play`, `RankedPlay` and `Latency` are\n"
-            "the records inside results. Fields a newer server adds are not listed.\n"
+            "command to the TypedDict of its result; `Play`, `CompactPlay`, `RankedPlay` and\n"
+            "`Latency` are the records inside results. Fields a newer server adds are not listed.\n"
             '"""\n\n'
             "# No `from __future__ import annotations`: TypedDict reads NotRequired[...] at\n"
             "# run time (its __required_keys__), which stringized annotations would hide.\n"

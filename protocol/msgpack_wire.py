@@ -10,6 +10,7 @@ The protocol uses maps, arrays, strings, integers, floats, booleans and nil;
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -20,6 +21,8 @@ from .messages import Limits
 #: First bytes of a msgpack map (fixmap, map16, map32): such a frame is msgpack.
 MAP_FIRST_BYTES = frozenset(range(0x80, 0x90)) | {0xDE, 0xDF}
 
+# A run of one-byte integers (positive and negative fixint).
+_FIXINT_RUN = re.compile(rb"[\x00-\x7f\xe0-\xff]+")
 # Fixed sizes (header included) of scalar types, by first byte.
 _FIXED = {0xC0: 1, 0xC2: 1, 0xC3: 1, 0xCA: 5, 0xCB: 9, 0xCC: 2, 0xCD: 3, 0xCE: 5, 0xCF: 9,
           0xD0: 2, 0xD1: 3, 0xD2: 5, 0xD3: 9}
@@ -59,39 +62,57 @@ class MsgpackScanner:
     def scan(self, buf: bytes | bytearray | memoryview) -> int | None:
         """The length of the object at buf[0] if it is complete, else None."""
         lim = self.limits
+        stack = self.stack
         n = len(buf)
         while True:
             pos = self.pos
             if pos >= n:
                 return None
             b = buf[pos]
-            size = self._size(buf, pos, b, n)
-            if size is None:
-                return None
-            head, payload, children = size
-            end = pos + head + payload
+            children = 0
+            if b <= 0x7F or b >= 0xE0:
+                # A run of one-byte integers (most of a board) is taken at once: as many
+                # as the enclosing container still expects.
+                run = _FIXINT_RUN.match(buf, pos).end() - pos  # type: ignore[union-attr]
+                count = min(run, stack[-1]) if stack else 1
+                end = pos + count
+            elif 0xA0 <= b <= 0xBF or (b == 0xD9 and pos + 1 < n):
+                # fixstr and str8 (map keys, moves, ids): read inline, the commonest headers
+                head, length = (1, b & 0x1F) if b <= 0xBF else (2, buf[pos + 1])
+                if length > lim.max_str_len:
+                    raise _too_large("string", "max_str_len", lim.max_str_len)
+                count = 1
+                end = pos + head + length
+            else:
+                size = self._size(buf, pos, b, n)
+                if size is None:
+                    return None
+                head, payload, children = size
+                count = 1
+                end = pos + head + payload
             if end > lim.max_frame_bytes:
                 raise _too_large("message", "max_frame_bytes", lim.max_frame_bytes)
             if end > n:
                 return None
             self.pos = end
-            self.elements += 1
+            self.elements += count
             if self.elements > lim.max_elements:
                 raise _too_large("number of values", "max_elements", lim.max_elements)
             if children:
-                if len(self.stack) >= lim.max_depth:
+                if len(stack) >= lim.max_depth:
                     raise ProtocolError(ErrorCode.TOO_DEEP, f"nesting deeper than "
                                         f"{lim.max_depth}", limit="max_depth")
-                self.stack.append(children)
+                stack.append(children)
                 continue
-            # A value is complete: it fills one slot of the enclosing container.
-            while self.stack:
-                self.stack[-1] -= 1
-                if self.stack[-1]:
+            # The values are complete: they fill slots of the enclosing container.
+            while stack:
+                stack[-1] -= count
+                count = 1
+                if stack[-1]:
                     break
-                self.stack.pop()
-            if not self.stack:
-                return self.pos
+                stack.pop()
+            if not stack:
+                return end
 
     def _size(self, buf: bytes | bytearray | memoryview, pos: int, b: int,
               n: int) -> tuple[int, int, int] | None:
@@ -156,17 +177,20 @@ def _undecodable(exc: BaseException) -> str:
     return "malformed msgpack message"
 
 
-def unpack_map(frame: bytes, limits: Limits) -> dict[str, Any]:
-    """Decode a frame holding exactly one msgpack map, enforcing `limits` first."""
+def unpack_map(frame: bytes, limits: Limits, *, scanned: bool = False) -> dict[str, Any]:
+    """Decode a frame holding exactly one msgpack map, enforcing `limits` first.
+    `scanned`: the frame was cut from a byte stream by a `MsgpackScanner` with the same
+    limits (framing.py), so it is one whole object within them: it is not scanned twice."""
     if len(frame) > limits.max_frame_bytes:
         raise _too_large("message", "max_frame_bytes", limits.max_frame_bytes)
     if not starts_msgpack(frame):
         raise ProtocolError(ErrorCode.BAD_FRAME, "a msgpack message is a map")
-    end = MsgpackScanner(limits).scan(frame)
-    if end is None:
-        raise ProtocolError(ErrorCode.BAD_FRAME, "truncated msgpack message")
-    if end != len(frame):
-        raise ProtocolError(ErrorCode.BAD_FRAME, "bytes after the msgpack message")
+    if not scanned:
+        end = MsgpackScanner(limits).scan(frame)
+        if end is None:
+            raise ProtocolError(ErrorCode.BAD_FRAME, "truncated msgpack message")
+        if end != len(frame):
+            raise ProtocolError(ErrorCode.BAD_FRAME, "bytes after the msgpack message")
     try:
         obj = msgpack.unpackb(
             frame, raw=False, strict_map_key=True, use_list=True,

@@ -1,7 +1,7 @@
 """TypedDicts of every result map, generated from the command table by
 `python -m jacquetd_protocol.docgen` (do not edit by hand): `RESULTS` maps each
-command to the TypedDict of its result; `Play`, `RankedPlay` and `Latency` are
-the records inside results. Fields a newer server adds are not listed.
+command to the TypedDict of its result; `Play`, `CompactPlay`, `RankedPlay` and
+`Latency` are the records inside results. Fields a newer server adds are not listed.
 """
 
 # No `from __future__ import annotations`: TypedDict reads NotRequired[...] at
@@ -34,6 +34,15 @@ class Play(TypedDict):
     xgid: NotRequired[str]
     hits: int
     borne_off: int
+    result: NotRequired[GameResult]
+
+
+class CompactPlay(TypedDict):
+    """A compact play."""
+
+    move: str
+    position_id: str
+    board: str
     result: NotRequired[GameResult]
 
 
@@ -103,7 +112,7 @@ class LegalMovesResult(TypedDict):
     """The result of `legal_moves`."""
 
     count: int
-    plays: list[Play]
+    plays: list[Play | CompactPlay]
     warnings: NotRequired[list[FieldWarning]]
 
 

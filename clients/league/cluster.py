@@ -73,7 +73,8 @@ class _WorkerHost:
                                     start_timeout=DAEMON_TIMEOUT_S,
                                     stderr=asyncio.subprocess.DEVNULL)
         use_luck = luck and daemon.supports("luck")
-        seats = Seats(daemon, Referee(daemon, move_timeout=move_timeout, luck=use_luck), {},
+        seats = Seats(daemon, Referee(daemon, move_timeout=move_timeout, luck=use_luck,
+                                    compact=True), {},
                       lambda name: make_player(config.engine(name), time_ms=config.time_ms,
                                                daemon=daemon, cwd=config.base_dir),
                       luck=use_luck, move_timeout=move_timeout)

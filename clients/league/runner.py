@@ -258,7 +258,8 @@ class League:
     async def _worker(self, slot: int, queue: asyncio.Queue[list[Job]],
                       daemon: JacquetClient, journal: Journal, progress: Progress) -> None:
         luck = self.options.luck and daemon.supports("luck")
-        seats = Seats(daemon, Referee(daemon, move_timeout=self.move_timeout, luck=luck), {},
+        seats = Seats(daemon, Referee(daemon, move_timeout=self.move_timeout, luck=luck,
+                                      compact=True), {},
                       lambda name: make_player(self.config.engine(name),
                                                time_ms=self.config.time_ms, daemon=daemon,
                                                cwd=self.config.base_dir,

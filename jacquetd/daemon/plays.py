@@ -12,7 +12,7 @@ from typing import Any
 
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
-from jacquetd.daemon.positions import position_fields
+from jacquetd.daemon.positions import board_literal, position_fields
 from jacquetd.rules import Play, Position, legal_plays
 from jacquetd.rules.position import CHECKERS
 from jacquetd.rules.scoring import game_result, result_name
@@ -79,6 +79,16 @@ def play_dict(play: Play) -> dict[str, Any]:
         "hits": play.hits,
         "borne_off": play.borne_off,
     }
+    if play.raw.me[0] == CHECKERS:
+        d["result"] = game_result_of(play)
+    return d
+
+
+def compact_play_dict(play: Play) -> dict[str, Any]:
+    """The compact play record (`legal_moves` with `compact`): move, id, board literal."""
+    after = play.after
+    d: dict[str, Any] = {"move": play.move, "position_id": after.to_id(),
+                         "board": board_literal(after)}
     if play.raw.me[0] == CHECKERS:
         d["result"] = game_result_of(play)
     return d

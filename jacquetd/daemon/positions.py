@@ -9,6 +9,7 @@ gnubg and XG (`gnubg_id`, `xgid`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -66,3 +67,27 @@ def resolve_position(value: Any, dice: Any = None) -> Position:
 def position_fields(pos: Position) -> dict[str, Any]:
     """`position_id`, `position` and, for backgammon, `gnubg_id` and `xgid`."""
     return {"position_id": pos.to_id(), "position": pos.to_dict(), **foreign_ids(pos)}
+
+
+@functools.lru_cache(maxsize=8192)
+def _side_literal(side: tuple[int, ...]) -> str:
+    """One side of a board literal (`index:count` pairs, highest index first, or `-`).
+    Cached: the plays of one roll share most of their sides."""
+    return ",".join(f"{i}:{side[i]}" for i in range(len(side) - 1, -1, -1) if side[i]) or "-"
+
+
+def board_literal(pos: Position) -> str:
+    """`format_board(pos.to_dict())` (protocol/positions.py), written from the position
+    without building its map: `legal_moves` with `compact` writes one per play."""
+    parts = [pos.variant, _side_literal(pos.me), _side_literal(pos.opp),
+             "".join(map(str, pos.dice)) or "-",
+             ("1" if pos.primed[0] else "0") + ("1" if pos.primed[1] else "0")]
+    if pos.cube is not None:
+        cube = pos.cube
+        parts.append(f"cube:{cube.value}:{cube.owner.wire}" + (":pending" if cube.pending
+                                                                else ""))
+    if pos.match is not None:
+        m = pos.match
+        parts.append(f"match:{m.length}:{m.score[0]}:{m.score[1]}"
+                     + (":crawford" if m.crawford else ""))
+    return "/".join(parts)

@@ -15,6 +15,7 @@ import contextlib
 import itertools
 import logging
 import os
+import stat
 import threading
 import time
 import uuid
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 _conn_ids = itertools.count(1)
 GNUBG_MAX_PENDING_LINES = 256  # lines read ahead of the one being answered; then reading pauses
 EOF_POLL_S = 0.01
+STDIN_PAUSE_CHUNKS = 32  # chunks read from stdin and not yet handled: stop reading
 CLOSE_WAIT_S = 0.3  # at shutdown, how long connections get to close
 PAUSE_AT = 16  # messages of one connection queued in the front: it is no longer read
 RESUME_AT = 4  # ... and read again once this few are left
@@ -229,7 +231,8 @@ def decode_stream_item(peer: Any, item: bytes | ProtocolError) -> Request | None
             peer.end_session()
         return None
     try:
-        return decode_request(item, peer.cfg.limits.codec_limits())
+        # cut by peer.decoder, with the same limits: a msgpack frame is not scanned twice
+        return decode_request(item, peer.cfg.limits.codec_limits(), scanned=True)
     except ProtocolError as err:
         peer.service.reject(peer, err, detect_encoding(item))
         return None
@@ -495,14 +498,41 @@ async def serve_stdio(cfg: Config, service: Service) -> None:
             if not data:
                 return
 
-    threading.Thread(target=reader, name="stdin-reader", daemon=True).start()
+    paused = False
+
+    def readable() -> None:
+        nonlocal paused
+        try:
+            data = os.read(0, 65536)  # a pipe or socket said it is ready: this does not block
+        except OSError:
+            data = b""
+        chunks.put_nowait(data)  # never full: reading pauses at STDIN_PAUSE_CHUNKS
+        if not data or chunks.qsize() >= STDIN_PAUSE_CHUNKS:
+            loop.remove_reader(0)
+            paused = bool(data)
+
+    # A pipe or a socket (how a league or an editor spawns us) is watched by the event loop
+    # itself: no thread hand-off per request. Anything else (a file, a terminal the loop
+    # cannot poll) is read by a thread.
+    watched = False
+    with contextlib.suppress(OSError, ValueError, NotImplementedError):
+        if stat.S_ISFIFO(os.fstat(0).st_mode) or stat.S_ISSOCK(os.fstat(0).st_mode):
+            loop.add_reader(0, readable)
+            watched = True
+    if not watched:
+        threading.Thread(target=reader, name="stdin-reader", daemon=True).start()
     started = time.monotonic()
     while not peer.ending and not peer.closed:
         data = await chunks.get()
+        if paused and chunks.qsize() < STDIN_PAUSE_CHUNKS:
+            paused = False
+            loop.add_reader(0, readable)
         if not data:
             feed_protocol(peer, peer.decoder.finish())
             break
         feed_protocol(peer, peer.decoder.feed(data))
+    if watched:
+        loop.remove_reader(0)
     while not peer.closed and service.pending_count(peer.key):
         await asyncio.sleep(EOF_POLL_S)
     log.debug("event=stdio_done seconds=%.3f", time.monotonic() - started)

@@ -136,6 +136,9 @@ def _field_values(field: Field) -> st.SearchStrategy[Any]:
         simple[name] = st.lists(small_maps, max_size=3)
     if field.type in simple:
         return simple[field.type]
+    if field.type == "plays_or_compact":
+        return st.lists(results(RECORDS["play"]) | results(RECORDS["compact_play"]),
+                        max_size=4)
     if field.type in ("play", "plays", "ranked_plays", "latency"):
         record = {"play": "play", "plays": "play", "ranked_plays": "ranked_play",
                   "latency": "latency"}[field.type]

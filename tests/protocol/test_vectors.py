@@ -27,7 +27,7 @@ from jacquetd_protocol.conformance.vectors import (
     substitute,
 )
 from jacquetd_protocol.gnubg_wire import format_move
-from jacquetd_protocol.positions import foreign_position, start_variant
+from jacquetd_protocol.positions import foreign_position, format_board, start_variant
 
 import jacquetd.rules as rules
 from jacquetd.rules.interchange import foreign_ids, parse_foreign
@@ -120,6 +120,10 @@ def _handle(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "no dice", field="dice")
     if cmd == "legal_moves":
         plays = [_play(p) for p in rules.legal_plays(pos)]
+        if args.get("compact"):  # compact play records (protocol 1.2)
+            plays = [{"move": p["move"], "position_id": p["position_id"],
+                      "board": format_board(p["position"]),
+                      **({"result": p["result"]} if "result" in p else {})} for p in plays]
         return {"count": len(plays), "plays": plays}
     return _play(rules.apply_move(pos, args["move"]))
 
