@@ -286,8 +286,8 @@ class ZmqEndpoint:
                 obj = None
             if obj is not None:
                 cmd = obj.get("cmd")
-                known = isinstance(cmd, str) and cmd in COMMANDS
-                self.service.shed(peer, rid, cmd if known else "-", "msgpack", error)
+                name = cmd if isinstance(cmd, str) and cmd in COMMANDS else "-"
+                self.service.shed(peer, rid, name, "msgpack", error)
                 return
         request = self._decode(peer, body)
         if request is not None:
