@@ -62,8 +62,9 @@ def decode_request(frame: bytes, limits: Limits = Limits(),  # noqa: B008
     read, so the error reply can be addressed.
     """
     if len(frame) > limits.max_frame_bytes:
-        raise ProtocolError(ErrorCode.TOO_LARGE, f"message exceeds max_frame_bytes "
-                            f"({limits.max_frame_bytes})", limit="max_frame_bytes")
+        raise ProtocolError(ErrorCode.TOO_LARGE, f"the message has {len(frame)} bytes, more "
+                            f"than max_frame_bytes ({limits.max_frame_bytes})",
+                            limit="max_frame_bytes")
     encoding = detect_encoding(frame)
     if encoding == "text":
         return decode_text_request(to_text(frame))

@@ -294,13 +294,8 @@ class ZmqEndpoint:
             self.service.shed(peer, request.id, request.cmd, request.encoding, error)
 
     def _decode(self, peer: _ZmqPeer, body: bytes) -> Request | None:
-        """The request in `body`, or None once an error reply went out."""
-        if len(body) > self.max_frame:
-            self.service.reject(peer, ProtocolError(
-                ErrorCode.TOO_LARGE, f"the message has {len(body)} bytes, more than "
-                f"max_frame_bytes ({self.max_frame})", limit="max_frame_bytes"),
-                detect_encoding(body))
-            return None
+        """The request in `body`, or None once an error reply went out (the codec checks
+        the size: a frame is measured once)."""
         try:
             return decode_request(body, self.codec_limits)
         except ProtocolError as err:

@@ -364,13 +364,7 @@ class WsEndpoint:
                     ErrorCode.BAD_FRAME, "a binary frame holds one msgpack map; send JSON "
                     "or text in a text frame"), "msgpack")
                 return
-        if len(frame) > limits.max_frame_bytes:
-            self.service.reject(peer, ProtocolError(
-                ErrorCode.TOO_LARGE, f"the message has {len(frame)} bytes, more than "
-                f"max_frame_bytes ({limits.max_frame_bytes})", limit="max_frame_bytes"),
-                encoding)
-            return
-        try:
+        try:  # the codec checks the size (a frame is measured once)
             request = decode_request(frame, limits.codec_limits())
         except ProtocolError as err:
             self.service.reject(peer, err, encoding)

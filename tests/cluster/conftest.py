@@ -83,9 +83,9 @@ def dask_cluster(tmp_path: Path) -> Iterator[Callable[[int], DaskCluster]]:
     for proc in reversed(procs):
         if proc.poll() is None:
             proc.terminate()
-    for proc in procs:
+    for proc in procs:  # a dask worker may take 15 s to close gracefully: not under test
         try:
-            proc.wait(15)
+            proc.wait(3)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
