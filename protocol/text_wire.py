@@ -322,8 +322,11 @@ def _parse_word(word: str) -> Any:
     return word
 
 
+_SPACE_RE = re.compile(r"\s")
+
+
 def _bare_ok(s: str) -> bool:
-    return (bool(s) and s.isprintable() and not any(c.isspace() for c in s)
+    return (bool(s) and s.isprintable() and _SPACE_RE.search(s) is None
             and s[0] not in "\"[{" and _parse_word(s) == s)
 
 
@@ -385,12 +388,14 @@ def parse_value(s: str, i: int) -> tuple[Any, int]:
 
 def _field_tokens(key: str, value: Any) -> list[str]:
     """`key=value` words; a map whose keys are identifiers is spread into dotted keys."""
-    if (isinstance(value, Mapping) and value and not _representable(value)
-            and all(isinstance(k, str) and _MAP_KEY_RE.match(k) for k in value)):
-        out: list[str] = []
-        for k, v in value.items():
-            out += _field_tokens(f"{key}.{k}", v)
-        return out
+    if isinstance(value, Mapping) and value:
+        if _representable(value):  # checked once: a position is a board literal
+            return [f"{key}={format_board(value)}"]
+        if all(isinstance(k, str) and _MAP_KEY_RE.match(k) for k in value):
+            out: list[str] = []
+            for k, v in value.items():
+                out += _field_tokens(f"{key}.{k}", v)
+            return out
     return [f"{key}={format_value(value)}"]
 
 
