@@ -402,7 +402,7 @@ def _field_tokens(key: str, value: Any) -> list[str]:
 def _lead_ok(move: Any) -> TypeGuard[str]:
     if not isinstance(move, str) or not move or move != " ".join(move.split(" ")):
         return False
-    return all(w and w.isprintable() and "=" not in w and not any(c.isspace() for c in w)
+    return all(w and w.isprintable() and "=" not in w and _SPACE_RE.search(w) is None
                and w[0] not in "\"[{" for w in move.split(" "))
 
 
