@@ -305,13 +305,14 @@ def compute_time(n: int = 2000) -> float:
 
 def encode_times(n: int = 2000) -> dict[str, float]:
     """Median time (ms) to write the legal_moves reply: msgpack, JSON as the daemon writes
-    it (orjson when installed), and JSON by the standard library's encoder alone."""
+    it (orjson when installed), JSON by the standard library's encoder alone, and text."""
     req = decode_request(encode_request(REQUEST))
     reply = Reply.success(req.id, front_commands.handle_legal_moves(None, arguments(req)))  # type: ignore[arg-type]
     obj = {"id": reply.id, "ok": True, "result": reply.result}
     ways = {"msgpack": lambda: encode_reply(reply, "msgpack"),
             "json": lambda: encode_reply(reply, "json"),
-            "json (standard library)": lambda: json_wire._dump_std(obj)}
+            "json (standard library)": lambda: json_wire._dump_std(obj),
+            "text": lambda: encode_reply(reply, "text")}
     out = {}
     for name, way in ways.items():
         times = []
