@@ -30,9 +30,13 @@ def web_daemon(start_jacquetd: Callable[..., DaemonProcess], tmp_path: Path) -> 
                           "--db", str(tmp_path / "matches.sqlite3"), "--seed", "11")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    """Headless Chromium (the system's), or a skip naming what is missing."""
+    """Headless Chromium (the system's), or a skip naming what is missing.
+
+    One per test module, not per session: Playwright's sync API keeps an event loop
+    running in this thread while it is open, and tests of other modules that run in
+    the same process afterwards (in any order) call `asyncio.run`."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"no Chromium at {CHROMIUM}: install the Debian package `chromium`")
     sync_api = pytest.importorskip(
