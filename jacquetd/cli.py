@@ -136,7 +136,8 @@ SERVE_OPTIONS: list[Option] = [
     (("--curve-clients",), dict(metavar="DIR", help="folder of the public keys of the clients "
                                 "allowed in (default: none)"), "curve_clients"),
     (("--heartbeat",), dict(action="append", metavar="NAME=MS",
-                            help="ZMTP heartbeat (default: "
+                            help="liveness of peers: TCP keepalive probes on the ZeroMQ "
+                            "socket, pings on WebSocket connections (default: "
                             + ", ".join(f"{f.name}={getattr(_D.heartbeat, f.name)}"
                                         for f in dataclasses.fields(Heartbeat)) + ")"), None),
 ]

@@ -13,6 +13,9 @@ Work sharing: a replica takes at most `DEPTH` requests at a time. When every rep
 holds that many, or none is up yet, the front answers the request itself, as it does
 with replicas off: the front is then one more pair of hands rather than a queue.
 
+Alone, a request is answered in the front: when nothing waits in the front and no
+replica holds a request, the hop would only add to its time.
+
 On demand: the replicas start the first time such a request finds other messages
 waiting in the front (`Service._offload`), and load in the background meanwhile. A
 daemon that only ever serves one request at a time never starts them, and its one
@@ -174,6 +177,11 @@ class ReplicaPool:
         self._replicas[index] = replica
         assert self._loop is not None
         self._loop.add_reader(mine.fileno(), self._readable, replica)
+
+    @property
+    def holding(self) -> int:
+        """Requests the replicas hold now."""
+        return sum(len(r.held) for r in self._replicas if r is not None)
 
     def pids(self) -> list[int]:
         """The replicas up and answering."""

@@ -366,16 +366,18 @@ class Service:
     def _offload(self, peer: Peer, request: Request, args: dict[str, Any],
                  arrived: float) -> bool:
         """Hand a stateless front command to a front replica (replicas.py); False when
-        it is answered here instead: no replica has room or is up (they start when
-        requests first wait in the front), the request has fields the
+        it is answered here instead: it is alone (nothing waits in the front, no
+        replica holds anything), no replica has room or is up (they start when requests
+        first wait in the front), the request has fields the
         command does not define (their warnings are written here), or its id is in
         flight (answered at once here, as without replicas)."""
         replicas = self.replicas
         if replicas is None or request.ignored:
             return False
+        if not self.front.size and not replicas.holding:
+            return False  # alone: answered here, one hop fewer
         if not replicas.started:
-            if self.front.size:  # others wait behind this one: time for more hands
-                replicas.start()
+            replicas.start()  # others wait behind this one: time for more hands
             return False
         client = self._clients.get(peer.key) or _Client()
         key: Any = request.id if request.id is not None else ("anon", next(self._anon))
