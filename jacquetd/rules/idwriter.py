@@ -1,0 +1,191 @@
+"""The ids of many positions that differ only in their checkers, written cheaply.
+
+A reply to `legal_moves` gives, for every legal play, the position it leads to
+in several forms: the compact position id (posid.py), gnubg's Position ID and
+Match ID (gnubg_id.py), the XGID (xgid.py) and the structured map. All the
+positions of one reply share everything but their checkers and primed flags:
+variant, dice, cube and match state (their *frame*). An `IdWriter` is made once
+per frame (`id_writer`, cached) and writes each form as a join of parts:
+
+- the frame's parts once: the position id's trailing cube and match bytes, the
+  Match ID (one per "game over or not"), the XGID's fields after the board;
+- each side's parts once per distinct side (`_codes`, a bounded cache), since
+  the plays of one roll share most of their sides: the opponent's side is the
+  same in every play without a hit.
+
+The position id's bytes line up with base64's 3-byte groups: the format version,
+the variant and the side on roll are 15 bytes (20 characters), the opponent's
+side, the dice and the flags another 15, so the id is the join of the encodings
+of those parts and of the tail. gnubg's key packs both sides into 80 bits, which
+the writer ORs from the two sides' cached bit strings; the XGID's board is the OR
+of the two sides' board characters (no point holds checkers of both sides).
+
+The results are the very strings `Position.to_id`, `gnubg_id` and `format_xgid`
+write (tests/rules/test_idwriter.py compares them on many positions); those stay
+the straightforward definitions of the formats. The writer trusts its sides to be
+those of a valid position (26 counts 0-15, no point held by both sides).
+"""
+
+from __future__ import annotations
+
+import binascii
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from .gnubg_id import match_id_of
+from .posid import FORMAT_VERSION
+from .position import CHECKERS, Cube, MatchState
+from .variants import Variant, find_variant
+from .xgid import PREFIX as XGID_PREFIX
+from .xgid import xgid_tail
+
+_B2A = binascii.b2a_base64
+_TO_URLSAFE = bytes.maketrans(b"+/", b"-_")
+#: XGID board characters: 0 (no checker) is '-'; others are already 'A'-'O' / 'a'-'o'.
+_ZERO_TO_DASH = bytes.maketrans(b"\x00", b"-")
+
+
+def _b64url(data: bytes) -> str:
+    """base64url of `data`, padding left out (as posid.py writes it)."""
+    return _B2A(data, newline=False).translate(_TO_URLSAFE).rstrip(b"=").decode("ascii")
+
+
+class _SideCodes:
+    """What the ids need of one side (26 counts), computed once per distinct side."""
+
+    __slots__ = ("gnubg_bits", "gnubg_width", "mids", "packed", "prefixes", "xg_bottom",
+                 "xg_top")
+
+    def __init__(self, side: tuple[int, ...]) -> None:
+        self.packed = bytes((side[i] << 4) | side[i + 1] for i in range(0, 26, 2))
+        # the position id's first 20 characters when this side is on roll, per variant index
+        self.prefixes = tuple(_b64url(bytes((FORMAT_VERSION, index)) + self.packed)
+                              for index in range(3))
+        # the id's next 20 characters when this side is the opponent, by (dice, flags) byte pair
+        self.mids: dict[int, str] = {}
+        value = 0
+        bit = 0
+        for point in range(1, 26):
+            n = side[point]
+            value |= ((1 << n) - 1) << bit
+            bit += n + 1
+        self.gnubg_bits = value
+        self.gnubg_width = bit
+        # XGID board bytes (big-endian ints, 0 where empty): at the bottom (on roll) the
+        # side's point q is character q and its bar character 25; at the top (opponent)
+        # its point q is character 25 - q and its bar character 0
+        bottom = bytearray(26)
+        top = bytearray(26)
+        for q in range(1, 26):
+            n = side[q]
+            if n:
+                bottom[q] = 0x40 + n  # 'A' is 1
+                top[25 - q] = 0x60 + n  # 'a' is 1
+        self.xg_bottom = int.from_bytes(bottom, "big")
+        self.xg_top = int.from_bytes(top, "big")
+
+    def mid(self, dice_flags: int) -> str:
+        got = self.mids.get(dice_flags)
+        if got is None:
+            got = self.mids[dice_flags] = _b64url(self.packed + dice_flags.to_bytes(2, "big"))
+        return got
+
+
+_CODES: dict[tuple[int, ...], _SideCodes] = {}
+_CODES_MAX = 1 << 15
+
+
+def _codes(side: tuple[int, ...]) -> _SideCodes:
+    got = _CODES.get(side)
+    if got is None:
+        if len(_CODES) >= _CODES_MAX:
+            _CODES.clear()
+        got = _CODES[side] = _SideCodes(side)
+    return got
+
+
+class IdWriter:
+    """Writes the id forms of positions of one frame (variant, dice, cube, match state)
+    from their sides and primed flags. Stateless once made: safe to share."""
+
+    __slots__ = ("_cube_dict", "_dice", "_dice_byte", "_flag_bits", "_index", "_match_dict",
+                 "_match_ids", "_tail", "_xgid_tail", "backgammon", "variant")
+
+    def __init__(self, variant: Variant, dice: tuple[int, ...], cube: Cube | None,
+                 match: MatchState | None) -> None:
+        self.variant = variant.name
+        self.backgammon = variant.name == "backgammon"
+        self._index = variant.index
+        self._dice = dice
+        self._dice_byte = (dice[0] << 4 | dice[1]) if dice else 0
+        flags = 0
+        tail = bytearray()
+        self._cube_dict: dict[str, Any] | None = None
+        self._match_dict: dict[str, Any] | None = None
+        if cube is not None:
+            flags |= 4 | (8 if cube.pending else 0)
+            tail += bytes((cube.value.bit_length() - 1, int(cube.owner)))
+            self._cube_dict = {"value": cube.value, "owner": cube.owner.wire,
+                               "pending": cube.pending}
+        if match is not None:
+            flags |= 16 | (32 if match.crawford else 0)
+            tail += bytes((match.length, match.score[0], match.score[1]))
+            self._match_dict = {"length": match.length, "score": list(match.score),
+                                "crawford": match.crawford}
+        self._flag_bits = flags
+        self._tail = _b64url(bytes(tail)) if tail else ""
+        if self.backgammon:
+            self._match_ids = (":" + match_id_of(cube, match, dice, False),
+                               ":" + match_id_of(cube, match, dice, True))
+            self._xgid_tail = xgid_tail(cube, match, dice)
+        else:
+            self._match_ids = ("", "")
+            self._xgid_tail = ""
+
+    def _dice_flags(self, primed: Sequence[bool]) -> int:
+        return self._dice_byte << 8 | self._flag_bits | (1 if primed[0] else 0) | (
+            2 if primed[1] else 0)
+
+    def position_id(self, me: tuple[int, ...], opp: tuple[int, ...],
+                    primed: Sequence[bool]) -> str:
+        """`Position.to_id()` of the frame's position with these sides and flags."""
+        return (_codes(me).prefixes[self._index] + _codes(opp).mid(self._dice_flags(primed))
+                + self._tail)
+
+    def ids(self, me: tuple[int, ...], opp: tuple[int, ...], primed: Sequence[bool]
+            ) -> tuple[str, str, str]:
+        """(position id, gnubg id, XGID) of the frame's position with these sides and flags;
+        the last two are empty strings outside backgammon."""
+        cm = _codes(me)
+        co = _codes(opp)
+        pid = cm.prefixes[self._index] + co.mid(self._dice_flags(primed)) + self._tail
+        if not self.backgammon:
+            return pid, "", ""
+        key = _B2A((co.gnubg_bits | cm.gnubg_bits << co.gnubg_width).to_bytes(10, "little"),
+                   newline=False)[:14].decode("ascii")
+        over = me[0] == CHECKERS or opp[0] == CHECKERS
+        board = (cm.xg_bottom | co.xg_top).to_bytes(26, "big").translate(_ZERO_TO_DASH)
+        return (pid, key + self._match_ids[over],
+                XGID_PREFIX + board.decode("ascii") + self._xgid_tail)
+
+    def structured(self, me: tuple[int, ...], opp: tuple[int, ...], primed: Sequence[bool]
+                   ) -> dict[str, Any]:
+        """`Position.to_dict()` of the frame's position with these sides and flags."""
+        d: dict[str, Any] = {"variant": self.variant, "on_roll": list(me),
+                             "opponent": list(opp), "dice": list(self._dice),
+                             "primed": [primed[0], primed[1]]}
+        if self._cube_dict is not None:
+            d["cube"] = self._cube_dict.copy()
+        if self._match_dict is not None:
+            m = self._match_dict
+            d["match"] = {"length": m["length"], "score": m["score"].copy(),
+                          "crawford": m["crawford"]}
+        return d
+
+
+@functools.lru_cache(maxsize=1024)
+def id_writer(variant: str, dice: tuple[int, ...], cube: Cube | None,
+              match: MatchState | None) -> IdWriter:
+    """The (cached) writer of the frame: variant by name, dice, cube, match state."""
+    return IdWriter(find_variant(variant), dice, cube, match)
