@@ -109,7 +109,7 @@ class IdWriter:
     """Writes the id forms of positions of one frame (variant, dice, cube, match state)
     from their sides and primed flags. Stateless once made: safe to share."""
 
-    __slots__ = ("_cube_dict", "_dice", "_dice_byte", "_flag_bits", "_index", "_match_dict",
+    __slots__ = ("_cube_dict", "_dice", "_dice_flags", "_index", "_match_dict",
                  "_match_ids", "_tail", "_xgid_tail", "backgammon", "variant")
 
     def __init__(self, variant: Variant, dice: tuple[int, ...], cube: Cube | None,
@@ -118,7 +118,6 @@ class IdWriter:
         self.backgammon = variant.name == "backgammon"
         self._index = variant.index
         self._dice = dice
-        self._dice_byte = (dice[0] << 4 | dice[1]) if dice else 0
         flags = 0
         tail = bytearray()
         self._cube_dict: dict[str, Any] | None = None
@@ -133,7 +132,9 @@ class IdWriter:
             tail += bytes((match.length, match.score[0], match.score[1]))
             self._match_dict = {"length": match.length, "score": list(match.score),
                                 "crawford": match.crawford}
-        self._flag_bits = flags
+        # the position id's dice and flags bytes, by primed flags (1 on roll, 2 opponent)
+        dice_byte = (dice[0] << 4 | dice[1]) if dice else 0
+        self._dice_flags = tuple(dice_byte << 8 | flags | primed for primed in range(4))
         self._tail = _b64url(bytes(tail)) if tail else ""
         if self.backgammon:
             self._match_ids = (":" + match_id_of(cube, match, dice, False),
@@ -143,30 +144,36 @@ class IdWriter:
             self._match_ids = ("", "")
             self._xgid_tail = ""
 
-    def _dice_flags(self, primed: Sequence[bool]) -> int:
-        return self._dice_byte << 8 | self._flag_bits | (1 if primed[0] else 0) | (
-            2 if primed[1] else 0)
+    def _mid(self, co: _SideCodes, primed: Sequence[bool]) -> str:
+        key = self._dice_flags[(1 if primed[0] else 0) | (2 if primed[1] else 0)]
+        got = co.mids.get(key)
+        return got if got is not None else co.mid(key)
 
     def position_id(self, me: tuple[int, ...], opp: tuple[int, ...],
                     primed: Sequence[bool]) -> str:
         """`Position.to_id()` of the frame's position with these sides and flags."""
-        return (_codes(me).prefixes[self._index] + _codes(opp).mid(self._dice_flags(primed))
+        co = _CODES.get(opp) or _codes(opp)
+        return ((_CODES.get(me) or _codes(me)).prefixes[self._index] + self._mid(co, primed)
                 + self._tail)
 
     def ids(self, me: tuple[int, ...], opp: tuple[int, ...], primed: Sequence[bool]
             ) -> tuple[str, str, str]:
         """(position id, gnubg id, XGID) of the frame's position with these sides and flags;
         the last two are empty strings outside backgammon."""
-        cm = _codes(me)
-        co = _codes(opp)
-        pid = cm.prefixes[self._index] + co.mid(self._dice_flags(primed)) + self._tail
+        cm = _CODES.get(me) or _codes(me)
+        co = _CODES.get(opp) or _codes(opp)
+        dice_flags = self._dice_flags[(1 if primed[0] else 0) | (2 if primed[1] else 0)]
+        mid = co.mids.get(dice_flags)
+        if mid is None:
+            mid = co.mid(dice_flags)
+        pid = cm.prefixes[self._index] + mid + self._tail
         if not self.backgammon:
             return pid, "", ""
-        key = _B2A((co.gnubg_bits | cm.gnubg_bits << co.gnubg_width).to_bytes(10, "little"),
-                   newline=False)[:14].decode("ascii")
-        over = me[0] == CHECKERS or opp[0] == CHECKERS
+        # 10 bytes are 14 base64 characters, then the padding and b2a_base64's newline
+        key = _B2A((co.gnubg_bits | cm.gnubg_bits << co.gnubg_width).to_bytes(10, "little")
+                   )[:14].decode("ascii")
         board = (cm.xg_bottom | co.xg_top).to_bytes(26, "big").translate(_ZERO_TO_DASH)
-        return (pid, key + self._match_ids[over],
+        return (pid, key + self._match_ids[me[0] == CHECKERS or opp[0] == CHECKERS],
                 XGID_PREFIX + board.decode("ascii") + self._xgid_tail)
 
     def structured(self, me: tuple[int, ...], opp: tuple[int, ...], primed: Sequence[bool]
