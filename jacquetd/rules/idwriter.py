@@ -9,7 +9,7 @@ per frame (`id_writer`, cached) and writes each form as a join of parts:
 
 - the frame's parts once: the position id's trailing cube and match bytes, the
   Match ID (one per "game over or not"), the XGID's fields after the board;
-- each side's parts once per distinct side (`_codes`, a bounded cache), since
+- each side's parts once per distinct side and role (bounded caches), since
   the plays of one roll share most of their sides: the opponent's side is the
   same in every play without a hit.
 
@@ -51,39 +51,60 @@ def _b64url(data: bytes) -> str:
     return _B2A(data, newline=False).translate(_TO_URLSAFE).rstrip(b"=").decode("ascii")
 
 
-class _SideCodes:
-    """What the ids need of one side (26 counts), computed once per distinct side."""
+_PACK_SHIFT = 4
+#: a count n as XGID board characters: 0 none, 'A'+n-1 at the bottom, 'a'+n-1 at the top
+_BOTTOM_CHARS = bytes.maketrans(bytes(range(16)), b"\0" + bytes(range(0x41, 0x50)))
+_TOP_CHARS = bytes.maketrans(bytes(range(16)), b"\0" + bytes(range(0x61, 0x70)))
+#: a count n as gnubg key bits, least significant first: n ones, then a zero
+_UNARY = tuple("1" * n + "0" for n in range(16))
 
-    __slots__ = ("gnubg_bits", "gnubg_width", "mids", "packed", "prefixes", "xg_bottom",
-                 "xg_top")
 
-    def __init__(self, side: tuple[int, ...]) -> None:
-        self.packed = bytes((side[i] << 4) | side[i + 1] for i in range(0, 26, 2))
-        # the position id's first 20 characters when this side is on roll, per variant index
-        self.prefixes = tuple(_b64url(bytes((FORMAT_VERSION, index)) + self.packed)
-                              for index in range(3))
-        # the id's next 20 characters when this side is the opponent, by (dice, flags) byte pair
+def _packed(side: tuple[int, ...]) -> bytes:
+    """The 13 bytes of a side in a position id: two counts a byte, high nibble first."""
+    return (int.from_bytes(bytes(side[0::2]), "big") << _PACK_SHIFT
+            | int.from_bytes(bytes(side[1::2]), "big")).to_bytes(13, "big")
+
+
+def _gnubg_bits(side: tuple[int, ...]) -> tuple[int, int]:
+    """(bits, how many) of one side's part of gnubg's key (points 1-24, then the bar)."""
+    bits = "".join(map(_UNARY.__getitem__, side[1:26]))
+    return int(bits[::-1], 2), len(bits)
+
+
+class _OnRoll:
+    """What the ids need of the side on roll: the position id's first 20 characters
+    (format version, variant, this side: 15 bytes), and for backgammon its gnubg key
+    bits and its XGID board characters (at the bottom: point q is character q, the bar
+    character 25; a big-endian int, 0 where empty)."""
+
+    __slots__ = ("gnubg_bits", "prefix", "xg_bottom")
+
+    def __init__(self, side: tuple[int, ...], index: int, backgammon: bool) -> None:
+        self.prefix = _b64url(bytes((FORMAT_VERSION, index)) + _packed(side))
+        self.gnubg_bits = 0
+        self.xg_bottom = 0
+        if backgammon:
+            self.gnubg_bits = _gnubg_bits(side)[0]
+            self.xg_bottom = int.from_bytes(b"\0" + bytes(side[1:]).translate(_BOTTOM_CHARS),
+                                            "big")
+
+
+class _Opponent:
+    """What the ids need of the opponent's side: its packed bytes and the position id's
+    next 20 characters (this side, the dice and the flags: 15 bytes) by dice and flags,
+    and for backgammon its gnubg key bits and its XGID board characters (at the top:
+    point q is character 25 - q, the bar character 0)."""
+
+    __slots__ = ("gnubg_bits", "gnubg_width", "mids", "packed", "xg_top")
+
+    def __init__(self, side: tuple[int, ...], backgammon: bool) -> None:
+        self.packed = _packed(side)
         self.mids: dict[int, str] = {}
-        value = 0
-        bit = 0
-        for point in range(1, 26):
-            n = side[point]
-            value |= ((1 << n) - 1) << bit
-            bit += n + 1
-        self.gnubg_bits = value
-        self.gnubg_width = bit
-        # XGID board bytes (big-endian ints, 0 where empty): at the bottom (on roll) the
-        # side's point q is character q and its bar character 25; at the top (opponent)
-        # its point q is character 25 - q and its bar character 0
-        bottom = bytearray(26)
-        top = bytearray(26)
-        for q in range(1, 26):
-            n = side[q]
-            if n:
-                bottom[q] = 0x40 + n  # 'A' is 1
-                top[25 - q] = 0x60 + n  # 'a' is 1
-        self.xg_bottom = int.from_bytes(bottom, "big")
-        self.xg_top = int.from_bytes(top, "big")
+        self.gnubg_bits = self.gnubg_width = self.xg_top = 0
+        if backgammon:
+            self.gnubg_bits, self.gnubg_width = _gnubg_bits(side)
+            self.xg_top = int.from_bytes(bytes(side[25:0:-1]).translate(_TOP_CHARS) + b"\0",
+                                         "big")
 
     def mid(self, dice_flags: int) -> str:
         got = self.mids.get(dice_flags)
@@ -92,16 +113,26 @@ class _SideCodes:
         return got
 
 
-_CODES: dict[tuple[int, ...], _SideCodes] = {}
-_CODES_MAX = 1 << 15
+# Bounded caches of both roles by side (cleared when full): per variant index for the
+# side on roll, per "backgammon or not" for the opponent. Writers hold the dicts.
+_CACHE_MAX = 1 << 14
+_ON_ROLL: tuple[dict[tuple[int, ...], _OnRoll], ...] = ({}, {}, {})
+_OPPONENT: tuple[dict[tuple[int, ...], _Opponent], ...] = ({}, {})
 
 
-def _codes(side: tuple[int, ...]) -> _SideCodes:
-    got = _CODES.get(side)
-    if got is None:
-        if len(_CODES) >= _CODES_MAX:
-            _CODES.clear()
-        got = _CODES[side] = _SideCodes(side)
+def _on_roll(side: tuple[int, ...], index: int, backgammon: bool) -> _OnRoll:
+    cache = _ON_ROLL[index]
+    if len(cache) >= _CACHE_MAX:
+        cache.clear()
+    got = cache[side] = _OnRoll(side, index, backgammon)
+    return got
+
+
+def _opponent(side: tuple[int, ...], backgammon: bool) -> _Opponent:
+    cache = _OPPONENT[backgammon]
+    if len(cache) >= _CACHE_MAX:
+        cache.clear()
+    got = cache[side] = _Opponent(side, backgammon)
     return got
 
 
@@ -110,13 +141,16 @@ class IdWriter:
     from their sides and primed flags. Stateless once made: safe to share."""
 
     __slots__ = ("_cube_dict", "_dice", "_dice_flags", "_index", "_match_dict",
-                 "_match_ids", "_tail", "_xgid_tail", "backgammon", "variant")
+                 "_match_ids", "_on_roll", "_opponent", "_tail", "_xgid_tail", "backgammon",
+                 "variant")
 
     def __init__(self, variant: Variant, dice: tuple[int, ...], cube: Cube | None,
                  match: MatchState | None) -> None:
         self.variant = variant.name
         self.backgammon = variant.name == "backgammon"
         self._index = variant.index
+        self._on_roll = _ON_ROLL[variant.index]
+        self._opponent = _OPPONENT[self.backgammon]
         self._dice = dice
         flags = 0
         tail = bytearray()
@@ -144,29 +178,35 @@ class IdWriter:
             self._match_ids = ("", "")
             self._xgid_tail = ""
 
-    def _mid(self, co: _SideCodes, primed: Sequence[bool]) -> str:
-        key = self._dice_flags[(1 if primed[0] else 0) | (2 if primed[1] else 0)]
-        got = co.mids.get(key)
-        return got if got is not None else co.mid(key)
+    def _sides(self, me: tuple[int, ...], opp: tuple[int, ...]) -> tuple[_OnRoll, _Opponent]:
+        cm = self._on_roll.get(me)
+        if cm is None:
+            cm = _on_roll(me, self._index, self.backgammon)
+        co = self._opponent.get(opp)
+        if co is None:
+            co = _opponent(opp, self.backgammon)
+        return cm, co
 
     def position_id(self, me: tuple[int, ...], opp: tuple[int, ...],
                     primed: Sequence[bool]) -> str:
         """`Position.to_id()` of the frame's position with these sides and flags."""
-        co = _CODES.get(opp) or _codes(opp)
-        return ((_CODES.get(me) or _codes(me)).prefixes[self._index] + self._mid(co, primed)
-                + self._tail)
+        cm, co = self._sides(me, opp)
+        dice_flags = self._dice_flags[(1 if primed[0] else 0) | (2 if primed[1] else 0)]
+        mid = co.mids.get(dice_flags)
+        if mid is None:
+            mid = co.mid(dice_flags)
+        return cm.prefix + mid + self._tail
 
     def ids(self, me: tuple[int, ...], opp: tuple[int, ...], primed: Sequence[bool]
             ) -> tuple[str, str, str]:
         """(position id, gnubg id, XGID) of the frame's position with these sides and flags;
         the last two are empty strings outside backgammon."""
-        cm = _CODES.get(me) or _codes(me)
-        co = _CODES.get(opp) or _codes(opp)
+        cm, co = self._sides(me, opp)
         dice_flags = self._dice_flags[(1 if primed[0] else 0) | (2 if primed[1] else 0)]
         mid = co.mids.get(dice_flags)
         if mid is None:
             mid = co.mid(dice_flags)
-        pid = cm.prefixes[self._index] + mid + self._tail
+        pid = cm.prefix + mid + self._tail
         if not self.backgammon:
             return pid, "", ""
         # 10 bytes are 14 base64 characters, then the padding and b2a_base64's newline
