@@ -98,10 +98,6 @@ def board_literal(pos: Position) -> str:
                             pos.me, pos.opp, pos.primed)
 
 
-_PRIMED_TEXT = {(False, False): "00", (False, True): "01", (True, False): "10",
-                (True, True): "11"}
-
-
 @functools.lru_cache(maxsize=1024)
 def literal_frame(variant: str, dice: tuple[int, ...], cube: Cube | None,
                    match: MatchState | None) -> tuple[str, str, str]:
@@ -121,4 +117,4 @@ def board_literal_of(frame: tuple[str, str, str], me: tuple[int, ...], opp: tupl
     """The board literal of the position of `frame` (`literal_frame`) with these sides
     and flags."""
     return (frame[0] + _side_literal(me) + "/" + _side_literal(opp) + frame[1]
-            + _PRIMED_TEXT[primed] + frame[2])
+            + ("1" if primed[0] else "0") + ("1" if primed[1] else "0") + frame[2])
