@@ -324,13 +324,26 @@ def encode_times(n: int = 2000) -> dict[str, float]:
     return out
 
 
-def start_daemon() -> tuple[subprocess.Popen[bytes], str, str]:
+def ask(endpoint: str, request: Request) -> bytes:
+    """One request on a fresh DEALER (in a context ended before client processes fork)."""
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(endpoint)
+    sock.send(encode_request(request))
+    reply = sock.recv()
+    sock.close(0)
+    ctx.term()
+    return reply
+
+
+def start_daemon(extra: list[str]) -> tuple[subprocess.Popen[bytes], str, str]:
     """The daemon, its ZeroMQ endpoint and its WebSocket URL."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.Popen([sys.executable, "-m", "jacquetd", "serve", "--bind",
                              "tcp://127.0.0.1:0", "--tcp", "off", "--gnubg", "off",
                              "--ws", "127.0.0.1:0", "--db", "off",
-                             "--log-level", "warning"], cwd=REPO, env=env,
+                             "--log-level", "warning", *extra], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
     line = proc.stdout.readline().decode()
@@ -344,18 +357,25 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10,
                         help="ZeroMQ and WebSocket are measured in this many alternating "
                         "rounds (default 10)")
+    parser.add_argument("--replicas", type=int, default=None,
+                        help="the daemon's --replicas (default: its own default)")
     opts = parser.parse_args()
 
-    daemon, endpoint, ws_url = start_daemon()
+    extra = [] if opts.replicas is None else ["--replicas", str(opts.replicas)]
+    daemon, endpoint, ws_url = start_daemon(extra)
     try:
-        probe_ctx = zmq.Context()  # ended before the client processes are forked
-        probe = probe_ctx.socket(zmq.DEALER)
-        probe.setsockopt(zmq.LINGER, 0)
-        probe.connect(endpoint)
-        probe.send(encode_request(REQUEST))
-        reply_size = len(probe.recv())
-        probe.close(0)
-        probe_ctx.term()
+        reply_size = len(ask(endpoint, REQUEST))
+        # the front replicas start when requests first wait in the front: a burst of
+        # eight clients, then wait for them to be up (at most 60 s)
+        run_processes("zmq", endpoint, 8, 100)
+        deadline = time.monotonic() + 60
+        while True:
+            stats = msgpack.unpackb(ask(endpoint, Request(2, "stats", {}, "msgpack")))
+            replicas = len(stats["result"].get("replica_pids", []))
+            if replicas == (opts.replicas if opts.replicas is not None else 2) \
+                    or time.monotonic() > deadline or opts.replicas == 0:
+                break
+            time.sleep(0.2)
         request_size = len(encode_request(REQUEST))
         results: dict[int, dict[str, float]] = {}
         over_ws: dict[int, dict[str, float]] = {}
@@ -381,7 +401,8 @@ def main() -> None:
     encodes = encode_times()
 
     print(f"legal_moves round trip over ZeroMQ/msgpack on loopback; request {request_size} B, "
-          f"reply {reply_size} B; {opts.n} requests per client; {os.cpu_count()} cores")
+          f"reply {reply_size} B; {opts.n} requests per client; {os.cpu_count()} cores; "
+          f"front replicas up: {replicas}")
     print(f"engine compute per request (in-process decode + legal plays + encode), "
           f"p50: {compute:.3f} ms")
     print("writing the reply, p50: " + ", ".join(f"{name} {ms:.3f} ms"

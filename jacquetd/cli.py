@@ -67,6 +67,10 @@ ENGINE_OPTIONS: list[Option] = [
                           f"${CONFIG_ENV}, else {default_config_path()} if it exists)"), None),
     (("--workers",), dict(type=int, metavar="N", help="worker processes (default "
                            f"{_D.workers}: one per core{_env_of('workers')})"), "workers"),
+    (("--replicas",), dict(type=int, metavar="N", help="front replica processes answering "
+                            "position, legal_moves and apply_move on other cores (default: "
+                            "2 on a machine of two cores or more, else 0; stdio: 0)"),
+     "replicas"),
     (("--limit",), dict(action="append", metavar="NAME=N",
                         help="set a limit reported by hello (default: "
                         + ", ".join(f"{f.name}={getattr(_D.limits, f.name)}"
@@ -132,7 +136,8 @@ SERVE_OPTIONS: list[Option] = [
     (("--curve-clients",), dict(metavar="DIR", help="folder of the public keys of the clients "
                                 "allowed in (default: none)"), "curve_clients"),
     (("--heartbeat",), dict(action="append", metavar="NAME=MS",
-                            help="ZMTP heartbeat (default: "
+                            help="liveness of peers: TCP keepalive probes on the ZeroMQ "
+                            "socket, pings on WebSocket connections (default: "
                             + ", ".join(f"{f.name}={getattr(_D.heartbeat, f.name)}"
                                         for f in dataclasses.fields(Heartbeat)) + ")"), None),
 ]
@@ -279,9 +284,11 @@ def load_config(args: argparse.Namespace, stdio: bool = False,
         cfg = dataclasses.replace(cfg, **changes)
     if stdio:
         # an engine spawned by a client opens no match database unless asked to (`--db
-        # PATH`, `--db default`, or `db` in the file): the user's may belong to a daemon
+        # PATH`, `--db default`, or `db` in the file): the user's may belong to a daemon;
+        # and no front replicas unless asked for (one client: one hop fewer)
         cfg = dataclasses.replace(cfg, zmq_bind=None, tcp=None, gnubg=None, ws=None,
-                                  db=cfg.db if "db" in explicit else None)
+                                  db=cfg.db if "db" in explicit else None,
+                                  replicas=max(0, cfg.replicas))
     return cfg
 
 

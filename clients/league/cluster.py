@@ -45,6 +45,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DAEMON_TIMEOUT_S = 120.0   # a fresh daemon's first `hello` may wait for its compilation
+# Engine sets (a daemon and the external engines of one league) a worker keeps alive; a
+# long-lived cluster that runs league after league closes the least recently used one.
+KEPT_LEAGUES = 2
 IN_FLIGHT_PER_THREAD = 2   # tasks submitted ahead per worker thread of the cluster
 
 
@@ -62,11 +65,17 @@ class _WorkerHost:
 
     async def _seats(self, config: LeagueConfig, luck: bool, move_timeout: float) -> Seats:
         key = f"{config.fingerprint()}:{luck}"
-        seats = self.seats.get(key)
+        seats = self.seats.pop(key, None)
         if seats is not None and not seats.daemon.closed:
+            self.seats[key] = seats  # the most recently used, last
             return seats
         if seats is not None:  # the daemon died: its players go with it
             await _close_players(seats)
+        while len(self.seats) >= KEPT_LEAGUES:  # the least recently used league's engines
+            old = self.seats.pop(next(iter(self.seats)))
+            await _close_players(old)
+            with contextlib.suppress(EngineError):
+                await old.daemon.close()
         # the worker's daemon serves one task at a time: one worker process is enough
         command = list(config.daemon_command) or default_engine_command("--workers", "1")
         daemon = await spawn_engine(command, timeout=DAEMON_TIMEOUT_S,

@@ -105,6 +105,9 @@ class Config:
     ws_origins: tuple[str, ...] = ()
     ws_token_file: str | None = None
     workers: int = 0  # 0: one per core
+    # front replicas (replicas.py): processes answering position, legal_moves and
+    # apply_move beside the front; -1 (not set): 2 on a machine of 2 cores or more, else 0
+    replicas: int = -1
     limits: Limits = field(default_factory=Limits)
     heartbeat: Heartbeat = field(default_factory=Heartbeat)
     curve_secret: str | None = None  # path of the server's secret certificate
@@ -135,6 +138,12 @@ class Config:
         if self.workers > 0:
             return self.workers
         return max(1, os.cpu_count() or 1)
+
+    @property
+    def replica_count(self) -> int:
+        if self.replicas >= 0:
+            return self.replicas
+        return 2 if (os.cpu_count() or 1) >= 2 else 0
 
     @property
     def curve(self) -> bool:
@@ -201,6 +210,7 @@ _TOP_FIELDS = {
     "ws_origins",
     "ws_token_file",
     "workers",
+    "replicas",
     "curve_secret",
     "curve_clients",
     "drain_timeout_s",
@@ -286,7 +296,7 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
         elif key == "ws_origins":
             items = value.split(",") if isinstance(value, str) else list(value)
             changes[key] = tuple(str(o).strip().rstrip("/") for o in items if str(o).strip())
-        elif key in ("workers", "seed"):
+        elif key in ("workers", "seed", "replicas"):
             changes[key] = _positive_int(key, value, minimum=0)
         elif key == "db":
             text = str(value).strip()

@@ -28,10 +28,10 @@ from typing import Any
 import zmq
 import zmq.asyncio
 import zmq.auth
-from jacquetd_protocol.codec import decode_request, detect_encoding, encode_reply, split_envelope
+from jacquetd_protocol.codec import decode_request, detect_encoding, split_envelope
 from jacquetd_protocol.commands import COMMANDS, check_id
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
+from jacquetd_protocol.messages import Encoding, Request
 from jacquetd_protocol.msgpack_wire import peek_map, starts_msgpack
 from zmq.auth.asyncio import AsyncioAuthenticator
 from zmq.utils.monitor import recv_monitor_message
@@ -39,9 +39,11 @@ from zmq.utils.monitor import recv_monitor_message
 from jacquetd.bots import bearoff
 from jacquetd.daemon import hosted, ports, streams
 from jacquetd.daemon.config import Config, ConfigError, Heartbeat, zmq_endpoint_is_loopback
+from jacquetd.daemon.replicas import ReplicaPool
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.warmup import warm_up
+from jacquetd.daemon.wire import Outgoing, wire_bytes
 from jacquetd.daemon.workers import WorkerPool
 from jacquetd.daemon.zmq_links import ZmqLinks
 
@@ -114,8 +116,8 @@ class _ZmqPeer:
         self.key = "zmq:" + self.identity.hex()
         self.partials = not self.delimiter  # a REQ socket takes one message per request
 
-    def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
-        self.endpoint.send(self, encode_reply(message, encoding))
+    def deliver(self, message: Outgoing, encoding: Encoding) -> None:
+        self.endpoint.send(self, wire_bytes(message, encoding))
 
     def end_session(self) -> None:
         pass  # nothing to close: the service has already forgotten its requests
@@ -387,6 +389,9 @@ class Daemon:
         )
         self.endpoints: dict[str, str] = {}
         self.service = Service(cfg, self.pool, endpoints=self.endpoints, stats=self.stats)
+        if cfg.replica_count > 0:
+            self.service.replicas = ReplicaPool(
+                cfg.replica_count, log_level=logging.getLogger().getEffectiveLevel())
         self.zmq: ZmqEndpoint | None = None
         self.tcp: streams.StreamServer | None = None
         self.gnubg: streams.StreamServer | None = None
@@ -500,6 +505,8 @@ class Daemon:
         await hosted.close_matches(self.service.matches)
         self.service.matches = None
         self.stop_table_builder()
+        if self.service.replicas is not None:
+            await self.service.replicas.close()
         await self.pool.close(timeout=POOL_CLOSE_S)
 
 
@@ -535,6 +542,8 @@ async def _stdio_main(cfg: Config) -> int:
         await session
     await hosted.close_matches(daemon.service.matches)
     daemon.stop_table_builder()
+    if daemon.service.replicas is not None:
+        await daemon.service.replicas.close()
     await daemon.pool.close(timeout=POOL_CLOSE_S)
     sys.stdout.flush()
     return 0

@@ -32,7 +32,9 @@ from jacquetd.daemon.config import Config
 from jacquetd.daemon.front import FrontQueue
 from jacquetd.daemon.front_commands import FRONT_HANDLERS
 from jacquetd.daemon.jobs import Done, Failed, Outcome
+from jacquetd.daemon.replicas import REPLICA_COMMANDS, ReplicaPool
 from jacquetd.daemon.stats import Stats
+from jacquetd.daemon.wire import Encoded, Outgoing
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
 from jacquetd.errors import to_protocol_error
 from jacquetd.matches import AsyncMatchService, Caller
@@ -49,7 +51,7 @@ class Peer(Protocol):
     key: str
     partials: bool  # False for a ZeroMQ REQ client: it takes exactly one message per request
 
-    def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
+    def deliver(self, message: Outgoing, encoding: Encoding) -> None:
         """Queue a message for the peer; never blocks; silently drops if it is gone."""
         ...
 
@@ -120,6 +122,7 @@ class Service:
         self._sessions: dict[str, str] = {}  # byte-stream peer -> the session of its `hello`
         self._watch_count = 0
         self.front = FrontQueue()  # messages read and not yet handled (see front.py)
+        self.replicas: ReplicaPool | None = None  # stateless front commands (replicas.py)
 
     # ---- introspection ----------------------------------------------------------------
 
@@ -168,6 +171,9 @@ class Service:
             "errors": snap.pop("errors"),
             "received": snap.pop("requests_received"),
             "worker_pids": self.pool.pids(),
+            "replica_pids": self.replicas.pids() if self.replicas is not None else [],
+            "replica_restarts": self.replicas.restarts if self.replicas is not None else 0,
+            "replica_answered": self.replicas.answered if self.replicas is not None else 0,
             "clients": len(self._clients),
             "watches": self._watch_count,
             **snap,
@@ -199,6 +205,8 @@ class Service:
                 return
             if cmd == "analyze_record":
                 args = self._record_args(args)
+            if cmd in REPLICA_COMMANDS and self._offload(peer, request, args, arrived):
+                return
             if cmd in FRONT_HANDLERS:
                 session = self._hello_session(args) if cmd == "hello" else None
                 result = FRONT_HANDLERS[cmd](_Context(self, peer), args)
@@ -355,7 +363,42 @@ class Service:
         exported = self._match_service().service.match_export({"match_id": args["match_id"]})
         return {**args, "record": exported["record"]}
 
-    def _reply_now(self, peer: Peer, request: Request, arrived: float, reply: Reply) -> None:
+    def _offload(self, peer: Peer, request: Request, args: dict[str, Any],
+                 arrived: float) -> bool:
+        """Hand a stateless front command to a front replica (replicas.py); False when
+        it is answered here instead: it is alone (nothing waits in the front, no
+        replica holds anything), no replica has room or is up (they start when requests
+        first wait in the front), the request has fields the
+        command does not define (their warnings are written here), or its id is in
+        flight (answered at once here, as without replicas)."""
+        replicas = self.replicas
+        if replicas is None or request.ignored:
+            return False
+        if not self.front.size and not replicas.holding:
+            return False  # alone: answered here, one hop fewer
+        if not replicas.started:
+            replicas.start()  # others wait behind this one: time for more hands
+            return False
+        client = self._clients.get(peer.key) or _Client()
+        key: Any = request.id if request.id is not None else ("anon", next(self._anon))
+        if key in client.pending or len(client.pending) >= self.cfg.limits.max_inflight_per_client:
+            return False
+        pending = _Pending(peer, request, key, arrived)
+
+        def answered(code: str | None, body: bytes) -> None:
+            self._complete(pending, Encoded(body, code))
+
+        if not replicas.submit(request.cmd, args, request.id, request.encoding, answered):
+            return False
+        self._track(peer, client, key, pending)
+        return True
+
+    def _reply_now(self, peer: Peer, request: Request, arrived: float,
+                   reply: Reply | Encoded) -> None:
+        if isinstance(reply, Encoded):
+            self.stats.record(request.cmd, time.monotonic() - arrived, reply.code)
+            peer.deliver(reply, request.encoding)
+            return
         code = None if reply.ok or reply.error is None else str(reply.error.get("code"))
         self.stats.record(request.cmd, time.monotonic() - arrived, code)
         if request.ignored:  # fields the command does not define: say so (SPEC 3)
@@ -431,7 +474,7 @@ class Service:
         if pending.task is not None and pending.task is not asyncio.current_task():
             pending.task.cancel()
 
-    def _complete(self, pending: _Pending, reply: Reply) -> None:
+    def _complete(self, pending: _Pending, reply: Reply | Encoded) -> None:
         if pending.done:
             return
         pending.done = True

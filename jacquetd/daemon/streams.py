@@ -25,13 +25,14 @@ from typing import Any
 from jacquetd_protocol.codec import StreamDecoder, decode_request, detect_encoding, encode_reply
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.gnubg_wire import GnubgLineDecoder
-from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
+from jacquetd_protocol.messages import Encoding, Reply, Request
 
 from jacquetd.daemon import gnubg
 from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
 from jacquetd.daemon.gnubg_commands import GNUBG_DECIDE, GNUBG_EVALUATE
 from jacquetd.daemon.jobs import Done
 from jacquetd.daemon.service import Service
+from jacquetd.daemon.wire import Outgoing, wire_bytes
 
 log = logging.getLogger(__name__)
 
@@ -161,8 +162,8 @@ class ProtocolConnection(_Connection):
         self.close()
 
     # Peer protocol (service.Peer)
-    def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
-        self.write(encode_reply(message, encoding))
+    def deliver(self, message: Outgoing, encoding: Encoding) -> None:
+        self.write(wire_bytes(message, encoding))
 
     def end_session(self) -> None:
         self.ending = True
@@ -464,10 +465,10 @@ class StdioPeer:
         self.decoder = StreamDecoder(cfg.limits.codec_limits())
         self.out_fd = 1
 
-    def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
+    def deliver(self, message: Outgoing, encoding: Encoding) -> None:
         if self.closed:
             return
-        data = encode_reply(message, encoding)
+        data = wire_bytes(message, encoding)
         try:
             while data:
                 written = os.write(self.out_fd, data)

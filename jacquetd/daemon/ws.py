@@ -40,9 +40,9 @@ from importlib import resources
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from jacquetd_protocol.codec import decode_request, encode_reply
+from jacquetd_protocol.codec import decode_request
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.messages import Encoding, Partial, Reply
+from jacquetd_protocol.messages import Encoding
 from jacquetd_protocol.msgpack_wire import starts_msgpack
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -51,6 +51,7 @@ from websockets.http11 import Request, Response
 
 from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
 from jacquetd.daemon.service import Service
+from jacquetd.daemon.wire import Outgoing, wire_bytes
 
 log = logging.getLogger(__name__)
 
@@ -114,10 +115,10 @@ class _WsPeer:
         self.feeding = False  # the reading task is handling a request (and sends after)
         self.writing = False  # a sender is in `flush`
 
-    def deliver(self, message: Reply | Partial, encoding: Encoding) -> None:
+    def deliver(self, message: Outgoing, encoding: Encoding) -> None:
         if self.closed:
             return
-        body = encode_reply(message, encoding)
+        body = wire_bytes(message, encoding)
         # sent as it is, in a text frame unless msgpack (no decoding to str and back)
         self.queue.append((body, encoding != "msgpack"))
         self.queued_bytes += len(body)

@@ -336,6 +336,14 @@ def run(vectors: Sequence[Vector], target: Target, timeout: float, out: TextIO) 
     return failed
 
 
+def _shard(parser: argparse.ArgumentParser, text: str) -> tuple[int, int]:
+    """`K/N` as (K, N), 0 <= K < N; a usage error otherwise."""
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit()) or not 0 <= int(k) < int(n):
+        parser.error(f"--shard {text}: give K/N with 0 <= K < N, such as 1/3")
+    return int(k), int(n)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point (`python -m jacquetd_protocol.conformance`)."""
     parser = argparse.ArgumentParser(
@@ -362,8 +370,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=10.0,
                         help="seconds to wait for each expected reply (default 10)")
     parser.add_argument("--list", action="store_true", help="list the vectors and exit")
+    parser.add_argument("--shard", metavar="K/N", default="0/1",
+                        help="only every Nth vector, from the Kth (0-based): N runs with "
+                        "K = 0..N-1 together play every vector once (default 0/1: all)")
     args = parser.parse_args(argv)
     vectors = [v for v in load_vectors(args.vectors) if args.k in v.name]
+    shard = _shard(parser, args.shard)
+    vectors = vectors[shard[0]::shard[1]]
     if args.list:
         for v in vectors:
             print(f"{v.name}  [{v.endpoint}] {v.about}")

@@ -62,3 +62,35 @@ def test_a_league_survives_a_killed_worker_and_equals_a_single_machine_run(
     lines = (tmp_path / "cluster.jsonl").read_text().splitlines()
     jobs = [line for line in lines if '"type":"match"' in line]
     assert len(jobs) == GAMES
+
+
+def test_a_worker_keeps_the_engines_of_its_two_latest_leagues(tmp_path: Path) -> None:
+    """A long-lived worker that runs league after league keeps the engines of the
+    KEPT_LEAGUES most recently used ones and closes the others (in-process: the worker's
+    engine host, with real daemons)."""
+    import asyncio
+
+    from jacquetd_clients.league import cluster, load_league
+
+    from tests.clients.test_league import write_league
+
+    host = cluster._WorkerHost()
+    configs = [load_league(write_league(tmp_path / f"l{seed}.toml",
+                                        [{"name": "r", "level": "random"},
+                                         {"name": "s", "level": "random"}], seed=seed))
+               for seed in (1, 2, 3)]
+
+    def seats(i: int) -> object:
+        return asyncio.run_coroutine_threadsafe(host._seats(configs[i], False, 30.0),
+                                                host.loop).result(120)
+
+    first = seats(0)
+    second: Any = seats(1)
+    assert seats(0) is first  # used again: now the most recent
+    seats(2)  # a third league: the least recently used (the second) is closed
+    assert len(host.seats) == cluster.KEPT_LEAGUES
+    assert first in host.seats.values() and second not in host.seats.values()
+    assert second.daemon.closed
+    for one in list(host.seats.values()):
+        asyncio.run_coroutine_threadsafe(one.daemon.close(), host.loop).result(30)
+    host.loop.call_soon_threadsafe(host.loop.stop)

@@ -40,11 +40,16 @@ def test_every_vector_passes(endpoint: str, start_jacquetd: Callable[..., object
     assert "PASS" in out
 
 
-def test_every_vector_passes_over_stdio(tmp_path: Path) -> None:
+STDIO_SHARDS = 3  # the stdio run in three parts, which parallel test runs spread
+
+
+@pytest.mark.parametrize("shard", range(STDIO_SHARDS))
+def test_every_vector_passes_over_stdio(shard: int, tmp_path: Path) -> None:
     # an engine on stdio hosts matches only when given a database; every vector spawns its
     # own engine (seconds each on a loaded machine: longer bounds than on the daemon), each
     # with a database of its own ({n}), so that the next one starts while a vector runs
     # one worker each: a process fewer to start per vector
-    out = run_vectors("--timeout", "30", "--spawn", f"{sys.executable} -m jacquetd stdio "
+    out = run_vectors("--timeout", "30", "--shard", f"{shard}/{STDIO_SHARDS}",
+                      "--spawn", f"{sys.executable} -m jacquetd stdio "
                       f"--workers 1 --db {tmp_path / 'matches-{n}.sqlite3'}", timeout=900)
     assert "PASS" in out

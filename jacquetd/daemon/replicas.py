@@ -1,0 +1,286 @@
+"""Front replicas: processes that answer the stateless front commands on other cores.
+
+`position`, `legal_moves` and `apply_move` need nothing of the front's state: the
+answer is a function of the request's arguments. With several clients at once the
+front process alone would compute them one after another on one core, so the front
+hands them to a few replica processes instead and only moves bytes: it sends the
+checked arguments, a replica validates the position (the request's one validation),
+computes the answer and writes the encoded reply, and the front passes those bytes to
+the client unchanged. The front still admits, counts, cancels and times every request
+(`service.Service`); a replica knows nothing of clients.
+
+Work sharing: a replica takes at most `DEPTH` requests at a time. When every replica
+holds that many, or none is up yet, the front answers the request itself, as it does
+with replicas off: the front is then one more pair of hands rather than a queue.
+
+Alone, a request is answered in the front: when nothing waits in the front and no
+replica holds a request, the hop would only add to its time.
+
+On demand: the replicas start the first time such a request finds other messages
+waiting in the front (`Service._offload`), and load in the background meanwhile. A
+daemon that only ever serves one request at a time never starts them, and its one
+client never pays the hop.
+
+Faults: a replica that dies (its pipe ends) is replaced; the requests it held go to
+another replica once, then are answered `internal`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import multiprocessing
+import multiprocessing.connection
+import pickle
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from jacquetd_protocol.codec import encode_reply
+from jacquetd_protocol.messages import Encoding, Reply
+
+from jacquetd.errors import to_protocol_error
+
+log = logging.getLogger(__name__)
+
+REPLICA_COMMANDS = frozenset({"position", "legal_moves", "apply_move"})
+DEPTH = 2  # requests one replica holds at a time (one computing, one waiting in its pipe)
+RETRIES = 1  # a request whose replica died goes to another this many times
+CLOSE_S = 1.0  # at shutdown, replicas get this long to exit before they are killed
+
+Answered = Callable[[str | None, bytes], None]  # (error code or None, the encoded reply)
+
+
+class Ask(NamedTuple):
+    """Front to replica: answer front command `cmd` (arguments checked by the command
+    table, position not yet validated) as the reply to `request_id` in `encoding`."""
+
+    token: int
+    cmd: str
+    args: dict[str, Any]
+    request_id: Any
+    encoding: Encoding
+
+
+class Answer(NamedTuple):
+    """Replica to front: the encoded reply to ask `token`, and its error code if any."""
+
+    token: int
+    code: str | None
+    body: bytes
+
+
+READY = Answer(0, None, b"ready")  # a replica's first message, once it can answer
+
+
+def answer(ask: Ask) -> Answer:
+    """What a replica sends for `ask`: the front handler's result, or the error it raised,
+    encoded as the reply."""
+    from jacquetd.daemon.front_commands import FRONT_HANDLERS
+
+    try:
+        result = FRONT_HANDLERS[ask.cmd](None, ask.args)  # type: ignore[arg-type]  # stateless
+        return Answer(ask.token, None, encode_reply(Reply.success(ask.request_id, result),
+                                                    ask.encoding))
+    except Exception as exc:  # every failure becomes the request's error reply
+        err = to_protocol_error(exc)
+        if str(err.code) == "internal":
+            log.exception("event=replica_failed cmd=%s", ask.cmd)
+        return Answer(ask.token, str(err.code),
+                      encode_reply(Reply.failure(ask.request_id, err), ask.encoding))
+
+
+def replica_main(conn: multiprocessing.connection.Connection, log_level: int) -> None:
+    """A replica process: load the compiled generator, say it is ready, then answer asks
+    one at a time until the pipe closes or a None arrives."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon decides when replicas stop
+    logging.basicConfig(level=log_level, format="%(message)s")
+    from jacquetd.daemon import plays
+
+    fastgen = plays.compiled_generator()
+    if fastgen is not None:
+        try:
+            fastgen.warm_up()
+        except Exception:  # a kernel that disagrees with the rules core is not used
+            log.exception("event=fastgen_disabled")
+            plays.disable_compiled_generator()
+    conn.send_bytes(pickle.dumps(READY, pickle.HIGHEST_PROTOCOL))
+    while True:
+        try:
+            data = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        ask = pickle.loads(data)
+        if ask is None:
+            return
+        conn.send_bytes(pickle.dumps(answer(Ask(*ask)), pickle.HIGHEST_PROTOCOL))
+
+
+@dataclass(eq=False)
+class _Held:
+    ask: Ask
+    done: Answered
+    tries: int = 0
+
+
+@dataclass(eq=False)
+class _Replica:
+    index: int
+    process: Any
+    conn: multiprocessing.connection.Connection
+    ready: bool = False
+    dead: bool = False
+    held: dict[int, _Held] = field(default_factory=dict)
+
+
+class ReplicaPool:
+    """`count` replica processes, started in the background; `submit` hands one a request
+    or says no (the front then answers it itself)."""
+
+    def __init__(self, count: int, *, log_level: int = logging.WARNING) -> None:
+        self.count = max(0, count)
+        self.log_level = log_level
+        self._replicas: list[_Replica | None] = [None] * self.count
+        self._tokens = itertools.count(1)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closing = False
+        self.answered = 0  # requests a replica answered (introspection, stats)
+        self.restarts = 0
+
+    @property
+    def started(self) -> bool:
+        return self._loop is not None
+
+    def start(self) -> None:
+        """Start every replica (they load in the background; until one says it is ready
+        `submit` refuses)."""
+        if self._loop is not None or self._closing:
+            return
+        self._loop = asyncio.get_running_loop()
+        log.info("event=replicas_starting count=%d", self.count)
+        for i in range(self.count):
+            self._spawn(i)
+
+    def _spawn(self, index: int) -> None:
+        from jacquetd.daemon.workers import _mp_context
+
+        ctx = _mp_context()
+        mine, theirs = ctx.Pipe(duplex=True)
+        process = ctx.Process(target=replica_main, args=(theirs, self.log_level),
+                              name=f"jacquetd-replica-{index}", daemon=True)
+        process.start()
+        theirs.close()  # the replica's end lives only in the replica: its death ends the pipe
+        replica = _Replica(index, process, mine)
+        self._replicas[index] = replica
+        assert self._loop is not None
+        self._loop.add_reader(mine.fileno(), self._readable, replica)
+
+    @property
+    def holding(self) -> int:
+        """Requests the replicas hold now."""
+        return sum(len(r.held) for r in self._replicas if r is not None)
+
+    def pids(self) -> list[int]:
+        """The replicas up and answering."""
+        return [r.process.pid for r in self._replicas
+                if r is not None and r.ready and not r.dead]
+
+    def submit(self, cmd: str, args: dict[str, Any], request_id: Any, encoding: Encoding,
+               done: Answered) -> bool:
+        """Hand the request to the least busy ready replica with room; False when none
+        has room (then nothing was taken)."""
+        best: _Replica | None = None
+        for replica in self._replicas:
+            if (replica is not None and replica.ready and not replica.dead
+                    and len(replica.held) < DEPTH
+                    and (best is None or len(replica.held) < len(best.held))):
+                best = replica
+        if best is None or self._closing:
+            return False
+        held = _Held(Ask(next(self._tokens), cmd, args, request_id, encoding), done)
+        return self._send(best, held)
+
+    def _send(self, replica: _Replica, held: _Held) -> bool:
+        try:
+            replica.conn.send_bytes(pickle.dumps(tuple(held.ask), pickle.HIGHEST_PROTOCOL))
+        except (OSError, ValueError):
+            self._died(replica)
+            return False
+        replica.held[held.ask.token] = held
+        return True
+
+    def _readable(self, replica: _Replica) -> None:
+        conn = replica.conn
+        try:
+            while conn.poll():
+                answer = Answer(*pickle.loads(conn.recv_bytes()))
+                if answer == READY:
+                    replica.ready = True
+                    log.debug("event=replica_ready index=%d", replica.index)
+                    continue
+                held = replica.held.pop(answer.token, None)
+                if held is not None:
+                    self.answered += 1
+                    try:
+                        held.done(answer.code, answer.body)
+                    except Exception:  # one reply's failure must not stop the others
+                        log.exception("event=replica_answer_failed")
+        except (EOFError, OSError):
+            self._died(replica)
+
+    def _died(self, replica: _Replica) -> None:
+        if replica.dead:
+            return
+        replica.dead = True
+        assert self._loop is not None
+        with contextlib.suppress(ValueError, OSError):
+            self._loop.remove_reader(replica.conn.fileno())
+        replica.conn.close()
+        with contextlib.suppress(Exception):
+            replica.process.join(0.1)
+        held = list(replica.held.values())
+        replica.held.clear()
+        if self._closing:
+            return
+        log.warning("event=replica_died index=%d held=%d exitcode=%s", replica.index,
+                    len(held), replica.process.exitcode)
+        self.restarts += 1
+        self._spawn(replica.index)
+        for one in held:
+            self._retry(one)
+
+    def _retry(self, held: _Held) -> None:
+        from jacquetd_protocol.errors import ErrorCode, ProtocolError
+
+        held.tries += 1
+        if held.tries <= RETRIES:
+            for replica in self._replicas:
+                if (replica is not None and replica.ready and not replica.dead
+                        and self._send(replica, held)):
+                    return
+        err = ProtocolError(ErrorCode.INTERNAL, "the process answering this request stopped")
+        held.done(str(err.code), encode_reply(Reply.failure(held.ask.request_id, err),
+                                              held.ask.encoding))
+
+    async def close(self) -> None:
+        """Stop every replica (asks still held are dropped: the service answers their
+        requests when it drains)."""
+        self._closing = True
+        if self._loop is None:
+            return  # never started
+        replicas = [r for r in self._replicas if r is not None]
+        for replica in replicas:
+            if not replica.dead:
+                with contextlib.suppress(OSError, ValueError):
+                    replica.conn.send_bytes(pickle.dumps(None))
+        loop = asyncio.get_running_loop()
+        end = loop.time() + CLOSE_S
+        for replica in replicas:
+            while replica.process.is_alive() and loop.time() < end:
+                await asyncio.sleep(0.01)
+            if replica.process.is_alive():
+                replica.process.kill()
+            self._died(replica)

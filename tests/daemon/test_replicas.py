@@ -1,0 +1,106 @@
+"""Front replicas (jacquetd/daemon/replicas.py): stateless front commands answered on
+other cores once requests wait in the front, with the same replies, and nothing lost
+when a replica dies."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tests.conftest import DaemonProcess
+from tests.daemon.wire import TcpClient, ZmqClient
+
+Start = Callable[..., DaemonProcess]
+
+# (command, arguments): plays of three variants, a bad request, a play and a position
+ASKS: list[tuple[str, dict[str, Any]]] = [
+    ("legal_moves", {"position": "start:backgammon", "dice": [3, 1]}),
+    ("legal_moves", {"position": "start:jacquet", "dice": [6, 6]}),
+    ("legal_moves", {"position": "start:jacquet-be", "dice": [5, 2], "compact": True}),
+    ("legal_moves", {"position": "start:backgammon"}),  # no dice: bad_argument
+    ("apply_move", {"position": "start:backgammon", "dice": [6, 5], "move": "24/13"}),
+    ("apply_move", {"position": "start:jacquet", "dice": [3, 1], "move": "9/1"}),  # illegal
+    ("position", {"position": "start:jacquet-be"}),
+]
+
+
+def _answers(client: ZmqClient, rounds: int) -> list[tuple[str, Any]]:
+    """Send every ask `rounds` times without waiting (at most 8 rounds: 56 requests, within
+    max_inflight_per_client); the replies keyed back to the asks, in the order asked."""
+    assert rounds <= 8
+    ids = {}
+    for r in range(rounds):
+        for i, (cmd, args) in enumerate(ASKS):
+            ids[client.send(cmd, **args)] = (r, i)
+    got: dict[tuple[int, int], Any] = {}
+    while len(got) < len(ids):
+        reply = client.recv_final(timeout=60)
+        got[ids[reply.id]] = (reply.ok, reply.result if reply.ok else reply.error)
+    return [got[key] for key in sorted(got)]
+
+
+def _wait_replicas(client: ZmqClient, count: int) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while True:
+        _answers(client, 2)  # requests waiting in the front start them
+        stats = client.call("stats").raise_for_error()
+        if len(stats["replica_pids"]) == count:
+            return stats
+        assert time.monotonic() < deadline, stats
+        time.sleep(0.2)
+
+
+def test_replicas_start_under_load_and_answer_as_the_front_does(start_jacquetd: Start) -> None:
+    daemon = start_jacquetd("--workers", "1", "--db", "off", "--replicas", "2")
+    client = ZmqClient(daemon.zmq)
+    try:
+        one_by_one = []
+        for cmd, args in ASKS:  # one at a time: the front answers, no replica starts
+            reply = client.call(cmd, **args)
+            one_by_one.append((reply.ok, reply.result if reply.ok else reply.error))
+        assert client.call("stats").raise_for_error()["replica_pids"] == []
+        assert [ok for ok, _ in one_by_one] == [True, True, True, False, True, False, True]
+        stats = _wait_replicas(client, 2)
+        before = stats["replica_answered"]
+        for _ in range(3):
+            assert _answers(client, 8) == one_by_one * 8
+        assert client.call("stats").raise_for_error()["replica_answered"] > before
+        # the text encoding over TCP, written by the replicas
+        tcp = TcpClient(daemon.tcp)
+        for i in range(40):
+            tcp.send_line(f"{i} legal_moves start:backgammon 31")
+        replies = [tcp.recv_final() for _ in range(40)]
+        assert sorted(r.id for r in replies) == list(range(40))
+        assert all(r.ok and r.result["count"] == 16 for r in replies)
+        tcp.close()
+    finally:
+        client.close()
+
+
+def test_a_killed_replica_is_replaced_and_no_request_is_lost(start_jacquetd: Start) -> None:
+    daemon = start_jacquetd("--workers", "1", "--db", "off", "--replicas", "2")
+    client = ZmqClient(daemon.zmq)
+    try:
+        stats = _wait_replicas(client, 2)
+        victim = stats["replica_pids"][0]
+        ids = [client.send(cmd, **args) for _ in range(8) for cmd, args in ASKS]
+        os.kill(victim, signal.SIGKILL)
+        replies = [client.recv_final(timeout=60) for _ in ids]
+        assert sorted(r.id for r in replies) == sorted(ids)
+        assert sum(r.ok for r in replies) == 5 * 8  # the two bad asks fail, nothing else
+        stats = _wait_replicas(client, 2)
+        assert stats["replica_restarts"] == 1 and victim not in stats["replica_pids"]
+    finally:
+        client.close()
+
+
+def test_stdio_engines_start_no_replicas() -> None:
+    from jacquetd.cli import build_parser, load_config
+
+    args = build_parser().parse_args(["stdio"])
+    assert load_config(args, stdio=True, environ={}).replica_count == 0
+    args = build_parser().parse_args(["stdio", "--replicas", "3"])
+    assert load_config(args, stdio=True, environ={}).replica_count == 3
