@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from jacquetd_protocol.commands import describe
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
-from jacquetd.daemon.plays import compact_play_dict, play_dict, plays_of, with_dice
+from jacquetd.daemon.plays import play_dict, play_records, with_dice
 from jacquetd.daemon.positions import position_fields, resolve_position
 from jacquetd.rules import VARIANTS, apply_move
 from jacquetd.version import version
@@ -61,8 +61,7 @@ def handle_position(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def handle_legal_moves(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     pos = with_dice(resolve_position(args["position"], args.get("dice")))
-    record = compact_play_dict if args.get("compact") else play_dict
-    plays = [record(p) for p in plays_of(pos)]
+    plays = play_records(pos, bool(args.get("compact")))
     return {"count": len(plays), "plays": plays}
 
 

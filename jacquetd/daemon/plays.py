@@ -2,8 +2,9 @@
 
 `legal_moves` is the daemon's hottest command: the plays come from the compiled
 generator (same plays, order and spellings as the rules core;
-tests/daemon/test_units.py compares them); the rules core caches the packed sides of
-ids and the spellings of plays.
+tests/daemon/test_units.py compares them). The parts shared by all plays of a roll
+(the frame of the positions they lead to, the sides a play leaves unchanged) are
+written once (rules/idwriter.py), and no `Play` or `Position` is built per play.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from typing import Any
 
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
-from jacquetd.daemon.positions import board_literal, position_fields
-from jacquetd.rules import Play, Position, legal_plays
+from jacquetd.daemon.positions import board_literal_of, literal_frame
+from jacquetd.rules import Play, Position, generate, legal_plays
+from jacquetd.rules.idwriter import IdWriter, id_writer
+from jacquetd.rules.movegen import format_steps, primed_after
 from jacquetd.rules.position import CHECKERS
 from jacquetd.rules.scoring import game_result, result_name
 
@@ -61,34 +64,110 @@ def game_result_of(play: Play) -> dict[str, Any] | None:
     the mover (``on_roll`` of the position the play was made in) wins ``points`` (J12, B8,
     C4, times the cube by C3)."""
     raw = play.raw
-    if raw.me[0] < CHECKERS:
+    return _result(play.before, raw.me, raw.opp)
+
+
+def _result(before: Position, mover: tuple[int, ...], other: tuple[int, ...]
+            ) -> dict[str, Any] | None:
+    """`game_result_of` of the play of `before` that leaves the mover with `mover` and its
+    opponent with `other` (each in its own numbering)."""
+    if mover[0] < CHECKERS:
         return None
-    after = play.after
-    variant = after.rules
-    points = game_result(variant, raw.me, raw.opp, after.primed[1])
-    cube = after.cube.value if after.cube is not None else 1
+    variant = before.rules
+    primed = primed_after(before, mover)
+    points = game_result(variant, mover, other, primed[1])
+    cube = before.cube.value if before.cube is not None else 1
     return {"winner": "on_roll", "points": points * cube,
             "name": result_name(variant, points)}
 
 
-def play_dict(play: Play) -> dict[str, Any]:
-    after = play.after
-    d = {
-        "move": play.move,
-        **position_fields(after),
-        "hits": play.hits,
-        "borne_off": play.borne_off,
-    }
-    if play.raw.me[0] == CHECKERS:
-        d["result"] = game_result_of(play)
+Spelled = tuple[str, tuple[int, ...], tuple[int, ...]]
+"""A legal play as a reply shows it: its spelling, the mover's side and the opponent's
+side after it (each in its own numbering, as in a `RawPlay`)."""
+
+
+def spelled_plays_of(pos: Position) -> list[Spelled]:
+    """Every legal play of `pos` as (move, me, opp), in generation order: by the compiled
+    generator when it is available (no `Play`, `RawPlay` or steps built)."""
+    if _fastgen is not None and pos.dice and not pos.game_over():
+        result: list[Spelled] = _fastgen.spelled(pos)
+        return result
+    return [(format_steps(raw.steps), raw.me, raw.opp) for raw in generate(pos)]
+
+
+def _after_frame(before: Position) -> tuple[IdWriter, tuple[str, str, str]]:
+    """The id writer and the board literal frame of the positions `before`'s plays lead
+    to: same variant, no dice, the cube and match state seen by the other side."""
+    cube = before.cube.swapped() if before.cube is not None else None
+    match = before.match.swapped() if before.match is not None else None
+    return (id_writer(before.variant, (), cube, match),
+            literal_frame(before.variant, (), cube, match))
+
+
+def _primed_of(before: Position) -> tuple[bool, bool] | None:
+    """The primed flags of every position `before`'s plays lead to, or None when they
+    depend on the play (jacquet, the mover not yet primed: J12)."""
+    if before.rules.tracks_primes and not before.primed[0]:
+        return None
+    return (before.primed[1], before.primed[0])
+
+
+def _record(before: Position, play: Spelled, writer: IdWriter,
+            primed: tuple[bool, bool] | None) -> dict[str, Any]:
+    move, mover, other = play
+    # the position after: the turn passes, so the opponent is the side on roll
+    if primed is None:
+        primed = primed_after(before, mover)
+    pid, gnubg, xgid = writer.ids(other, mover, primed)
+    d: dict[str, Any] = {"move": move, "position_id": pid,
+                         "position": writer.structured(other, mover, primed)}
+    if writer.backgammon:
+        d["gnubg_id"] = gnubg
+        d["xgid"] = xgid
+    d["hits"] = move.count("*")  # the spelling marks each hit with '*'
+    d["borne_off"] = mover[0] - before.me[0]
+    if mover[0] == CHECKERS:
+        d["result"] = _result(before, mover, other)
     return d
+
+
+def _compact_record(before: Position, play: Spelled, frame: tuple[str, str, str],
+                    writer: IdWriter, primed: tuple[bool, bool] | None) -> dict[str, Any]:
+    move, mover, other = play
+    if primed is None:
+        primed = primed_after(before, mover)
+    d: dict[str, Any] = {"move": move,
+                         "position_id": writer.position_id(other, mover, primed),
+                         "board": board_literal_of(frame, other, mover, primed)}
+    if mover[0] == CHECKERS:
+        d["result"] = _result(before, mover, other)
+    return d
+
+
+def play_dict(play: Play) -> dict[str, Any]:
+    """The play record of a reply: move, the position after it (`position_fields`), hits,
+    checkers borne off, and the game's result when the play ends it."""
+    before = play.before
+    raw = play.raw
+    return _record(before, (play.move, raw.me, raw.opp), _after_frame(before)[0],
+                   _primed_of(before))
 
 
 def compact_play_dict(play: Play) -> dict[str, Any]:
     """The compact play record (`legal_moves` with `compact`): move, id, board literal."""
-    after = play.after
-    d: dict[str, Any] = {"move": play.move, "position_id": after.to_id(),
-                         "board": board_literal(after)}
-    if play.raw.me[0] == CHECKERS:
-        d["result"] = game_result_of(play)
-    return d
+    before = play.before
+    raw = play.raw
+    writer, frame = _after_frame(before)
+    return _compact_record(before, (play.move, raw.me, raw.opp), frame, writer,
+                           _primed_of(before))
+
+
+def play_records(pos: Position, compact: bool = False) -> list[dict[str, Any]]:
+    """The record of every legal play of `pos` (`play_dict`, or `compact_play_dict` with
+    `compact`), in generation order: the frame's parts are written once for all."""
+    writer, frame = _after_frame(pos)
+    primed = _primed_of(pos)
+    plays = spelled_plays_of(pos)
+    if compact:
+        return [_compact_record(pos, play, frame, writer, primed) for play in plays]
+    return [_record(pos, play, writer, primed) for play in plays]

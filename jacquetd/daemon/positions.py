@@ -17,8 +17,9 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.positions import foreign_position, start_variant
 
 from jacquetd.errors import to_protocol_error
-from jacquetd.rules import VARIANTS, Position, PositionError
-from jacquetd.rules.interchange import foreign_ids, parse_foreign, why_not_variant
+from jacquetd.rules import VARIANTS, Cube, MatchState, Position, PositionError
+from jacquetd.rules.idwriter import IdWriter, id_writer
+from jacquetd.rules.interchange import parse_foreign, why_not_variant
 from jacquetd.rules.variants import find_variant
 
 
@@ -65,8 +66,22 @@ def resolve_position(value: Any, dice: Any = None) -> Position:
 
 
 def position_fields(pos: Position) -> dict[str, Any]:
-    """`position_id`, `position` and, for backgammon, `gnubg_id` and `xgid`."""
-    return {"position_id": pos.to_id(), "position": pos.to_dict(), **foreign_ids(pos)}
+    """`position_id`, `position` and, for backgammon, `gnubg_id` and `xgid`: what
+    ``{"position_id": pos.to_id(), "position": pos.to_dict(), **foreign_ids(pos)}`` gives,
+    written by the frame's `IdWriter` (jacquetd/rules/idwriter.py)."""
+    return fields_of(id_writer(pos.variant, pos.dice, pos.cube, pos.match),
+                     pos.me, pos.opp, pos.primed)
+
+
+def fields_of(writer: IdWriter, me: tuple[int, ...], opp: tuple[int, ...],
+              primed: tuple[bool, bool]) -> dict[str, Any]:
+    """`position_fields` of the position of `writer`'s frame with these sides and flags."""
+    pid, gnubg, xgid = writer.ids(me, opp, primed)
+    d: dict[str, Any] = {"position_id": pid, "position": writer.structured(me, opp, primed)}
+    if writer.backgammon:
+        d["gnubg_id"] = gnubg
+        d["xgid"] = xgid
+    return d
 
 
 @functools.lru_cache(maxsize=8192)
@@ -79,15 +94,27 @@ def _side_literal(side: tuple[int, ...]) -> str:
 def board_literal(pos: Position) -> str:
     """`format_board(pos.to_dict())` (protocol/positions.py), written from the position
     without building its map: `legal_moves` with `compact` writes one per play."""
-    parts = [pos.variant, _side_literal(pos.me), _side_literal(pos.opp),
-             "".join(map(str, pos.dice)) or "-",
-             ("1" if pos.primed[0] else "0") + ("1" if pos.primed[1] else "0")]
-    if pos.cube is not None:
-        cube = pos.cube
-        parts.append(f"cube:{cube.value}:{cube.owner.wire}" + (":pending" if cube.pending
-                                                                else ""))
-    if pos.match is not None:
-        m = pos.match
-        parts.append(f"match:{m.length}:{m.score[0]}:{m.score[1]}"
-                     + (":crawford" if m.crawford else ""))
-    return "/".join(parts)
+    return board_literal_of(literal_frame(pos.variant, pos.dice, pos.cube, pos.match),
+                            pos.me, pos.opp, pos.primed)
+
+
+@functools.lru_cache(maxsize=1024)
+def literal_frame(variant: str, dice: tuple[int, ...], cube: Cube | None,
+                   match: MatchState | None) -> tuple[str, str, str]:
+    """The parts of a board literal shared by the positions of one frame: the variant,
+    the dice, and the cube and match parts after the primed flags."""
+    end = ""
+    if cube is not None:
+        end += f"/cube:{cube.value}:{cube.owner.wire}" + (":pending" if cube.pending else "")
+    if match is not None:
+        end += (f"/match:{match.length}:{match.score[0]}:{match.score[1]}"
+                + (":crawford" if match.crawford else ""))
+    return variant + "/", "/" + ("".join(map(str, dice)) or "-") + "/", end
+
+
+def board_literal_of(frame: tuple[str, str, str], me: tuple[int, ...], opp: tuple[int, ...],
+                     primed: tuple[bool, bool]) -> str:
+    """The board literal of the position of `frame` (`literal_frame`) with these sides
+    and flags."""
+    return (frame[0] + _side_literal(me) + "/" + _side_literal(opp) + frame[1]
+            + ("1" if primed[0] else "0") + ("1" if primed[1] else "0") + frame[2])

@@ -11,6 +11,7 @@ of positions per variant.
     warm_up()                                # compile, or load the cached compilation
     generate_arrays(variant, me, opp, dice)  # -> (positions n x 52, steps n x 4 x 3), int8
     generate(pos) -> list[RawPlay]           # as jacquetd.rules.generate(pos)
+    spelled(pos) -> [(move, me, opp)]        # the same plays, spelled, for replies
 
 `generate_arrays` is for callers that want arrays (a neural net's input):
 each row of `positions` is the mover's 26 counts then the opponent's 26, each
@@ -34,9 +35,11 @@ import numpy as np
 from jacquetd.rules import Position, RawPlay, Step, find_variant
 from jacquetd.rules import generate as _pure_generate
 from jacquetd.rules import generate_raw as _pure_generate_raw
+from jacquetd.rules.movegen import format_steps
 from jacquetd.rules.variants import Variant
 
-__all__ = ["available", "flags_of", "generate", "generate_arrays", "unavailable_reason", "warm_up"]
+__all__ = ["available", "flags_of", "generate", "generate_arrays", "spelled", "unavailable_reason",
+           "warm_up"]
 
 _kernel: Any = None
 _IMPORT_ERROR: str | None = None
@@ -212,6 +215,37 @@ def generate(pos: Position) -> list[RawPlay]:
         # an opponent the play did not hit is pos.opp itself
         append(new(RawPlay, (steps, tuple(buf[o:o + 26]),
                              opp if code < hit_flag else tuple(buf[o + 26:o + 52]))))
+        o += 52
+    return out
+
+
+_SPELLED: dict[int, str] = {}
+
+
+def spelled(pos: Position) -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
+    """Each legal play of `pos` as (canonical spelling, me, opp): the `move` text and the
+    `me`/`opp` of `generate(pos)`, in its order, without building `RawPlay`s or steps
+    (what a reply's play records need). Raises as `generate` does."""
+    if _kernel is None or not pos.dice or pos.game_over():
+        return [(format_steps(raw.steps), raw.me, raw.opp) for raw in _pure_generate(pos)]
+    opp = pos.opp
+    d1, d2 = pos.dice
+    positions, codes = _run(_kernel.plays_kernel, bytes(pos.me), bytes(opp), d1, d2,
+                            _flags_by_name(pos.variant))
+    buf = positions.tobytes()
+    texts = _SPELLED
+    hit_flag = _HIT_FLAG
+    out: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
+    append = out.append
+    o = 0
+    for code in codes.tolist():
+        text = texts.get(code)
+        if text is None:
+            if len(texts) >= _STEPS_CACHE_MAX:
+                texts.clear()
+            text = texts[code] = format_steps(_STEPS_CACHE.get(code) or _decode_steps(code))
+        append((text, tuple(buf[o:o + 26]),
+                opp if code < hit_flag else tuple(buf[o + 26:o + 52])))
         o += 52
     return out
 

@@ -185,12 +185,18 @@ def match_id(pos: Position) -> str:
 
 
 def _match_id(pos: Position) -> str:
-    cube = pos.cube or Cube()
+    return match_id_of(pos.cube, pos.match, pos.dice, pos.game_over())
+
+
+def match_id_of(cube_or_none: Cube | None, m: MatchState | None, dice_rolled: tuple[int, ...],
+                over: bool) -> str:
+    """The Match ID of a backgammon position with this cube, match state and dice, the
+    game over or not (the side on roll being player 1): what `match_id` writes, from the
+    fields alone (`jacquetd.rules.idwriter` writes it once for many positions)."""
+    cube = cube_or_none or Cube()
     owner = {CubeOwner.CENTRE: _OWNER_CENTRE, CubeOwner.ON_ROLL: 1,
              CubeOwner.OPPONENT: 0}[cube.owner]
-    dice = sorted(pos.dice, reverse=True) if pos.dice else [0, 0]
-    m = pos.match
-    over = pos.game_over()
+    dice = sorted(dice_rolled, reverse=True) if dice_rolled else [0, 0]
     return _to_b64(_put([
         (4, cube.value.bit_length() - 1), (2, owner), (1, 1),
         (1, int(bool(m and m.crawford))), (3, STATE_OVER if over else STATE_PLAYING),

@@ -274,6 +274,11 @@ class Play:
         self._after: Position | None = None
 
     @property
+    def before(self) -> Position:
+        """The position the play is made in."""
+        return self._before
+
+    @property
     def steps(self) -> tuple[Step, ...]:
         return self.raw.steps
 
@@ -324,15 +329,21 @@ def position_after(before: Position, me: tuple[int, ...], opp: tuple[int, ...]) 
 
     The turn passes; the mover's J12 flag is set if it now holds a prime.
     """
-    primed_me = before.primed[0]
-    if before.rules.tracks_primes and not primed_me and has_prime(me):
-        primed_me = True
     return Position(
-        before.variant, opp, me, (), (before.primed[1], primed_me),
+        before.variant, opp, me, (), primed_after(before, me),
         before.cube.swapped() if before.cube else None,
         before.match.swapped() if before.match else None,
         before.rules,
     )
+
+
+def primed_after(before: Position, me: tuple[int, ...]) -> tuple[bool, bool]:
+    """The primed flags of the position after the side on roll in `before` ends its turn
+    with `me` (its flag is set if it now holds a prime, J12), the new side on roll first."""
+    primed_me = before.primed[0]
+    if before.rules.tracks_primes and not primed_me and has_prime(me):
+        primed_me = True
+    return (before.primed[1], primed_me)
 
 
 def generate(pos: Position) -> list[RawPlay]:

@@ -156,7 +156,8 @@ class Position:
 
     def with_dice(self, dice: Sequence[int]) -> Position:
         """The same position with `dice` rolled (validated: two dice, 1-6)."""
-        return replace(self, dice=_checked_dice(dice))
+        return Position(self.variant, self.me, self.opp, _checked_dice(dice), self.primed,
+                        self.cube, self.match, self._v)
 
     def without_dice(self) -> Position:
         return replace(self, dice=())

@@ -58,23 +58,28 @@ def format_xgid(pos: Position) -> str:
     """The XGID of a backgammon position, the side on roll being the bottom player."""
     if pos.variant != "backgammon":
         raise PositionError(f"XGIDs describe backgammon positions, not {pos.variant}")
-    board = _board(pos.me, pos.opp)
-    cube = pos.cube or Cube()
+    return PREFIX + _board(pos.me, pos.opp) + xgid_tail(pos.cube, pos.match, pos.dice)
+
+
+def xgid_tail(cube_or_none: Cube | None, m: MatchState | None, dice_rolled: tuple[int, ...]
+              ) -> str:
+    """Fields 2-10 of an XGID, each after its `:` (everything but the board), for a
+    position with this cube, match state and dice, the side on roll at the bottom."""
+    cube = cube_or_none or Cube()
     owner = {CubeOwner.CENTRE: 0, CubeOwner.ON_ROLL: 1, CubeOwner.OPPONENT: -1}[cube.owner]
     if cube.pending:
         dice = "D"
-    elif pos.dice:
-        hi, lo = sorted(pos.dice, reverse=True)
+    elif dice_rolled:
+        hi, lo = sorted(dice_rolled, reverse=True)
         dice = f"{hi}{lo}"
     else:
         dice = "00"
-    m = pos.match
     fields = [
-        board, str(cube.value.bit_length() - 1), str(owner), "1", dice,
+        str(cube.value.bit_length() - 1), str(owner), "1", dice,
         str(m.score[0] if m else 0), str(m.score[1] if m else 0),
         str(int(m.crawford) if m else 0), str(m.length if m else 0), str(MAX_CUBE_LOG),
     ]
-    return PREFIX + ":".join(fields)
+    return ":" + ":".join(fields)
 
 
 def _int(text: str, number: int, what: str) -> int:
