@@ -2,7 +2,8 @@
 
 Measures ``legal_moves`` over ZeroMQ (DEALER -> the daemon's ROUTER, msgpack)
 with 1 and 8 concurrent clients, beside a bare ZeroMQ ROUTER echo server of
-the same message sizes in its own process (the transport's floor), and the
+the same message sizes in its own process, asked by the same client processes
+(the transport's floor), and the
 engine's own compute time for the same request in-process (decode, legal
 plays, result, encode). Prints p50/p99 latency, throughput and the ratio of
 the daemon's p50 to (echo floor + compute).
@@ -17,6 +18,8 @@ plain socket, as libzmq frames for the DEALER), each client in its own process
 lock). ZeroMQ and WebSocket are measured in alternating rounds (`--rounds`),
 so that on a shared machine both columns see the same load. Also printed: the time to write the
 reply in msgpack, in JSON, and in JSON by the standard library's encoder.
+`--replicas N` starts the daemon with N front replicas (default: its own default);
+the run waits for them to be up before it measures.
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ import statistics
 import struct
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -78,26 +80,6 @@ def echo_server(endpoint_out: multiprocessing.Queue, reply_size: int) -> None:  
                                                    "result": {"blob": filler}})])
     sock.close(0)
     ctx.term()
-
-
-def client(endpoint: str, n: int, latencies: list[float], barrier: threading.Barrier) -> None:
-    ctx = zmq.Context.instance()
-    sock = ctx.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.connect(endpoint)
-    frame = encode_request(REQUEST)
-    for _ in range(50):  # warm-up
-        sock.send(frame)
-        sock.recv()
-    barrier.wait()
-    local = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        sock.send(frame)
-        sock.recv()
-        local.append(time.perf_counter() - t0)
-    latencies.extend(local)
-    sock.close(0)
 
 
 class RawWebSocket:
@@ -187,21 +169,6 @@ class RawWebSocket:
         self.sock.close()
 
 
-def run_clients(endpoint: str, clients: int, n: int) -> tuple[list[float], float]:
-    """`clients` concurrent clients, `n` requests each: their latencies and the wall time."""
-    latencies: list[float] = []
-    barrier = threading.Barrier(clients + 1)
-    threads = [threading.Thread(target=client, args=(endpoint, n, latencies, barrier))
-               for _ in range(clients)]
-    for t in threads:
-        t.start()
-    barrier.wait()
-    t0 = time.perf_counter()
-    for t in threads:
-        t.join()
-    return latencies, time.perf_counter() - t0
-
-
 def process_client(kind: str, endpoint: str, n: int, out: Any, barrier: Any) -> None:
     """One client process on one transport: warm up, wait for the others, then `n`
     requests one at a time; puts its latencies on `out`. Both kinds send a request
@@ -284,10 +251,6 @@ def measure_interleaved(zmq_endpoint: str, ws_url: str, clients: int, n: int,
 def summary(latencies: list[float], elapsed: float) -> dict[str, float]:
     return {"p50_ms": percentile(latencies, 50) * 1e3, "p99_ms": percentile(latencies, 99) * 1e3,
             "rps": len(latencies) / elapsed}
-
-
-def measure(endpoint: str, clients: int, n: int) -> dict[str, float]:
-    return summary(*run_clients(endpoint, clients, n))
 
 
 def compute_time(n: int = 2000) -> float:
@@ -390,7 +353,8 @@ def main() -> None:
     echo = multiprocessing.Process(target=echo_server, args=(queue, reply_size))
     echo.start()
     echo_endpoint = queue.get(timeout=30)
-    floor = {c: measure(echo_endpoint, c, opts.n) for c in (1, 8)}
+    # the floor's clients are the daemon's: one process each, doing the least a client can
+    floor = {c: summary(*run_processes("zmq", echo_endpoint, c, opts.n)) for c in (1, 8)}
     stop = zmq.Context.instance().socket(zmq.DEALER)
     stop.setsockopt(zmq.LINGER, 1000)
     stop.connect(echo_endpoint)
