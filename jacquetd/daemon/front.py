@@ -47,6 +47,7 @@ class FrontQueue:
         self._new: deque[str] = deque()  # clients whose line was empty: served first
         self._old: deque[str] = deque()  # clients with a backlog, in turn
         self._turns: set[str] = set()  # the keys in `_new` or `_old` (each once)
+        self._held: set[str] = set()  # clients not served until released (`hold`)
         self._scheduled = False
         self.size = 0  # messages queued
         self.bytes = 0  # their size
@@ -60,6 +61,26 @@ class FrontQueue:
         """Messages of this client waiting in the front."""
         line = self._lines.get(key)
         return len(line) if line is not None else 0
+
+    def waiting(self, key: str) -> bool:
+        """Whether a message of this client is queued or held: a new one must not be
+        answered before it."""
+        return key in self._held or key in self._lines
+
+    def hold(self, key: str) -> None:
+        """Serve nothing more of client `key` until `release`: a request of it is being
+        answered elsewhere (a front replica) and its replies keep their order."""
+        self._held.add(key)
+
+    def release(self, key: str) -> None:
+        """Serve client `key` again (its queued messages get their turn)."""
+        self._held.discard(key)
+        if key in self._lines and key not in self._turns:
+            self._turns.add(key)
+            self._new.append(key)
+            if not self._scheduled:
+                self._scheduled = True
+                asyncio.get_running_loop().call_soon(self._run)
 
     def full(self, extra_bytes: int = 0) -> bool:
         """Whether the whole queue is at its bound (a new message would pass it)."""
@@ -96,7 +117,7 @@ class FrontQueue:
         while self._new or self._old:
             key = self._new.popleft() if self._new else self._old.popleft()
             self._turns.discard(key)
-            if key in self._lines:
+            if key in self._lines and key not in self._held:  # a held one: on `release`
                 return key
         return None
 
@@ -115,15 +136,16 @@ class FrontQueue:
             self.size -= 1
             self.bytes -= nbytes
             self.served += 1
-            if line:
-                self._turns.add(key)
-                self._old.append(key)
-            else:
-                del self._lines[key]
             try:
                 work(peer, item)
             except Exception:  # a failure of one message must not stop the others
                 log.exception("event=front_work_failed peer=%s", key)
+            if line:
+                if key not in self._turns:
+                    self._turns.add(key)
+                    self._old.append(key)
+            elif self._lines.get(key) is line:
+                del self._lines[key]
             if time.perf_counter() >= deadline:
                 break
         if self.size:

@@ -266,7 +266,7 @@ class ZmqEndpoint:
         if front.full(len(body)):
             self._shed(peer, body, SHED_FULL)
             return
-        if b"ping" in body and not front.queued(peer.key):
+        if b"ping" in body and not front.waiting(peer.key):
             request = self._decode(peer, body)
             if request is not None:
                 if request.cmd == "ping":

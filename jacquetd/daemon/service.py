@@ -366,18 +366,20 @@ class Service:
     def _offload(self, peer: Peer, request: Request, args: dict[str, Any],
                  arrived: float) -> bool:
         """Hand a stateless front command to a front replica (replicas.py); False when
-        it is answered here instead: it is alone (nothing waits in the front, no
-        replica holds anything), no replica has room or is up (they start when requests
+        it is answered here instead: no other client waits (in the front or in a
+        replica), the peer is not served through the front's queue (WebSocket), no
+        replica has room or is up (they start when requests
         first wait in the front), the request has fields the
         command does not define (their warnings are written here), or its id is in
         flight (answered at once here, as without replicas)."""
         replicas = self.replicas
-        if replicas is None or request.ignored:
+        if replicas is None or request.ignored or not getattr(peer, "replicas", True):
             return False
-        if not self.front.size and not replicas.holding:
-            return False  # alone: answered here, one hop fewer
+        front = self.front
+        if front.size == front.queued(peer.key) and not replicas.holding:
+            return False  # no other client waits: answered here, one hop fewer
         if not replicas.started:
-            replicas.start()  # others wait behind this one: time for more hands
+            replicas.start()  # other clients wait behind this one: time for more hands
             return False
         client = self._clients.get(peer.key) or _Client()
         key: Any = request.id if request.id is not None else ("anon", next(self._anon))
@@ -387,9 +389,12 @@ class Service:
 
         def answered(code: str | None, body: bytes) -> None:
             self._complete(pending, Encoded(body, code))
+            front.release(peer.key)
 
         if not replicas.submit(request.cmd, args, request.id, request.encoding, answered):
             return False
+        # one client's replies keep their order: its next messages wait for this answer
+        front.hold(peer.key)
         self._track(peer, client, key, pending)
         return True
 

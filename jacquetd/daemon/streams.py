@@ -185,7 +185,7 @@ class ProtocolConnection(_Connection):
                 request = decode_stream_item(self, item)
                 if request is None:
                     continue
-                if (request.cmd == "ping" and not front.queued(self.key)
+                if (request.cmd == "ping" and not front.waiting(self.key)
                         and not (self.closed or self.ending)):
                     self.service.handle(self, request)  # nothing of this peer before it
                 else:

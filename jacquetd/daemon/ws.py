@@ -101,6 +101,9 @@ class _WsPeer:
     else (worker replies, partials, events) the writer task."""
 
     partials = True
+    # messages are answered as they are read, not through the front's queue, which is
+    # what keeps one client's replies in order while a replica answers: no replicas here
+    replicas = False
 
     def __init__(self, endpoint: WsEndpoint, conn: ServerConnection) -> None:
         self.endpoint = endpoint

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+import zmq
 
 from tests.conftest import DaemonProcess
 from tests.daemon.wire import TcpClient, ZmqClient
@@ -27,14 +30,16 @@ ASKS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def _answers(client: ZmqClient, rounds: int) -> list[tuple[str, Any]]:
+def _send(client: ZmqClient, rounds: int) -> dict[Any, tuple[int, int]]:
     """Send every ask `rounds` times without waiting (at most 8 rounds: 56 requests, within
-    max_inflight_per_client); the replies keyed back to the asks, in the order asked."""
+    max_inflight_per_client); request id -> (round, ask)."""
     assert rounds <= 8
-    ids = {}
-    for r in range(rounds):
-        for i, (cmd, args) in enumerate(ASKS):
-            ids[client.send(cmd, **args)] = (r, i)
+    return {client.send(cmd, **args): (r, i)
+            for r in range(rounds) for i, (cmd, args) in enumerate(ASKS)}
+
+
+def _collect(client: ZmqClient, ids: dict[Any, tuple[int, int]]) -> list[tuple[str, Any]]:
+    """The replies to `ids`, keyed back to the asks, in the order asked."""
     got: dict[tuple[int, int], Any] = {}
     while len(got) < len(ids):
         reply = client.recv_final(timeout=60)
@@ -42,15 +47,29 @@ def _answers(client: ZmqClient, rounds: int) -> list[tuple[str, Any]]:
     return [got[key] for key in sorted(got)]
 
 
+def _answers(client: ZmqClient, rounds: int, *others: ZmqClient) -> list[tuple[str, Any]]:
+    """`client`'s replies to every ask sent `rounds` times, while `others` send the same
+    at the same time (several clients waiting: the replicas' work)."""
+    theirs = [(other, _send(other, rounds)) for other in others]
+    mine = _collect(client, _send(client, rounds))
+    for other, ids in theirs:
+        _collect(other, ids)
+    return mine
+
+
 def _wait_replicas(client: ZmqClient, count: int) -> dict[str, Any]:
+    other = ZmqClient(client.sock.getsockopt_string(zmq.LAST_ENDPOINT))
     deadline = time.monotonic() + 120
-    while True:
-        _answers(client, 2)  # requests waiting in the front start them
-        stats = client.call("stats").raise_for_error()
-        if len(stats["replica_pids"]) == count:
-            return stats
-        assert time.monotonic() < deadline, stats
-        time.sleep(0.2)
+    try:
+        while True:
+            _answers(client, 2, other)  # two clients' requests waiting start them
+            stats = client.call("stats").raise_for_error()
+            if len(stats["replica_pids"]) == count:
+                return stats
+            assert time.monotonic() < deadline, stats
+            time.sleep(0.2)
+    finally:
+        other.close()
 
 
 def test_replicas_start_under_load_and_answer_as_the_front_does(start_jacquetd: Start) -> None:
@@ -65,17 +84,37 @@ def test_replicas_start_under_load_and_answer_as_the_front_does(start_jacquetd: 
         assert [ok for ok, _ in one_by_one] == [True, True, True, False, True, False, True]
         stats = _wait_replicas(client, 2)
         before = stats["replica_answered"]
+        other = ZmqClient(daemon.zmq)
         for _ in range(3):
-            assert _answers(client, 8) == one_by_one * 8
+            assert _answers(client, 8, other) == one_by_one * 8
+        other.close()
         assert client.call("stats").raise_for_error()["replica_answered"] > before
-        # the text encoding over TCP, written by the replicas
-        tcp = TcpClient(daemon.tcp)
-        for i in range(40):
-            tcp.send_line(f"{i} legal_moves start:backgammon 31")
-        replies = [tcp.recv_final() for _ in range(40)]
-        assert sorted(r.id for r in replies) == list(range(40))
-        assert all(r.ok and r.result["count"] == 16 for r in replies)
-        tcp.close()
+        # the text encoding over TCP, written by the replicas while another client keeps
+        # them busy; one connection's replies come in the order of its requests
+        busy = ZmqClient(daemon.zmq)
+        stop = threading.Event()
+
+        def keep_busy() -> None:
+            while not stop.is_set():
+                _answers(busy, 4)
+
+        thread = threading.Thread(target=keep_busy)
+        thread.start()
+        try:
+            answered = client.call("stats").raise_for_error()["replica_answered"]
+            tcp = TcpClient(daemon.tcp, timeout=60)
+            for i in range(40):
+                tcp.send_line(f"{i} ping" if i % 4 == 3 else f"{i} legal_moves start:backgammon 31")
+            replies = [tcp.recv_final() for _ in range(40)]
+            assert [r.id for r in replies] == list(range(40))
+            assert all(r.ok for r in replies)
+            assert all(r.result["count"] == 16 for r in replies if r.id % 4 != 3)
+            tcp.close()
+            assert client.call("stats").raise_for_error()["replica_answered"] > answered
+        finally:
+            stop.set()
+            thread.join(60)
+            busy.close()
     finally:
         client.close()
 
@@ -86,11 +125,14 @@ def test_a_killed_replica_is_replaced_and_no_request_is_lost(start_jacquetd: Sta
     try:
         stats = _wait_replicas(client, 2)
         victim = stats["replica_pids"][0]
-        ids = [client.send(cmd, **args) for _ in range(8) for cmd, args in ASKS]
+        others = [ZmqClient(daemon.zmq) for _ in range(3)]
+        sent = [(one, _send(one, 8)) for one in [client, *others]]
         os.kill(victim, signal.SIGKILL)
-        replies = [client.recv_final(timeout=60) for _ in ids]
-        assert sorted(r.id for r in replies) == sorted(ids)
-        assert sum(r.ok for r in replies) == 5 * 8  # the two bad asks fail, nothing else
+        for one, ids in sent:  # every request answered, and as before
+            replies = _collect(one, ids)
+            assert [ok for ok, _ in replies] == [True, True, True, False, True, False, True] * 8
+            if one is not client:
+                one.close()
         stats = _wait_replicas(client, 2)
         assert stats["replica_restarts"] == 1 and victim not in stats["replica_pids"]
     finally:
