@@ -287,6 +287,12 @@ def encode_times(n: int = 2000) -> dict[str, float]:
     return out
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process `pid`, all its threads (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def ask(endpoint: str, request: Request) -> bytes:
     """One request on a fresh DEALER (in a context ended before client processes fork)."""
     ctx = zmq.Context()
@@ -342,9 +348,14 @@ def main() -> None:
         request_size = len(encode_request(REQUEST))
         results: dict[int, dict[str, float]] = {}
         over_ws: dict[int, dict[str, float]] = {}
+        replica_pids = stats["result"].get("replica_pids", [])
+        cpu_before = [cpu_seconds(pid) for pid in [daemon.pid, *replica_pids]]
         for c in (1, 8):
             results[c], over_ws[c] = measure_interleaved(endpoint, ws_url, c, opts.n,
                                                          opts.rounds)
+        cpu_used = [cpu_seconds(pid) - before
+                    for pid, before in zip([daemon.pid, *replica_pids], cpu_before, strict=True)]
+        served = sum(2 * c * max(1, opts.n // opts.rounds) * opts.rounds for c in (1, 8))
     finally:
         daemon.terminate()
         daemon.wait(30)
@@ -371,6 +382,10 @@ def main() -> None:
           f"p50: {compute:.3f} ms")
     print("writing the reply, p50: " + ", ".join(f"{name} {ms:.3f} ms"
                                                   for name, ms in encodes.items()))
+    print(f"CPU per request served (both transports, all rounds): front process "
+          f"{cpu_used[0] / served * 1e3:.3f} ms, replicas "
+          + (", ".join(f"{used / served * 1e3:.3f}" for used in cpu_used[1:]) or "none")
+          + " ms")
     header = f"{'clients':>7} {'what':>7} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9}"
     print(header)
     for c in (1, 8):
