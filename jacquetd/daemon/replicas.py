@@ -13,13 +13,15 @@ Work sharing: a replica takes at most `DEPTH` requests at a time. When every rep
 holds that many, or none is up yet, the front answers the request itself, as it does
 with replicas off: the front is then one more pair of hands rather than a queue.
 
-Alone, a request is answered in the front: when nothing waits in the front and no
-replica holds a request, the hop would only add to its time.
+A request is answered in the front when no other client waits (in the front or in
+a replica): the hop would only add to its time. One client's replies keep their
+order: while a replica answers one of its requests, the front serves nothing more
+of that client (`FrontQueue.hold`).
 
-On demand: the replicas start the first time such a request finds other messages
-waiting in the front (`Service._offload`), and load in the background meanwhile. A
-daemon that only ever serves one request at a time never starts them, and its one
-client never pays the hop.
+On demand: the replicas start the first time such a request finds another client
+waiting (`Service._offload`), and load in the background meanwhile. A daemon that
+only ever serves one client at a time never starts them, and that client never pays
+the hop.
 
 Faults: a replica that dies (its pipe ends) is replaced; the requests it held go to
 another replica once, then are answered `internal`.
