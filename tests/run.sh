@@ -31,9 +31,6 @@ PYTHON=$PY sh tests/typecheck.sh
 # The slow checks (-m slow) run in their bounded form: JACQUETD_SLOW_BUDGET caps each one's
 # length in seconds. `JACQUETD_SLOW_BUDGET= sh tests/run.sh` runs them whole.
 export JACQUETD_SLOW_BUDGET="${JACQUETD_SLOW_BUDGET-10}"
-# Compile (or load) the compiled kernels once, here: on a fresh checkout the test
-# processes and the daemons they start would otherwise each compile them at once.
-$PY -c "from jacquetd.daemon.warmup import warm_up; warm_up()"
 # Two test processes (pytest-xdist), tests handed out one by one and taken over by
 # whichever is idle: most tests wait on daemons and engines of their own, so two keep
 # both cores busy. `JACQUETD_TEST_JOBS=0 sh tests/run.sh` runs them in one process.
