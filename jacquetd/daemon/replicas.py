@@ -42,9 +42,12 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from jacquetd_protocol.codec import encode_reply
+from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Reply
 
+from jacquetd.daemon.workers import _mp_context
 from jacquetd.errors import to_protocol_error
+from jacquetd.logs import setup_logging
 
 log = logging.getLogger(__name__)
 
@@ -97,9 +100,12 @@ def answer(ask: Ask) -> Answer:
 
 def replica_main(conn: multiprocessing.connection.Connection, log_level: int) -> None:
     """A replica process: load the compiled generator, say it is ready, then answer asks
-    one at a time until the pipe closes or a None arrives."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon decides when replicas stop
-    logging.basicConfig(level=log_level, format="%(message)s")
+    one at a time until the pipe closes (the front is gone) or a None arrives."""
+    # the front decides when replicas stop (it drains first), as it does for workers: a
+    # signal sent to the whole process group must not cut a request short
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    setup_logging(log_level)  # the front's format (kv or json), as the workers write
     from jacquetd.daemon import plays
 
     fastgen = plays.compiled_generator()
@@ -167,8 +173,6 @@ class ReplicaPool:
             self._spawn(i)
 
     def _spawn(self, index: int) -> None:
-        from jacquetd.daemon.workers import _mp_context
-
         ctx = _mp_context()
         mine, theirs = ctx.Pipe(duplex=True)
         process = ctx.Process(target=replica_main, args=(theirs, self.log_level),
@@ -255,8 +259,6 @@ class ReplicaPool:
             self._retry(one)
 
     def _retry(self, held: _Held) -> None:
-        from jacquetd_protocol.errors import ErrorCode, ProtocolError
-
         held.tries += 1
         if held.tries <= RETRIES:
             for replica in self._replicas:
