@@ -77,8 +77,14 @@ class Limits(CodecLimits):
     cheap_share_percent: int = 25
 
     def codec_limits(self) -> CodecLimits:
-        names = {f.name for f in dataclasses.fields(CodecLimits)}
-        return CodecLimits(**{k: v for k, v in self.to_dict().items() if k in names})
+        """The limits the protocol codec enforces, made once per `Limits` (every decoded
+        request asks for them)."""
+        made = self.__dict__.get("_codec_limits")
+        if made is None:
+            names = {f.name for f in dataclasses.fields(CodecLimits)}
+            made = CodecLimits(**{k: v for k, v in self.to_dict().items() if k in names})
+            object.__setattr__(self, "_codec_limits", made)  # a cache, not a field
+        return made
 
 
 @dataclass(frozen=True)

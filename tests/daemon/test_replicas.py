@@ -4,6 +4,7 @@ when a replica dies."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import threading
@@ -12,7 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 import zmq
+from hypothesis import given
+from hypothesis import strategies as st
 
+from jacquetd.daemon import replicas
 from tests.conftest import DaemonProcess
 from tests.daemon.wire import TcpClient, ZmqClient
 
@@ -146,3 +150,23 @@ def test_stdio_engines_start_no_replicas() -> None:
     assert load_config(args, stdio=True, environ={}).replica_count == 0
     args = build_parser().parse_args(["stdio", "--replicas", "3"])
     assert load_config(args, stdio=True, environ={}).replica_count == 3
+
+
+@given(st.lists(st.tuples(st.integers(0, 2**40), st.none() | st.text(max_size=12),
+                          st.binary(max_size=300)), max_size=6),
+       st.lists(st.integers(1, 64), min_size=1, max_size=8))
+def test_the_pipe_framing_gives_back_every_whole_message_in_any_split(
+        messages: list[tuple[int, str | None, bytes]], cuts: list[int]) -> None:
+    """The front reads a replica's answers in whatever pieces the socket gives: each read
+    yields the whole messages so far, in order, and keeps a partial one for the next."""
+    stream = b"".join(replicas.frame(m) for m in messages)
+    buffer = bytearray()
+    got: list[Any] = []
+    at = 0
+    for cut in itertools.cycle(cuts):
+        if at >= len(stream):
+            break
+        buffer += stream[at:at + cut]
+        at += cut
+        got.extend(replicas.unframe(buffer))
+    assert got == messages and not buffer
