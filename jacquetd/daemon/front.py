@@ -13,6 +13,11 @@ and waits for its answer is served within about one slice, however many requests
 floods keep queued. One client's requests keep their order; different clients' do not
 (SPEC 2.5).
 
+Work the daemon makes for a client by itself goes through the same lines: a
+`match_watch` stream's next events are read and sent in a slice (`in_turn`), so that
+hundreds of streams woken by one move are sent over several turns of the loop, each
+in its client's turn, not in one long turn that every other client waits behind.
+
 Bounds: a ZeroMQ client cannot be told to stop sending, so past
 `max_inflight_per_client` requests queued or in flight, or once the whole queue holds
 `MAX_QUEUED` messages or `MAX_QUEUED_BYTES`, its request is answered `busy` at once
@@ -27,7 +32,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +41,8 @@ MAX_QUEUED = 8192  # messages queued in the front, all clients together
 MAX_QUEUED_BYTES = 64 << 20  # and their bytes
 
 Work = Callable[[Any, Any], None]  # (peer, item): decode and answer one message
+T = TypeVar("T")
+OWN = object()  # the item of work the daemon queued itself (`in_turn`): not a message
 
 
 class FrontQueue:
@@ -103,15 +110,33 @@ class FrontQueue:
             asyncio.get_running_loop().call_soon(self._run)
         return len(line)
 
+    def in_turn(self, key: str, fn: Callable[[], T]) -> asyncio.Future[T]:
+        """Run `fn` in client `key`'s turn (after what it has queued, within a slice);
+        the future gets its result or exception. If the client's line is forgotten (it
+        left) the future is never done: the awaiting task is cancelled with the client's
+        other work."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+
+        def work(_peer: Any, _item: Any) -> None:
+            if future.done():  # its task was cancelled meanwhile
+                return
+            try:
+                future.set_result(fn())
+            except Exception as exc:
+                future.set_exception(exc)
+
+        self.put(key, work, None, OWN)
+        return future
+
     def forget(self, key: str) -> int:
         """Drop what client `key` still has queued (it left, or was dropped); returns how
-        many messages were dropped. Its place in the turns goes when next reached."""
+        many of its messages were dropped. Its place in the turns goes when next reached."""
         line = self._lines.pop(key, None)
         if not line:
             return 0
         self.size -= len(line)
         self.bytes -= sum(item[3] for item in line)
-        return len(line)
+        return sum(1 for item in line if item[2] is not OWN)
 
     def _next_key(self) -> str | None:
         while self._new or self._old:

@@ -50,7 +50,7 @@ from jacquetd.daemon.zmq_links import ZmqLinks
 log = logging.getLogger(__name__)
 
 SOCKET_LINGER_MS = 250  # at shutdown, queued replies get this long to leave
-READ_BATCH = 64  # ZeroMQ messages read (and queued) per turn of the event loop
+READ_BATCH = 16  # ZeroMQ messages read (and queued) per turn of the event loop (see _readable)
 SHED_CLIENT = ProtocolError(ErrorCode.BUSY, "too many requests of this client are queued or "
                             "in flight", limit="max_inflight_per_client")
 SHED_FULL = ProtocolError(ErrorCode.BUSY, "the server's queue is full")
@@ -224,7 +224,13 @@ class ZmqEndpoint:
         """Read at most READ_BATCH messages (reading only queues them: front.py); if more
         wait, the next batch comes on the loop's next turn, after the other endpoints, the
         queue's slice, worker replies and timers. libzmq fair-queues the peers, so a batch
-        holds a message of every active peer."""
+        holds a message of every active peer.
+
+        The batch is small on purpose: a message past its client's share is answered
+        `busy` right here, and a flooder resends at once, so a large batch makes every
+        turn of the loop long for everyone else (the soak measured 64 against 16: the
+        TCP and gnubg probes waited twice as long). What is not read waits in libzmq's
+        per-peer pipes, which pushes back on the flooder and not on the others."""
         self._read_pending = False
         raw = self.raw
         if raw is None or raw.closed:

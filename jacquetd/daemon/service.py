@@ -311,14 +311,21 @@ class Service:
         match_id = first["match_id"]
         limit = int(args.get("limit") or 1000)
 
+        def send(reply: dict[str, Any]) -> dict[str, Any]:
+            if reply["events"] and not pending.done:
+                peer.deliver(Partial(request.id, {**reply, "done": False}), request.encoding)
+            return reply
+
+        def fetch(after: int) -> dict[str, Any]:
+            return send(matches.service.match_watch({"match_id": match_id, "after": after,
+                                                     "limit": limit}))
+
         async def stream() -> None:
             after = int(args.get("after") or 0)
-            reply = first
+            reply = send(first)
             while not pending.done:
                 if reply["events"]:
                     after = reply["events"][-1]["n"]
-                    peer.deliver(Partial(request.id, {**reply, "done": False}),
-                                 request.encoding)
                     if not reply["done"] and reply["status"] == "playing":
                         # coalesce: the events of the next moments go out together, so
                         # a fast match watched by many costs a bounded number of sends
@@ -329,8 +336,9 @@ class Service:
                     return
                 else:
                     await matches.wait_events(match_id, after, None)
-                reply = matches.service.match_watch({"match_id": match_id, "after": after,
-                                                     "limit": limit})
+                # read and sent in this client's turn of the front's queue (front.py)
+                reply = await self.front.in_turn(peer.key,
+                                                 lambda after=after: fetch(after))
 
         async def guarded() -> None:
             self._watch_count += 1

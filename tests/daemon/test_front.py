@@ -4,12 +4,15 @@ ZeroMQ peer that fills its queue and leaves does not stop the daemon."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
+from typing import Any
 
 import msgpack
 import zmq
 
+from jacquetd.daemon.front import FrontQueue
 from tests.conftest import DaemonProcess
 from tests.daemon.wire import TcpClient, ZmqClient
 
@@ -84,3 +87,39 @@ def test_a_zmq_peer_that_fills_its_queue_and_leaves_does_not_stop_the_daemon(
     probe = ZmqClient(daemon.zmq)
     assert probe.call("ping", timeout=30).ok
     probe.close()
+
+
+def test_work_the_daemon_queues_runs_in_its_clients_turn_and_is_not_a_message() -> None:
+    """`in_turn` (a match_watch stream's next events) runs after what the client queued
+    before it, gives back a result or an exception, and a client that leaves with such
+    work queued is not counted as having left messages unanswered."""
+
+    async def scenario() -> None:
+        front = FrontQueue()
+        order: list[str] = []
+
+        def message(peer: Any, item: Any) -> None:
+            order.append(item)
+
+        front.put("a", message, None, "a1")
+        front.put("b", message, None, "b1")
+        first = front.in_turn("a", lambda: order.append("a-own") or 7)
+
+        def fails() -> int:
+            raise ValueError("no")
+
+        second = front.in_turn("b", fails)
+        assert await first == 7
+        try:
+            await second
+        except ValueError:
+            pass
+        else:
+            raise AssertionError("the exception was not passed on")
+        assert order.index("a1") < order.index("a-own")
+        front.put("c", message, None, "c1")
+        front.in_turn("c", lambda: 0)
+        front.in_turn("c", lambda: 0)
+        assert front.queued("c") == 3 and front.forget("c") == 1 and len(front) == 0
+
+    asyncio.run(scenario())
