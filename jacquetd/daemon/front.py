@@ -17,6 +17,8 @@ Work the daemon makes for a client by itself goes through the same lines: a
 `match_watch` stream's next events are read and sent in a slice (`in_turn`), so that
 hundreds of streams woken by one move are sent over several turns of the loop, each
 in its client's turn, not in one long turn that every other client waits behind.
+Such work joins the clients with a backlog, not the new ones: a stream's events are
+coalesced anyway, and a client that sends one request must not wait behind them.
 
 Bounds: a ZeroMQ client cannot be told to stop sending, so past
 `max_inflight_per_client` requests queued or in flight, or once the whole queue holds
@@ -101,7 +103,9 @@ class FrontQueue:
             line = self._lines[key] = deque()
             if key not in self._turns:
                 self._turns.add(key)
-                self._new.append(key)
+                # the daemon's own work (`in_turn`) waits its turn with the backlogs: a
+                # client's new request is not served after hundreds of watch streams
+                (self._old if item is OWN else self._new).append(key)
         line.append((work, peer, item, nbytes))
         self.size += 1
         self.bytes += nbytes

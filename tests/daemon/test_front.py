@@ -91,8 +91,9 @@ def test_a_zmq_peer_that_fills_its_queue_and_leaves_does_not_stop_the_daemon(
 
 def test_work_the_daemon_queues_runs_in_its_clients_turn_and_is_not_a_message() -> None:
     """`in_turn` (a match_watch stream's next events) runs after what the client queued
-    before it, gives back a result or an exception, and a client that leaves with such
-    work queued is not counted as having left messages unanswered."""
+    before it, gives back a result or an exception, waits behind a new client's request,
+    and a client that leaves with such work queued is not counted as having left
+    messages unanswered."""
 
     async def scenario() -> None:
         front = FrontQueue()
@@ -117,6 +118,11 @@ def test_work_the_daemon_queues_runs_in_its_clients_turn_and_is_not_a_message() 
         else:
             raise AssertionError("the exception was not passed on")
         assert order.index("a1") < order.index("a-own")
+        # a new client's request goes before the daemon's own work for other clients
+        watches = [front.in_turn(f"w{i}", lambda i=i: order.append(f"w{i}")) for i in range(3)]
+        front.put("p", message, None, "p1")
+        await asyncio.gather(*watches)
+        assert order[-4:] == ["p1", "w0", "w1", "w2"]
         front.put("c", message, None, "c1")
         front.in_turn("c", lambda: 0)
         front.in_turn("c", lambda: 0)
