@@ -80,13 +80,19 @@ class _Job:
 
 
 class _FairQueue:
-    """Waiting jobs, one queue per client, served round robin: a client with many jobs
-    waiting delays another client's job by at most one job of its own per turn, and a
-    client with none waiting is served next."""
+    """Waiting jobs, one queue per client, served as a flow queue serves its flows
+    (fq_codel): clients whose queue was empty ("new") first, in the order they came;
+    then the clients with a backlog ("old"), round robin, one job per turn. A client
+    with many jobs waiting delays another client's job by at most one job of its own
+    per turn, and a client that asks one thing at a time waits for a worker, not
+    behind the backlogs. New clients are served in arrival order: a client that keeps
+    coming back new (a gnubg connection asks one decision at a time) cannot pass one
+    that came before it."""
 
     def __init__(self) -> None:
         self._by_owner: dict[str, deque[_Job]] = {}
-        self._turns: deque[str] = deque()
+        self._new: deque[str] = deque()
+        self._old: deque[str] = deque()
         self._size = 0
 
     def __len__(self) -> int:
@@ -98,47 +104,58 @@ class _FairQueue:
     def append(self, job: _Job) -> None:
         queue = self._by_owner.get(job.owner)
         if queue is None:
-            # a client with nothing waiting goes first (a flow queue's new flow): one that
-            # asks one thing at a time waits for a worker, not behind every backlog
             queue = self._by_owner[job.owner] = deque()
-            self._turns.appendleft(job.owner)
+            self._new.append(job.owner)
         queue.append(job)
         self._size += 1
 
     def push_front(self, job: _Job) -> None:
+        """Give back a job that was taken (its worker was dying): it goes first."""
         queue = self._by_owner.get(job.owner)
         if queue is None:
             queue = self._by_owner[job.owner] = deque()
-            self._turns.appendleft(job.owner)
+            self._new.appendleft(job.owner)
         queue.appendleft(job)
         self._size += 1
 
-    def _take(self, owner: str, queue: deque[_Job], job: _Job) -> _Job:
-        queue.remove(job)
-        self._size -= 1
-        if not queue:
-            del self._by_owner[owner]
-            self._turns.remove(owner)
-        return job
+    def _drop_owner(self, owner: str) -> None:
+        del self._by_owner[owner]
+        for turns in (self._new, self._old):
+            if owner in turns:
+                turns.remove(owner)
+                return
 
     def remove(self, job: _Job) -> None:
         queue = self._by_owner.get(job.owner)
         if queue is not None and job in queue:
-            self._take(job.owner, queue, job)
+            queue.remove(job)
+            self._size -= 1
+            if not queue:
+                self._drop_owner(job.owner)
 
     def pop_next(self, heavy_allowed: bool) -> _Job | None:
-        for _ in range(len(self._turns)):
-            owner = self._turns[0]
-            self._turns.rotate(-1)  # this client's turn is used: it goes to the back
-            queue = self._by_owner[owner]
-            for job in queue:
-                if heavy_allowed or not job.heavy:
-                    return self._take(owner, queue, job)
+        for turns in (self._new, self._old):
+            for _ in range(len(turns)):
+                owner = turns[0]
+                queue = self._by_owner[owner]
+                job = next((j for j in queue if heavy_allowed or not j.heavy), None)
+                if job is None:  # only heavy work while none may start: the next client
+                    turns.rotate(-1)
+                    continue
+                turns.popleft()
+                queue.remove(job)
+                self._size -= 1
+                if queue:
+                    self._old.append(owner)  # its turn is used: to the back of the backlogs
+                else:
+                    del self._by_owner[owner]
+                return job
         return None
 
     def clear(self) -> None:
         self._by_owner.clear()
-        self._turns.clear()
+        self._new.clear()
+        self._old.clear()
         self._size = 0
 
 
