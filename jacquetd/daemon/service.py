@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
 import secrets
@@ -337,8 +338,7 @@ class Service:
                 else:
                     await matches.wait_events(match_id, after, None)
                 # read and sent in this client's turn of the front's queue (front.py)
-                reply = await self.front.in_turn(peer.key,
-                                                 lambda after=after: fetch(after))
+                reply = await self.front.in_turn(peer.key, functools.partial(fetch, after))
 
         async def guarded() -> None:
             self._watch_count += 1
