@@ -51,6 +51,7 @@ from jacquetd.daemon.zmq_links import ZmqLinks
 log = logging.getLogger(__name__)
 
 SOCKET_LINGER_MS = 250  # at shutdown, queued replies get this long to leave
+MONITOR_BATCH = 16  # socket monitor events handled per turn of the event loop
 READ_BATCH = 16  # ZeroMQ messages read (and queued) per turn of the event loop (see _readable)
 SHED_CLIENT = ProtocolError(ErrorCode.BUSY, "too many requests of this client are queued or "
                             "in flight", limit="max_inflight_per_client")
@@ -195,6 +196,7 @@ class ZmqEndpoint:
     async def _watch_links(self) -> None:
         monitor = self.monitor
         assert monitor is not None
+        taken = 0
         while True:
             try:
                 event = await recv_monitor_message(monitor)
@@ -204,6 +206,12 @@ class ZmqEndpoint:
                 if exc.errno in (zmq.ETERM, zmq.ENOTSOCK):
                     return
                 continue
+            taken += 1
+            if taken % MONITOR_BATCH == 0:
+                # an event already waiting is taken without a turn of the loop: hundreds
+                # of peers connecting or leaving at once (each departure stops its work)
+                # would otherwise be handled in one long turn that every client waits out
+                await asyncio.sleep(0)
             fd = int(event["value"])
             if event["event"] == zmq.EVENT_ACCEPTED:
                 self.links.accepted(fd)
