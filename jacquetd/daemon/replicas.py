@@ -94,7 +94,7 @@ READY = Answer(0, None, b"ready")  # a replica's first message, once it can answ
 
 
 def frame(message: tuple[Any, ...] | None) -> bytes:
-    """One message on the pipe: its pickled length, then the pickle."""
+    """One message on the pipe: the length of its pickle (4 bytes), then the pickle."""
     data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
     return LENGTH.pack(len(data)) + data
 
@@ -110,7 +110,8 @@ def unframe(buffer: bytearray) -> list[Any]:
         end = start + LENGTH.size + length
         if end > size:
             break
-        messages.append(pickle.loads(memoryview(buffer)[start + LENGTH.size:end]))
+        # a slice is a copy: no view of `buffer` is left to block the resize below
+        messages.append(pickle.loads(buffer[start + LENGTH.size:end]))
         start = end
     del buffer[:start]
     return messages
