@@ -199,10 +199,11 @@ def test_position_editor(web_daemon: DaemonProcess, new_page: Callable[[], Any],
                            arg=start_id)
     page.fill("[data-testid=ed-dice]", "31")
     page.click("[data-testid=ed-legal]")
-    page.wait_for_selector("text=legal plays")
+    # the table's title (the button's own label, "Legal plays", matches a bare text=)
+    page.wait_for_selector("#analysis h3:has-text('legal plays')")
     assert page.locator("[data-testid=play-row]").count() >= 10
     page.click("[data-testid=ed-analyze]")
-    page.wait_for_selector("text=Analysis")
+    page.wait_for_selector("#analysis h3:has-text('Analysis')")
     assert page.locator("[data-testid=play-row] b").first.inner_text() == "8/5 6/5"
     # set up a position by clicks: a checker added changes the id; an incomplete side
     # is explained with the rule broken
