@@ -45,11 +45,13 @@ from websockets.frames import apply_mask
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 from jacquetd_protocol import json_wire  # noqa: E402
 from jacquetd_protocol.codec import decode_request, encode_reply, encode_request  # noqa: E402
 from jacquetd_protocol.commands import arguments  # noqa: E402
 from jacquetd_protocol.messages import Reply, Request  # noqa: E402
+from procfs import cpu_seconds  # noqa: E402
 
 from jacquetd.daemon import front_commands  # noqa: E402
 
@@ -285,12 +287,6 @@ def encode_times(n: int = 2000) -> dict[str, float]:
             times.append(time.perf_counter() - t0)
         out[name] = statistics.median(times) * 1e3
     return out
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU time of process `pid`, all its threads (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def ask(endpoint: str, request: Request) -> bytes:

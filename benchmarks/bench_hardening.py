@@ -41,6 +41,9 @@ import zmq
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from procfs import cpu_seconds  # noqa: E402
 
 BOARD = ("board:You:Opp:1:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:0:0:0:"
          "0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0")
@@ -270,16 +273,6 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User and system CPU seconds of one process."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _tree_cpu_seconds(pid: int) -> float:
     """CPU seconds of a process and every live descendant (the daemon and its workers)."""
     parents: dict[int, int] = {}
@@ -297,7 +290,7 @@ def _tree_cpu_seconds(pid: int) -> float:
             if ppid == parent and child not in tree:
                 tree.add(child)
                 frontier.append(child)
-    return sum(_cpu_seconds(p) for p in tree)
+    return sum(cpu_seconds(p) for p in tree)
 
 
 def _machine_busy() -> tuple[float, float]:
@@ -324,7 +317,7 @@ def _probe_all(endpoints: dict[str, str], pid: int, seconds: float) -> dict[str,
         "zmq ping", "zmq best_move", "tcp ping", "tcp best_move", "gnubg version",
         "gnubg board")}
     rss: list[float] = []
-    cpu_before = _cpu_seconds(pid), _tree_cpu_seconds(pid), _machine_busy()
+    cpu_before = cpu_seconds(pid), _tree_cpu_seconds(pid), _machine_busy()
     wall_before = time.monotonic()
     end = time.monotonic() + seconds
     n = 0
@@ -364,7 +357,7 @@ def _probe_all(endpoints: dict[str, str], pid: int, seconds: float) -> dict[str,
         rss.append(_rss_mb(pid))
         time.sleep(0.05)
     wall = time.monotonic() - wall_before
-    shares = {"front": (_cpu_seconds(pid) - cpu_before[0]) / wall,
+    shares = {"front": (cpu_seconds(pid) - cpu_before[0]) / wall,
               "daemon": (_tree_cpu_seconds(pid) - cpu_before[1]) / wall}
     busy_now = _machine_busy()
     shares["machine"] = ((busy_now[0] - cpu_before[2][0])
