@@ -415,7 +415,11 @@ class JacquetClient:
             limit += SERVER_TIMEOUT_SLACK_S
         rid, call = await self._send(cmd, args, False, request_id)
         try:
-            return await asyncio.wait_for(asyncio.shield(call.final), limit)
+            # a deadline on this task: no task and no shield per request, as `wait_for`
+            # makes (3.11). Only this call waits on `final`, so it may be cancelled with it
+            # (a late reply is then dropped by `_dispatch`).
+            async with asyncio.timeout(limit):
+                return await call.final
         except TimeoutError:
             await self._cancel_quietly(rid)
             raise EngineTimeoutError(f"{cmd} did not answer within {limit:.3g} s", id=rid

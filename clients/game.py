@@ -417,9 +417,9 @@ class Referee:
 
     async def _ask(self, player: Player, turn: Turn) -> PlayMap | str:
         try:
-            if self.move_timeout is not None:
-                return await asyncio.wait_for(player.choose(turn), self.move_timeout)
-            return await player.choose(turn)
+            # a deadline on this task, not a task per move as `wait_for` makes (3.11)
+            async with asyncio.timeout(self.move_timeout):
+                return await player.choose(turn)
         except TimeoutError:
             raise EngineFault("hang", f"no move within {self.move_timeout} s") from None
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from .errors import ErrorCode, ProtocolError
 from .messages import REPLY_LIMITS, Limits
-from .msgpack_wire import MAP_FIRST_BYTES, MsgpackScanner
+from .msgpack_wire import MAP_FIRST_BYTES, MsgpackScanner, whole_object
 
 Item = bytes | ProtocolError
 
@@ -86,6 +86,13 @@ class _Splitter:
 
     def _next_msgpack(self, out: list[Item]) -> bool:
         if self._scanner is None:
+            # a message whose bytes are all here, and that no limit can trip, is cut at
+            # C speed; anything else is walked header by header (msgpack_wire)
+            end = whole_object(self._buf, self.limits)
+            if end is not None:
+                out.append(bytes(self._buf[:end]))
+                del self._buf[:end]
+                return True
             self._scanner = MsgpackScanner(self.limits)
         try:
             end = self._scanner.scan(self._buf)

@@ -34,6 +34,42 @@ _BIN = frozenset({0xC4, 0xC5, 0xC6})
 _EXT = frozenset({0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8})
 
 
+# Bytes that begin a map or an array (fixmap, fixarray, array16/32, map16/32), and those
+# that begin a value the protocol refuses or that the C skip below does not check
+# (0xc1, bin, ext, fixext): see `whole_object`.
+_CONTAINER_HEADS = bytes(range(0x80, 0xA0)) + b"\xdc\xdd\xde\xdf"
+_REFUSED_HEADS = bytes([0xC1, 0xC4, 0xC5, 0xC6, 0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8])
+
+
+def whole_object(buf: bytes | bytearray, limits: Limits) -> int | None:
+    """The length of the msgpack object at buf[0] when it is whole and cannot break any
+    of `limits`, found by the C unpacker; None when `MsgpackScanner` must decide.
+
+    `msgpack.Unpacker.skip` finds an object's end at C speed but enforces nothing. The
+    object is vouched for only when its size alone proves every limit: no string, list,
+    map or count of values can be longer than the object's bytes, and its nesting is at
+    most the number of bytes that can begin a container (each byte counted even inside a
+    string, so this bound only errs on the safe side). An object that holds a byte that
+    could begin a refused value (bin, ext, 0xc1) is left to the scanner too, which names
+    the problem. Most requests and small replies pass; the rest cost one C skip more."""
+    unpacker = msgpack.Unpacker(max_buffer_size=max(1, len(buf)))
+    unpacker.feed(buf)
+    try:
+        unpacker.skip()
+    except Exception:  # incomplete or malformed: the scanner resumes or names the fault
+        return None
+    end: int = unpacker.tell()
+    if (end > limits.max_frame_bytes or end > limits.max_elements or end > limits.max_str_len
+            or end > limits.max_list_len or end > 2 * limits.max_map_len + 1):
+        return None
+    body = bytes(buf[:end]) if end < len(buf) or not isinstance(buf, bytes) else buf
+    if len(body.translate(None, _REFUSED_HEADS)) != end:
+        return None
+    if end - len(body.translate(None, _CONTAINER_HEADS)) > limits.max_depth:
+        return None
+    return end
+
+
 def starts_msgpack(frame: bytes | bytearray) -> bool:
     """True when the frame's first byte starts a msgpack map (the detection rule)."""
     return bool(frame) and frame[0] in MAP_FIRST_BYTES
@@ -186,7 +222,9 @@ def unpack_map(frame: bytes, limits: Limits, *, scanned: bool = False) -> dict[s
     if not starts_msgpack(frame):
         raise ProtocolError(ErrorCode.BAD_FRAME, "a msgpack message is a map")
     if not scanned:
-        end = MsgpackScanner(limits).scan(frame)
+        end = whole_object(frame, limits)
+        if end is None:
+            end = MsgpackScanner(limits).scan(frame)
         if end is None:
             raise ProtocolError(ErrorCode.BAD_FRAME, "truncated msgpack message")
         if end != len(frame):

@@ -1,0 +1,84 @@
+"""`whole_object` (the C-speed cut of a msgpack stream) never disagrees with the exact
+`MsgpackScanner`: when it vouches for an object, the scanner finds the same end and no
+broken limit; anything it is unsure of it leaves to the scanner."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jacquetd_protocol import Limits, ProtocolError
+from jacquetd_protocol.messages import REPLY_LIMITS
+from jacquetd_protocol.msgpack_wire import MsgpackScanner, whole_object
+
+scalars = (st.none() | st.booleans() | st.integers(-(1 << 63), (1 << 64) - 1)
+           | st.floats(allow_nan=False) | st.text(max_size=40) | st.binary(max_size=8)
+           | st.builds(msgpack.ExtType, st.integers(0, 127), st.binary(max_size=4)))
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=6)
+                      | st.dictionaries(st.text(max_size=6), inner, max_size=6), max_leaves=40)
+messages = st.dictionaries(st.text(max_size=6), values, max_size=6)
+
+
+LOOSE = Limits(max_frame_bytes=1 << 20, max_depth=1 << 10, max_list_len=1 << 20,
+               max_map_len=1 << 20, max_str_len=1 << 20, max_elements=1 << 20)
+SMALL = {"max_frame_bytes": (1, 300), "max_depth": (1, 6), "max_list_len": (0, 8),
+         "max_map_len": (0, 8), "max_str_len": (0, 40), "max_elements": (1, 60)}
+
+
+def scanned(buf: bytes, lim: Limits) -> int | ProtocolError | None:
+    try:
+        return MsgpackScanner(lim).scan(buf)
+    except ProtocolError as exc:
+        return exc
+
+
+def _check(obj: dict, lim: Limits, tail: bytes, cut: int) -> None:
+    data = msgpack.packb(obj, use_bin_type=True) + tail
+    for buf in (data, data[:max(0, len(data) - cut)], bytearray(data)):
+        end = whole_object(buf, lim)
+        if end is not None:
+            assert scanned(bytes(buf), lim) == end
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), obj=messages, tail=st.binary(max_size=6), cut=st.integers(0, 64))
+def test_one_binding_limit(name: str, data: st.DataObject, obj: dict, tail: bytes,
+                           cut: int) -> None:
+    """Each limit in turn is the only small one: every check must hold on its own."""
+    low, high = SMALL[name]
+    _check(obj, replace(LOOSE, **{name: data.draw(st.integers(low, high))}), tail, cut)
+
+
+@settings(max_examples=200, deadline=None)
+@given(obj=messages, lim=st.sampled_from([Limits(), REPLY_LIMITS]), tail=st.binary(max_size=6),
+       cut=st.integers(0, 64))
+def test_shipped_limits(obj: dict, lim: Limits, tail: bytes, cut: int) -> None:
+    _check(obj, lim, tail, cut)
+
+
+@settings(max_examples=200, deadline=None)
+@given(junk=st.binary(min_size=1, max_size=80),
+       lim=st.sampled_from([Limits(), REPLY_LIMITS, replace(LOOSE, max_depth=2)]))
+def test_arbitrary_bytes(junk: bytes, lim: Limits) -> None:
+    end = whole_object(junk, lim)
+    if end is not None:
+        assert scanned(junk, lim) == end
+
+
+def test_common_messages_take_the_fast_path() -> None:
+    request = msgpack.packb({"id": 1, "cmd": "legal_moves",
+                             "args": {"position": "start:backgammon", "dice": [3, 1]}})
+    assert whole_object(request, Limits()) == len(request)
+    assert whole_object(request + b"\x81", Limits()) == len(request)
+    assert whole_object(request[:-1], Limits()) is None  # incomplete: the scanner resumes
+    deep: object = 1
+    for _ in range(17):
+        deep = [deep]
+    deep = msgpack.packb({"a": deep})
+    assert whole_object(deep, Limits()) is None  # near the depth limit: the scanner decides
+    with_bin = msgpack.packb({"a": b""}, use_bin_type=True)
+    assert whole_object(with_bin, Limits()) is None
