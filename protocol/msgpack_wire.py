@@ -42,16 +42,18 @@ _REFUSED_HEADS = bytes([0xC1, 0xC4, 0xC5, 0xC6, 0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0x
 
 
 def whole_object(buf: bytes | bytearray, limits: Limits) -> int | None:
-    """The length of the msgpack object at buf[0] when it is whole and cannot break any
-    of `limits`, found by the C unpacker; None when `MsgpackScanner` must decide.
+    """The length of the msgpack object at buf[0] when it is whole and breaks none of
+    `limits`, found by C code; None when `MsgpackScanner` must decide (the object is
+    incomplete, malformed, or breaks a limit: the scanner names which).
 
-    `msgpack.Unpacker.skip` finds an object's end at C speed but enforces nothing. The
-    object is vouched for only when its size alone proves every limit: no string, list,
-    map or count of values can be longer than the object's bytes, and its nesting is at
-    most the number of bytes that can begin a container (each byte counted even inside a
-    string, so this bound only errs on the safe side). An object that holds a byte that
-    could begin a refused value (bin, ext, 0xc1) is left to the scanner too, which names
-    the problem. Most requests and small replies pass; the rest cost one C skip more."""
+    `msgpack.Unpacker.skip` finds an object's end at C speed but enforces nothing. A
+    small object is vouched for by its size alone: no string, list, map or count of
+    values can be longer than its bytes, its nesting is at most the number of bytes that
+    can begin a container (counted even inside strings: the bound errs on the safe
+    side), and none of its bytes could begin a refused value (bin, ext, 0xc1). Any other
+    object is decoded by the C unpacker under the same length limits and its containers
+    are walked for the rest (`_within`): a list of a hundred plays costs tens of
+    microseconds, not the scanner's walk of every value."""
     unpacker = msgpack.Unpacker(max_buffer_size=max(1, len(buf)))
     unpacker.feed(buf)
     try:
@@ -59,15 +61,61 @@ def whole_object(buf: bytes | bytearray, limits: Limits) -> int | None:
     except Exception:  # incomplete or malformed: the scanner resumes or names the fault
         return None
     end: int = unpacker.tell()
-    if (end > limits.max_frame_bytes or end > limits.max_elements or end > limits.max_str_len
-            or end > limits.max_list_len or end > 2 * limits.max_map_len + 1):
+    if end > limits.max_frame_bytes:
         return None
     body = bytes(buf[:end]) if end < len(buf) or not isinstance(buf, bytes) else buf
-    if len(body.translate(None, _REFUSED_HEADS)) != end:
+    if (end <= limits.max_elements and end <= limits.max_str_len and end <= limits.max_list_len
+            and end <= 2 * limits.max_map_len + 1
+            and len(body.translate(None, _REFUSED_HEADS)) == end
+            and end - len(body.translate(None, _CONTAINER_HEADS)) <= limits.max_depth):
+        return end
+    try:
+        obj = msgpack.unpackb(body, raw=False, strict_map_key=True, use_list=True,
+                              object_pairs_hook=_pairs_no_duplicates,
+                              max_str_len=limits.max_str_len, max_bin_len=0, max_ext_len=0,
+                              max_array_len=limits.max_list_len,
+                              max_map_len=limits.max_map_len, ext_hook=_refuse_ext)
+    except Exception:
         return None
-    if end - len(body.translate(None, _CONTAINER_HEADS)) > limits.max_depth:
-        return None
-    return end
+    return end if _within(obj, limits) else None
+
+
+_PLAIN = (str, int, float, bool, type(None))  # the scalars the protocol uses
+
+
+def _refuse_ext(code: int, data: bytes) -> Any:
+    raise ValueError("ext")
+
+
+def _within(obj: Any, limits: Limits) -> bool:
+    """Whether a decoded object keeps the scanner's limits on nesting and values, and
+    holds only the protocol's types: as `MsgpackScanner` counts, every value (map keys
+    included) is one element, and a non-empty container may not start deeper than
+    `max_depth` (an empty one opens no level)."""
+    if not isinstance(obj, (dict, list)):
+        return isinstance(obj, _PLAIN)
+    elements = 1
+    todo = [(obj, 1)]
+    depth = limits.max_depth
+    while todo:
+        value, level = todo.pop()
+        if isinstance(value, dict):
+            items: Any = value.values()
+            for key in value:
+                if type(key) is not str:
+                    return False
+            elements += 2 * len(value)
+        else:
+            items = value
+            elements += len(value)
+        if items and level > depth:
+            return False
+        for item in items:
+            if isinstance(item, (dict, list)):
+                todo.append((item, level + 1))
+            elif not isinstance(item, _PLAIN):
+                return False
+    return elements <= limits.max_elements
 
 
 def starts_msgpack(frame: bytes | bytearray) -> bool:

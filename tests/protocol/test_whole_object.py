@@ -18,7 +18,8 @@ scalars = (st.none() | st.booleans() | st.integers(-(1 << 63), (1 << 64) - 1)
            | st.floats(allow_nan=False) | st.text(max_size=40) | st.binary(max_size=8)
            | st.builds(msgpack.ExtType, st.integers(0, 127), st.binary(max_size=4)))
 values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=6)
-                      | st.dictionaries(st.text(max_size=6), inner, max_size=6), max_leaves=40)
+                      | st.dictionaries(st.text(max_size=6) | st.binary(max_size=2), inner,
+                                        max_size=6), max_leaves=40)
 messages = st.dictionaries(st.text(max_size=6), values, max_size=6)
 
 
@@ -82,3 +83,38 @@ def test_common_messages_take_the_fast_path() -> None:
     assert whole_object(deep, Limits()) is None  # near the depth limit: the scanner decides
     with_bin = msgpack.packb({"a": b""}, use_bin_type=True)
     assert whole_object(with_bin, Limits()) is None
+
+
+def test_a_long_reply_is_cut_without_the_scanner() -> None:
+    """More containers than the nesting limit, so the decoded walk decides (exactly)."""
+    plays = [{"move": f"{i}/1", "position_id": "x" * 40, "board": "b" * 30} for i in range(300)]
+    reply = msgpack.packb({"id": 1, "ok": True, "result": {"count": 300, "plays": plays}})
+    assert whole_object(reply, REPLY_LIMITS) == len(reply) == scanned(reply, REPLY_LIMITS)
+    assert whole_object(reply, replace(REPLY_LIMITS, max_depth=2)) is None
+    assert whole_object(reply, replace(REPLY_LIMITS, max_elements=1000)) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(obj=messages, slack=st.integers(-1, 1))
+def test_exact_at_the_element_limit(obj: dict, slack: int) -> None:
+    """At the very bound the walk counts values as the scanner does: same answer."""
+    data = msgpack.packb(obj, use_bin_type=True)
+    scanner = MsgpackScanner(LOOSE)
+    try:
+        if scanner.scan(data) != len(data):
+            return
+    except ProtocolError:  # bin or ext: refused whatever the limits
+        return
+    lim = replace(LOOSE, max_elements=max(1, scanner.elements + slack))
+    expected = scanned(data, lim)
+    got = whole_object(data, lim)
+    assert got == expected or (got is None and not isinstance(expected, int))
+    if isinstance(expected, int) and data.translate(None, bytes(range(0xC1, 0xCA))) == data:
+        assert got == expected  # no bin or ext byte anywhere: C decodes it, so it decides
+
+
+def test_duplicate_keys_are_left_to_the_scanner() -> None:
+    """A map that repeats a key holds more values than its decoded dict shows."""
+    data = b"\x82\xa1a\x01\xa1a\x02"  # {"a": 1, "a": 2}
+    assert scanned(data, replace(LOOSE, max_elements=4)) != len(data)
+    assert whole_object(data, replace(LOOSE, max_elements=4)) is None
