@@ -173,7 +173,10 @@ def _noop(x: int) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=60, help="league games per run")
-    parser.add_argument("--trials", type=int, default=36 * 12, help="rollout trials per run")
+    parser.add_argument("--trials", type=int, default=36 * 36,
+                        help="rollout trials per run (default 1296, a usual rollout's size: "
+                        "with two workers the last chunk runs alone, a smaller share of "
+                        "a longer rollout)")
     parser.add_argument("--rounds", type=int, default=2,
                         help="measurements of each size, in the order 1, 2, 2, 1, ...")
     parser.add_argument("--a", default="heuristic")
