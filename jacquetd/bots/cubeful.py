@@ -34,13 +34,16 @@ cubeful analysis (benchmarks/bench_cube.py; README). Elsewhere nothing to
 measure against yet, so Janowski's formula stays."""
 
 
-def _efficiency(variant: object, me: np.ndarray, opp: np.ndarray, x_contact: float) -> float:
+def side_efficiency(variant: object, me: np.ndarray, opp: np.ndarray, x_contact: float
+                    ) -> float:
+    """The cube efficiency of a position given as two sides (`me` on roll): `x_contact`
+    while the sides are in contact, else the race value for their pip counts."""
     if features.contact(variant, me[None, :], opp[None, :])[0]:  # type: ignore[arg-type]
         return x_contact
     return cubemod.race_efficiency((pip_count(tuple(me)) + pip_count(tuple(opp))) / 2)
 
 
-def _leaf_value(probs: np.ndarray, owner: str, x: float) -> float:
+def leaf_value(probs: np.ndarray, owner: str, x: float) -> float:
     """Cubeful money equity of the side on roll at a leaf, taking its best cube action."""
     p = tuple(float(v) for v in probs)
     nd = cubemod.money_equity(p, owner, x)
@@ -90,9 +93,9 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
             nd += w * result
             dt += w * result
             continue
-        x = _efficiency(v, after_opp[k], after_me[k], xc)
-        nd -= w * _leaf_value(leaf_probs[r], opp_owner_nd, x)
-        dt -= w * _leaf_value(leaf_probs[r], "me", x)
+        x = side_efficiency(v, after_opp[k], after_me[k], xc)
+        nd -= w * leaf_value(leaf_probs[r], opp_owner_nd, x)
+        dt -= w * leaf_value(leaf_probs[r], "me", x)
     return nd, 2.0 * dt
 
 

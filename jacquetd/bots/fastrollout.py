@@ -52,12 +52,14 @@ class Expansion:
 
     `best[r]` is the mover's equity after its best play with roll r,
     `mean` the average over the rolls, `nxt[r]` the next position (the
-    opponent on roll) or None when the play ends the game.
+    opponent on roll) or None when the play ends the game, and `probs[r]` the
+    mover's probabilities after that play (the cubeful rollouts' leaves).
     """
 
     best: np.ndarray
     mean: float
     nxt: tuple[State | None, ...]
+    probs: np.ndarray
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +112,7 @@ class TruncatedRollout:
             None if me_rows[r][0] == 15 else
             State(tuple(opp_rows[r]), tuple(me_rows[r]), s.opp_flag, bool(flags[r]))
             for r in range(len(ks))]
-        e = Expansion(best, float((_WEIGHTS * best).sum()), tuple(nxt))
+        e = Expansion(best, float((_WEIGHTS * best).sum()), tuple(nxt), p[ks])
         self.expansions += 1
         if len(self.cache) >= self.cache_limit:
             self.cache.clear()

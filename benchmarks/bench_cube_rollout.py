@@ -1,0 +1,175 @@
+"""Money cube decisions against cubeful rollouts, in every variant.
+
+    python benchmarks/bench_cube_rollout.py --variant jacquet --positions 100 \
+        --trials 648 --horizon 10 --seed 17 --jobs 2
+
+The Jacquet variants have no outside engine to check cube decisions against
+(`bench_cube.py` compares backgammon with GNU Backgammon), so the reference is
+a cubeful rollout of each decision (`jacquetd.bots.cuberollout`): the
+no-double and double/take lines played on the same dice by the 0-ply player,
+both sides using our money cube policy in every later turn, truncated after
+`--horizon` turns and scored there by Janowski's cubeful equity after the best
+cube action. The rollout's proper action (no double, double/take,
+double/pass, too good) is compared with the action `analysis.cube_decision`
+gives at 0 and 1 plies (Janowski's formula on the cubeless probabilities; in
+backgammon the one-roll cubeful search at 1 ply).
+
+Positions come from seeded `neural` self-play in the variant (before the roll,
+the cube centred, one turn in `--rate` kept) whose 0-ply winning chances for
+the side on roll lie in the doubling window (`--window`, default 0.55-0.95):
+positions far outside it are no doubles and takes that every method agrees on.
+Printed per level: agreement, mean cost per decision and mean cost of the
+disagreements by the rollout's own equities (the doubler's loss plus, when the
+take/pass answer differs, |DT - DP|, as in bench_cube.py), and the number of
+decisions whose rollout verdict is within two standard errors of another
+action ("unsure"). Caution: the rollouts share the 0-ply network's judgement
+(its plays, its cube policy in later turns and its probabilities at the
+horizon), so the check measures how well our decision agrees with our own
+played-out policy, not with perfect play.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from bench_cube import GnubgCube, cost, our_class  # noqa: E402
+
+from jacquetd.bots import analysis  # noqa: E402
+from jacquetd.bots import cube as cubemod  # noqa: E402
+from jacquetd.bots.choosers import neural_chooser  # noqa: E402
+from jacquetd.bots.cuberollout import CubefulRollout  # noqa: E402
+from jacquetd.bots.evaluator import neural_evaluator  # noqa: E402
+from jacquetd.bots.players import state_of  # noqa: E402
+from jacquetd.bots.search import Searcher  # noqa: E402
+from jacquetd.bots.selfplay import Turn, play_game  # noqa: E402
+from jacquetd.rules import Position, RawPlay, find_variant  # noqa: E402
+from jacquetd.rules.position import Cube, CubeOwner  # noqa: E402
+
+LEVELS = (0, 1)  # the plies of our decisions judged
+
+
+def sample(variant: str, count: int, seed: int, rate: float, window: tuple[float, float]
+           ) -> list[Position]:
+    """`count` positions before the roll, cube centred, from seeded neural self-play, the
+    side on roll's 0-ply winning chances inside `window`."""
+    v = find_variant(variant)
+    ev = neural_evaluator(variant)
+    searcher = Searcher(ev)
+    choose = neural_chooser(ev)
+    out: list[Position] = []
+    game = 0
+    while len(out) < count:
+        pick = np.random.default_rng([seed, game, 3])
+
+        def hook(player: int, turn: Turn, raws: Sequence[RawPlay], k: int,
+                 _pick: np.random.Generator = pick) -> None:
+            if len(out) >= count or _pick.random() >= rate:
+                return
+            pos = Position.validated(variant, turn.me, turn.opp,
+                                     cube=Cube(1, CubeOwner.CENTRE))
+            win = float(searcher.evaluate_states([state_of(pos)], 0)[0][0])
+            if window[0] <= win <= window[1]:
+                out.append(pos)
+
+        play_game(v, (choose, choose), np.random.default_rng([seed, game]), first=game % 2,
+                  on_turn=hook)
+        game += 1
+    return out
+
+
+def judge(job: tuple[str, str, int, int, int, int]) -> dict[str, Any]:
+    """Roll out one position's decision and judge our levels' actions on it."""
+    variant, position_id, trials, horizon, seed, index = job
+    pos = Position.from_id(position_id)
+    roller = CubefulRollout(Searcher(neural_evaluator(variant)))
+    result = roller.run(state_of(pos), trials=trials, seed=[seed, index], horizon=horizon)
+    x = cubemod.efficiency(pos)
+    truth = result.decision(x)
+    proper = our_class(truth)
+    ref = GnubgCube(proper, result.nd, result.dt, 1.0)
+    se = result.difference_se
+    # unsure: another action is within two standard errors of the verdict
+    unsure = (abs(result.dt - result.nd) < 2 * se or abs(result.dt - 1.0) < 2 * result.dt_se
+              or abs(result.nd - 1.0) < 2 * result.nd_se)
+    row: dict[str, Any] = {"position_id": position_id, "proper": proper, "nd": result.nd,
+                           "dt": result.dt, "nd_se": result.nd_se, "dt_se": result.dt_se,
+                           "difference_se": se, "unsure": bool(unsure)}
+    for plies in LEVELS:
+        ours = our_class(analysis.cube_decision(pos, plies=plies))
+        row[f"ours_{plies}"] = ours
+        row[f"cost_{plies}"] = cost(ours, ref)
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variant", default="jacquet",
+                    choices=("jacquet", "jacquet-be", "backgammon"))
+    ap.add_argument("--positions", type=int, default=100)
+    ap.add_argument("--trials", type=int, default=648, help="trials per line (36 x k)")
+    ap.add_argument("--horizon", type=int, default=10, help="turns played before Janowski")
+    ap.add_argument("--seed", type=int, default=17)
+    ap.add_argument("--rate", type=float, default=0.25)
+    ap.add_argument("--window", type=float, nargs=2, default=(0.55, 0.95))
+    ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
+    ap.add_argument("--json", action="store_true", help="also print every decision as JSON")
+    args = ap.parse_args(argv)
+    started = time.monotonic()
+    positions = sample(args.variant, args.positions, args.seed, args.rate, tuple(args.window))
+    jobs = [(args.variant, pos.to_id(), args.trials, args.horizon, args.seed, i)
+            for i, pos in enumerate(positions)]
+    if args.jobs > 1:
+        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+            rows = pool.map(judge, jobs, chunksize=1)
+    else:
+        rows = [judge(job) for job in jobs]
+    print(f"{args.variant}: money cube decisions of {len(rows)} positions from neural "
+          f"self-play (seed {args.seed}, 0-ply winning chances {args.window[0]}-"
+          f"{args.window[1]}) against cubeful rollouts ({args.trials} trials per line, "
+          f"0-ply player, our cube policy, truncated after {args.horizon} turns); "
+          f"{time.monotonic() - started:.0f} s")
+    classes = ("no double", "double/take", "double/pass", "too good")
+    print("rollout verdicts: " + ", ".join(
+        f"{c} {sum(1 for r in rows if r['proper'] == c)}" for c in classes)
+        + f"; unsure (another action within 2 standard errors) "
+          f"{sum(1 for r in rows if r['unsure'])}")
+    for plies in LEVELS:
+        agree = [r for r in rows if r[f"ours_{plies}"] == r["proper"]]
+        dis = [r[f"cost_{plies}"] for r in rows if r[f"ours_{plies}"] != r["proper"]]
+        sure = [r for r in rows if not r["unsure"]]
+        sure_agree = sum(1 for r in sure if r[f"ours_{plies}"] == r["proper"])
+        mean = float(np.mean([r[f"cost_{plies}"] for r in rows]))
+        print(f"  ours at {plies} plies: agreement {len(agree) / len(rows):.1%} "
+              f"({sure_agree}/{len(sure)} where the rollout is sure), mean cost per decision "
+              f"{mean:.4f}, mean cost of the disagreements "
+              f"{float(np.mean(dis)) if dis else 0.0:.4f} ({len(dis)})")
+        mix: dict[str, int] = {}
+        for r in rows:
+            if r[f"ours_{plies}"] != r["proper"]:
+                key = f"{r[f'ours_{plies}']} where the rollout says {r['proper']}"
+                mix[key] = mix.get(key, 0) + 1
+        for key, n in sorted(mix.items(), key=lambda kv: -kv[1]):
+            print(f"    {n:3d} x {key}")
+    if args.json:
+        print(json.dumps(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""Cubeful truncated rollouts of a money cube decision (benchmarks/bench_cube_rollout.py).
+
+The Jacquet variants have no outside engine to check cube decisions against, so
+the check is a rollout in which the cube lives: from a position before the roll
+(the side on roll may double), two lines are played on the same dice:
+
+- **no double**: the side on roll plays on at the cube it has;
+- **double/take**: the cube is turned (twice the value, owned by the taker).
+
+In every later turn of a trial the side on roll, if it has access to the cube,
+doubles when our money policy says so (Janowski's formula on the 0-ply
+probabilities, with the variant's cube efficiency: `cube.money_decision`),
+and the other side takes or passes by the same policy; a pass ends the trial
+at the cube's value. The plays are the 0-ply player's, as in the truth sets'
+rollouts (`fastrollout`), whose position expansions are shared. A trial still
+running after `horizon` turns is scored at the leaf as the one-roll cubeful
+search scores its leaves (`cubeful.money_cubeful`): Janowski's cubeful
+equity for the side then on roll, after its own best cube action. So with
+`horizon=1` and the 36 stratified first rolls, the two lines equal the
+one-roll cubeful search exactly (tested); longer horizons replace more of
+Janowski's formula by played-out cube actions.
+
+Variance: the first roll is stratified over the 36 outcomes and both lines
+share the dice of each trial (common random numbers), so the difference
+between them has a much smaller error than either; no luck is subtracted (the
+cubeless luck of `fastrollout` is not the luck of a game with a live cube).
+Values are per unit of the cube before the decision, from the view of the
+side on roll; a double/pass is worth 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import cube as cubemod
+from .cubeful import leaf_value, side_efficiency
+from .fastrollout import _ROLL36, ROLL_INDEX, TruncatedRollout
+from .net import flip
+from .search import Searcher, State
+
+_OTHER = {"centre": "centre", "me": "opponent", "opponent": "me"}
+
+
+@dataclass(frozen=True, slots=True)
+class CubefulResult:
+    """Per-trial values of the two lines (side on roll's view, per unit of the cube)."""
+
+    no_double: np.ndarray
+    double_take: np.ndarray
+
+    @staticmethod
+    def _se(values: np.ndarray) -> float:
+        n = len(values)
+        return float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
+
+    @property
+    def nd(self) -> float:
+        return float(self.no_double.mean())
+
+    @property
+    def dt(self) -> float:
+        return float(self.double_take.mean())
+
+    @property
+    def nd_se(self) -> float:
+        return self._se(self.no_double)
+
+    @property
+    def dt_se(self) -> float:
+        return self._se(self.double_take)
+
+    @property
+    def difference_se(self) -> float:
+        """Standard error of DT - ND (paired: both lines share each trial's dice)."""
+        return self._se(self.double_take - self.no_double)
+
+    def decision(self, x: float) -> cubemod.CubeDecision:
+        """The proper money action by these figures (a pass is worth 1)."""
+        return cubemod.decide(self.nd, self.dt, 1.0, x, "money")
+
+
+class CubefulRollout:
+    """Cubeful rollouts with the 0-ply player and our money cube policy for both sides."""
+
+    def __init__(self, searcher: Searcher, *, x_contact: float | None = None) -> None:
+        self.searcher = searcher
+        self.variant = searcher.variant
+        self.plays = TruncatedRollout(searcher.ev)
+        self.x_contact = cubemod.CONTACT_EFFICIENCY if x_contact is None else x_contact
+
+    def efficiency(self, s: State) -> float:
+        return side_efficiency(self.variant, np.array(s.me), np.array(s.opp), self.x_contact)
+
+    def _trial(self, s: State, probs: np.ndarray, value: int, owner: str, first: int,
+               rng: np.random.Generator, horizon: int) -> float:
+        """One game from `s` (side on roll, its cube access `owner`, the cube at `value`),
+        first roll index `first`: the result from the view of the side on roll at the
+        start."""
+        state: State = s
+        sign = 1.0
+        dice = first
+        for turn in range(horizon):
+            if turn > 0 and owner != "opponent":
+                d = cubemod.money_decision(tuple(float(v) for v in probs), owner,
+                                           self.efficiency(state))
+                if d.action == "double":
+                    if d.take == "drop":
+                        return sign * value
+                    value *= 2
+                    owner = "opponent"
+            e = self.plays.expand(state)
+            nxt = e.nxt[dice]
+            if nxt is None:  # the play ends the game: its exact result at this cube
+                return sign * value * float(e.best[dice])
+            state = nxt
+            probs = flip(e.probs[dice])  # the next side's view, before its roll
+            owner = _OTHER[owner]
+            sign = -sign
+            if turn + 1 < horizon:
+                a, b = rng.integers(1, 7, size=2)
+                dice = ROLL_INDEX[(int(a), int(b))]
+        # the horizon: the side now on roll takes its best cube action, valued by Janowski
+        return sign * value * leaf_value(probs, owner, self.efficiency(state))
+
+    def run(self, s: State, *, trials: int, seed: int | list[int], horizon: int,
+            owner: str = "centre") -> CubefulResult:
+        """Roll out the no-double and double/take lines of `s` (side on roll, before its
+        roll, with access to the cube: `owner` is 'centre' or 'me')."""
+        if trials < 1:
+            raise ValueError("trials must be at least 1")
+        if horizon < 1:
+            raise ValueError("horizon must be at least 1 turn")
+        if owner not in ("centre", "me"):
+            raise ValueError("the side on roll must have access to the cube")
+        seq = [seed] if isinstance(seed, int) else list(seed)
+        order = np.random.default_rng([*seq, 36]).permutation(36)
+        probs = self.searcher.evaluate_states([s], 0)[0]
+        nd = np.empty(trials)
+        dt = np.empty(trials)
+        for t in range(trials):
+            first = _ROLL36[int(order[t % 36])]
+            nd[t] = self._trial(s, probs, 1, owner, first,
+                                np.random.default_rng([*seq, 1000 + t]), horizon)
+            dt[t] = self._trial(s, probs, 2, "opponent", first,
+                                np.random.default_rng([*seq, 1000 + t]), horizon)
+        return CubefulResult(nd, dt)
