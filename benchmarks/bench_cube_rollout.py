@@ -49,6 +49,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from bench_cube import GnubgCube, cost, our_class  # noqa: E402
+from make_truth import code_version  # noqa: E402
 
 from jacquetd.bots import analysis  # noqa: E402
 from jacquetd.bots import cube as cubemod  # noqa: E402
@@ -82,6 +83,7 @@ def sample(variant: str, count: int, seed: int, rate: float, window: tuple[float
             if len(out) >= count or _pick.random() >= rate:
                 return
             pos = Position.validated(variant, turn.me, turn.opp,
+                                     primed=(turn.me_flag, turn.opp_flag),
                                      cube=Cube(1, CubeOwner.CENTRE))
             win = float(searcher.evaluate_states([state_of(pos)], 0)[0][0])
             if window[0] <= win <= window[1]:
@@ -93,28 +95,41 @@ def sample(variant: str, count: int, seed: int, rate: float, window: tuple[float
     return out
 
 
-def judge(job: tuple[str, str, int, int, int, int]) -> dict[str, Any]:
-    """Roll out one position's decision and judge our levels' actions on it."""
+SCAN = tuple(round(x, 2) for x in np.arange(0.40, 0.96, 0.05))
+
+
+def roll_out(job: tuple[str, str, int, int, int, int]) -> dict[str, Any]:
+    """The cubeful rollout of one position's decision: its figures, as saved (`--save`)."""
     variant, position_id, trials, horizon, seed, index = job
     pos = Position.from_id(position_id)
     roller = CubefulRollout(Searcher(neural_evaluator(variant)))
     result = roller.run(state_of(pos), trials=trials, seed=[seed, index], horizon=horizon)
-    x = cubemod.efficiency(pos)
-    truth = result.decision(x)
-    proper = our_class(truth)
-    ref = GnubgCube(proper, result.nd, result.dt, 1.0)
+    proper = our_class(result.decision(cubemod.efficiency(pos)))
     se = result.difference_se
     # unsure: another action is within two standard errors of the verdict
     unsure = (abs(result.dt - result.nd) < 2 * se or abs(result.dt - 1.0) < 2 * result.dt_se
               or abs(result.nd - 1.0) < 2 * result.nd_se)
-    row: dict[str, Any] = {"position_id": position_id, "proper": proper, "nd": result.nd,
-                           "dt": result.dt, "nd_se": result.nd_se, "dt_se": result.dt_se,
-                           "difference_se": se, "unsure": bool(unsure)}
+    return {"position_id": position_id, "proper": proper, "nd": result.nd, "dt": result.dt,
+            "nd_se": result.nd_se, "dt_se": result.dt_se, "difference_se": se,
+            "unsure": bool(unsure)}
+
+
+def judge(row: dict[str, Any]) -> dict[str, Any]:
+    """Our levels' actions on one rolled-out decision, their costs by the rollout's
+    figures, and (for the scan) the 0-ply action at each contact efficiency in `SCAN`."""
+    pos = Position.from_id(row["position_id"])
+    ref = GnubgCube(row["proper"], row["nd"], row["dt"], 1.0)
+    out = dict(row)
     for plies in LEVELS:
         ours = our_class(analysis.cube_decision(pos, plies=plies))
-        row[f"ours_{plies}"] = ours
-        row[f"cost_{plies}"] = cost(ours, ref)
-    return row
+        out[f"ours_{plies}"] = ours
+        out[f"cost_{plies}"] = cost(ours, ref)
+    probs = analysis.evaluate(pos, plies=0).probs()
+    rate = analysis.gammon_rate(pos.variant)
+    for x in SCAN:
+        ours = our_class(cubemod.position_decision(pos, probs, rate, x))
+        out[f"scan_{x}"] = (ours, cost(ours, ref))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,16 +144,39 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--window", type=float, nargs=2, default=(0.55, 0.95))
     ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
     ap.add_argument("--json", action="store_true", help="also print every decision as JSON")
+    ap.add_argument("--save", type=Path, help="write the rollouts' figures to this file "
+                    "(JSON lines, the settings first)")
+    ap.add_argument("--load", type=Path, help="judge the rollouts saved in this file "
+                    "instead of rolling out (their settings replace the options)")
+    ap.add_argument("--scan", action="store_true",
+                    help="also the 0-ply agreement for contact efficiencies 0.40-0.95")
     args = ap.parse_args(argv)
     started = time.monotonic()
-    positions = sample(args.variant, args.positions, args.seed, args.rate, tuple(args.window))
-    jobs = [(args.variant, pos.to_id(), args.trials, args.horizon, args.seed, i)
-            for i, pos in enumerate(positions)]
-    if args.jobs > 1:
-        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-            rows = pool.map(judge, jobs, chunksize=1)
+    if args.load is not None:
+        lines = args.load.read_text().splitlines()
+        settings = json.loads(lines[0])
+        for key in ("variant", "positions", "trials", "horizon", "seed", "window"):
+            setattr(args, key, settings[key])
+        rolled = [json.loads(line) for line in lines[1:]]
     else:
-        rows = [judge(job) for job in jobs]
+        positions = sample(args.variant, args.positions, args.seed, args.rate,
+                           tuple(args.window))
+        jobs = [(args.variant, pos.to_id(), args.trials, args.horizon, args.seed, i)
+                for i, pos in enumerate(positions)]
+        if args.jobs > 1:
+            with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+                rolled = pool.map(roll_out, jobs, chunksize=1)
+        else:
+            rolled = [roll_out(job) for job in jobs]
+        if args.save is not None:
+            settings = {key: getattr(args, key) for key in
+                        ("variant", "positions", "trials", "horizon", "seed", "rate")}
+            settings["window"] = list(args.window)
+            settings["code_version"] = code_version()
+            settings["command"] = "python benchmarks/bench_cube_rollout.py " + " ".join(
+                argv if argv is not None else sys.argv[1:])
+            args.save.write_text("".join(json.dumps(r) + "\n" for r in [settings, *rolled]))
+    rows = [judge(r) for r in rolled]
     print(f"{args.variant}: money cube decisions of {len(rows)} positions from neural "
           f"self-play (seed {args.seed}, 0-ply winning chances {args.window[0]}-"
           f"{args.window[1]}) against cubeful rollouts ({args.trials} trials per line, "
@@ -166,6 +204,13 @@ def main(argv: list[str] | None = None) -> int:
                 mix[key] = mix.get(key, 0) + 1
         for key, n in sorted(mix.items(), key=lambda kv: -kv[1]):
             print(f"    {n:3d} x {key}")
+    if args.scan:
+        print("  0-ply agreement and mean cost per decision by contact efficiency "
+              f"(shipped {cubemod.CONTACT_EFFICIENCY}):")
+        for x in SCAN:
+            agree = sum(1 for r in rows if r[f"scan_{x}"][0] == r["proper"]) / len(rows)
+            mean = float(np.mean([r[f"scan_{x}"][1] for r in rows]))
+            print(f"    {x:.2f}: {agree:.1%}, {mean:.4f}")
     if args.json:
         print(json.dumps(rows))
     return 0
