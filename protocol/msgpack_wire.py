@@ -39,6 +39,7 @@ _EXT = frozenset({0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8})
 # (0xc1, bin, ext, fixext): see `whole_object`.
 _CONTAINER_HEADS = bytes(range(0x80, 0xA0)) + b"\xdc\xdd\xde\xdf"
 _REFUSED_HEADS = bytes([0xC1, 0xC4, 0xC5, 0xC6, 0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8])
+WINDOW = 2048  # bytes first handed to the C skip (see `whole_object`)
 
 
 def whole_object(buf: bytes | bytearray, limits: Limits) -> int | None:
@@ -54,12 +55,24 @@ def whole_object(buf: bytes | bytearray, limits: Limits) -> int | None:
     object is decoded by the C unpacker under the same length limits and its containers
     are walked for the rest (`_within`): a list of a hundred plays costs tens of
     microseconds, not the scanner's walk of every value."""
-    unpacker = msgpack.Unpacker(max_buffer_size=max(1, len(buf)))
-    unpacker.feed(buf)
-    try:
-        unpacker.skip()
-    except Exception:  # incomplete or malformed: the scanner resumes or names the fault
-        return None
+    # Only a window of the buffer is handed to C, growing eightfold while the object is
+    # longer: the bytes copied stay within a small multiple of the object's own size,
+    # however many messages wait behind it (a buffer of thousands of tiny requests must
+    # not be copied once per request).
+    whole = min(len(buf), limits.max_frame_bytes + 1)
+    window = min(whole, WINDOW)
+    while True:
+        unpacker = msgpack.Unpacker(max_buffer_size=max(1, window))
+        unpacker.feed(buf[:window])
+        try:
+            unpacker.skip()
+            break
+        except msgpack.OutOfData:
+            if window >= whole:
+                return None  # incomplete (or longer than a frame): the scanner decides
+            window = min(whole, window * 8)
+        except Exception:  # malformed: the scanner names the fault
+            return None
     end: int = unpacker.tell()
     if end > limits.max_frame_bytes:
         return None

@@ -5,12 +5,13 @@ broken limit; anything it is unsure of it leaves to the scanner."""
 from __future__ import annotations
 
 from dataclasses import replace
+from unittest.mock import patch
 
 import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jacquetd_protocol import Limits, ProtocolError
+from jacquetd_protocol import Limits, ProtocolError, msgpack_wire
 from jacquetd_protocol.messages import REPLY_LIMITS
 from jacquetd_protocol.msgpack_wire import MsgpackScanner, whole_object
 
@@ -56,9 +57,30 @@ def test_one_binding_limit(name: str, data: st.DataObject, obj: dict, tail: byte
 
 @settings(max_examples=200, deadline=None)
 @given(obj=messages, lim=st.sampled_from([Limits(), REPLY_LIMITS]), tail=st.binary(max_size=6),
-       cut=st.integers(0, 64))
-def test_shipped_limits(obj: dict, lim: Limits, tail: bytes, cut: int) -> None:
-    _check(obj, lim, tail, cut)
+       cut=st.integers(0, 64), window=st.sampled_from([1, 3, 16, msgpack_wire.WINDOW]))
+def test_shipped_limits(obj: dict, lim: Limits, tail: bytes, cut: int, window: int) -> None:
+    """Also with the first window of bytes handed to C smaller than the object: it grows
+    until the object fits, and the answer does not change."""
+    with patch.object(msgpack_wire, "WINDOW", window):
+        _check(obj, lim, tail, cut)
+
+
+def test_many_waiting_messages_are_cut_one_by_one() -> None:
+    """Thousands of tiny requests in one buffer: each is cut on its own (the window handed
+    to C starts small, so a request does not cost a copy of everything behind it)."""
+    one = msgpack.packb({"id": 1, "cmd": "ping"})
+    buf = bytearray(one * 5000)
+    fed: list[int] = []
+    real = msgpack.Unpacker
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def feed(self, data: bytes) -> None:
+            fed.append(len(data))
+            super().feed(data)
+
+    with patch.object(msgpack_wire.msgpack, "Unpacker", Counting):
+        assert whole_object(buf, Limits()) == len(one)
+    assert fed == [msgpack_wire.WINDOW]
 
 
 @settings(max_examples=200, deadline=None)
