@@ -93,7 +93,8 @@ def whole_object(buf: bytes | bytearray, limits: Limits) -> int | None:
     return end if _within(obj, limits) else None
 
 
-_PLAIN = (str, int, float, bool, type(None))  # the scalars the protocol uses
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # the scalars the protocol uses
+_CONTAINERS = frozenset({dict, list})
 
 
 def _refuse_ext(code: int, data: bytes) -> Any:
@@ -104,30 +105,35 @@ def _within(obj: Any, limits: Limits) -> bool:
     """Whether a decoded object keeps the scanner's limits on nesting and values, and
     holds only the protocol's types: as `MsgpackScanner` counts, every value (map keys
     included) is one element, and a non-empty container may not start deeper than
-    `max_depth` (an empty one opens no level)."""
-    if not isinstance(obj, (dict, list)):
-        return isinstance(obj, _PLAIN)
+    `max_depth` (an empty one opens no level). The types of a container's members are
+    collected at C speed (`set(map(type, ...))`): only containers are visited in Python,
+    never the values of a board's list."""
+    if type(obj) not in _CONTAINERS:
+        return type(obj) in _SCALARS
     elements = 1
     todo = [(obj, 1)]
     depth = limits.max_depth
     while todo:
         value, level = todo.pop()
-        if isinstance(value, dict):
+        if type(value) is dict:
+            # keys are strings, or a zero-length bin (longer ones failed the decode)
+            if b"" in value:
+                return False
             items: Any = value.values()
-            for key in value:
-                if type(key) is not str:
-                    return False
             elements += 2 * len(value)
         else:
             items = value
             elements += len(value)
-        if items and level > depth:
+        if not items:
+            continue
+        if level > depth:
             return False
-        for item in items:
-            if isinstance(item, (dict, list)):
-                todo.append((item, level + 1))
-            elif not isinstance(item, _PLAIN):
-                return False
+        kinds = set(map(type, items))
+        if kinds <= _SCALARS:
+            continue
+        if kinds - _SCALARS - _CONTAINERS:
+            return False
+        todo.extend((item, level + 1) for item in items if type(item) in _CONTAINERS)
     return elements <= limits.max_elements
 
 
