@@ -86,7 +86,6 @@ class CubefulRollout:
     """Cubeful rollouts with the 0-ply player and our money cube policy for both sides."""
 
     def __init__(self, searcher: Searcher, *, x_contact: float | None = None) -> None:
-        self.searcher = searcher
         self.variant = searcher.variant
         self.plays = TruncatedRollout(searcher.ev)
         self.x_contact = cubemod.CONTACT_EFFICIENCY if x_contact is None else x_contact
@@ -94,14 +93,16 @@ class CubefulRollout:
     def efficiency(self, s: State) -> float:
         return side_efficiency(self.variant, np.array(s.me), np.array(s.opp), self.x_contact)
 
-    def _trial(self, s: State, probs: np.ndarray, value: int, owner: str, first: int,
+    def _trial(self, s: State, value: int, owner: str, first: int,
                rng: np.random.Generator, horizon: int) -> float:
         """One game from `s` (side on roll, its cube access `owner`, the cube at `value`),
         first roll index `first`: the result from the view of the side on roll at the
-        start."""
+        start. The first turn's cube action is the line's (no double, or doubled and
+        taken); later ones are the policy's, on the probabilities the last play left."""
         state: State = s
         sign = 1.0
         dice = first
+        probs = np.empty(0)  # the side on roll's, before its roll (from the second turn)
         for turn in range(horizon):
             if turn > 0 and owner != "opponent":
                 d = cubemod.money_decision(tuple(float(v) for v in probs), owner,
@@ -137,13 +138,12 @@ class CubefulRollout:
             raise ValueError("the side on roll must have access to the cube")
         seq = [seed] if isinstance(seed, int) else list(seed)
         order = np.random.default_rng([*seq, 36]).permutation(36)
-        probs = self.searcher.evaluate_states([s], 0)[0]
         nd = np.empty(trials)
         dt = np.empty(trials)
         for t in range(trials):
             first = _ROLL36[int(order[t % 36])]
-            nd[t] = self._trial(s, probs, 1, owner, first,
+            nd[t] = self._trial(s, 1, owner, first,
                                 np.random.default_rng([*seq, 1000 + t]), horizon)
-            dt[t] = self._trial(s, probs, 2, "opponent", first,
+            dt[t] = self._trial(s, 2, "opponent", first,
                                 np.random.default_rng([*seq, 1000 + t]), horizon)
         return CubefulResult(nd, dt)
