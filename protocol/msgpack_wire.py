@@ -42,10 +42,20 @@ _REFUSED_HEADS = bytes([0xC1, 0xC4, 0xC5, 0xC6, 0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0x
 WINDOW = 2048  # bytes first handed to the C skip (see `whole_object`)
 
 
+_NOT_DECODED = object()  # `_cut` vouched for an object by its size: nothing was decoded
+
+
 def whole_object(buf: bytes | bytearray, limits: Limits) -> int | None:
     """The length of the msgpack object at buf[0] when it is whole and breaks none of
     `limits`, found by C code; None when `MsgpackScanner` must decide (the object is
-    incomplete, malformed, or breaks a limit: the scanner names which).
+    incomplete, malformed, or breaks a limit: the scanner names which). See `_cut`."""
+    cut = _cut(buf, limits)
+    return None if cut is None else cut[0]
+
+
+def _cut(buf: bytes | bytearray, limits: Limits) -> tuple[int, Any] | None:
+    """`whole_object`'s length, with the decoded object when one was decoded to check it
+    (else `_NOT_DECODED`): a caller that wants the object does not decode it twice.
 
     `msgpack.Unpacker.skip` finds an object's end at C speed but enforces nothing. A
     small object is vouched for by its size alone: no string, list, map or count of
@@ -81,16 +91,22 @@ def whole_object(buf: bytes | bytearray, limits: Limits) -> int | None:
             and end <= 2 * limits.max_map_len + 1
             and len(body.translate(None, _REFUSED_HEADS)) == end
             and end - len(body.translate(None, _CONTAINER_HEADS)) <= limits.max_depth):
-        return end
+        return end, _NOT_DECODED
     try:
-        obj = msgpack.unpackb(body, raw=False, strict_map_key=True, use_list=True,
-                              object_pairs_hook=_pairs_no_duplicates,
-                              max_str_len=limits.max_str_len, max_bin_len=0, max_ext_len=0,
-                              max_array_len=limits.max_list_len,
-                              max_map_len=limits.max_map_len, ext_hook=_refuse_ext)
+        obj = _unpack(body, limits)
     except Exception:
         return None
-    return end if _within(obj, limits) else None
+    return (end, obj) if _within(obj, limits) else None
+
+
+def _unpack(body: bytes, limits: Limits) -> Any:
+    """The C decode under `limits`' lengths: strings as str, no bin or ext, no repeated
+    key (raises what msgpack raises; `unpack_map` words it for the peer)."""
+    return msgpack.unpackb(body, raw=False, strict_map_key=True, use_list=True,
+                           object_pairs_hook=_pairs_no_duplicates,
+                           max_str_len=limits.max_str_len, max_bin_len=0, max_ext_len=0,
+                           max_array_len=limits.max_list_len, max_map_len=limits.max_map_len,
+                           ext_hook=_refuse_ext)
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})  # the scalars the protocol uses
@@ -288,23 +304,21 @@ def unpack_map(frame: bytes, limits: Limits, *, scanned: bool = False) -> dict[s
         raise _too_large("message", "max_frame_bytes", limits.max_frame_bytes)
     if not starts_msgpack(frame):
         raise ProtocolError(ErrorCode.BAD_FRAME, "a msgpack message is a map")
+    obj: Any = _NOT_DECODED
     if not scanned:
-        end = whole_object(frame, limits)
-        if end is None:
-            end = MsgpackScanner(limits).scan(frame)
+        cut = _cut(frame, limits)
+        end, obj = cut if cut is not None else (MsgpackScanner(limits).scan(frame),
+                                                _NOT_DECODED)
         if end is None:
             raise ProtocolError(ErrorCode.BAD_FRAME, "truncated msgpack message")
         if end != len(frame):
             raise ProtocolError(ErrorCode.BAD_FRAME, "bytes after the msgpack message")
-    try:
-        obj = msgpack.unpackb(
-            frame, raw=False, strict_map_key=True, use_list=True,
-            object_pairs_hook=_pairs_no_duplicates,
-            max_str_len=limits.max_str_len, max_bin_len=0, max_ext_len=0,
-            max_array_len=limits.max_list_len, max_map_len=limits.max_map_len)
-    except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        # The peer is told what is wrong in the protocol's words, never the library's.
-        raise ProtocolError(ErrorCode.BAD_FRAME, _undecodable(exc)) from None
+    if obj is _NOT_DECODED:
+        try:
+            obj = _unpack(frame, limits)
+        except (ValueError, TypeError, msgpack.UnpackException) as exc:
+            # The peer is told what is wrong in the protocol's words, never the library's.
+            raise ProtocolError(ErrorCode.BAD_FRAME, _undecodable(exc)) from None
     if not isinstance(obj, dict):  # pragma: no cover - the first byte is a map
         raise ProtocolError(ErrorCode.BAD_FRAME, "a msgpack message is a map")
     return obj
