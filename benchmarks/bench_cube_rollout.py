@@ -98,13 +98,14 @@ def sample(variant: str, count: int, seed: int, rate: float, window: tuple[float
 SCAN = tuple(round(x, 2) for x in np.arange(0.40, 0.96, 0.05))
 
 
-def roll_out(job: tuple[str, str, int, int, int, int]) -> dict[str, Any]:
-    """The cubeful rollout of one position's decision: its figures, as saved (`--save`)."""
-    variant, position_id, trials, horizon, seed, index = job
+def roll_out(job: tuple[str, str, int, int, int, int, float]) -> dict[str, Any]:
+    """The cubeful rollout of one position's decision: its figures, as saved (`--save`).
+    `x` is the contact efficiency of the rollout's own cube policy and of its verdict."""
+    variant, position_id, trials, horizon, seed, index, x = job
     pos = Position.from_id(position_id)
-    roller = CubefulRollout(Searcher(neural_evaluator(variant)))
+    roller = CubefulRollout(Searcher(neural_evaluator(variant)), x_contact=x)
     result = roller.run(state_of(pos), trials=trials, seed=[seed, index], horizon=horizon)
-    proper = our_class(result.decision(cubemod.efficiency(pos)))
+    proper = our_class(result.decision(cubemod.efficiency(pos, x)))
     se = result.difference_se
     # unsure: another action is within two standard errors of the verdict
     unsure = (abs(result.dt - result.nd) < 2 * se or abs(result.dt - 1.0) < 2 * result.dt_se
@@ -148,20 +149,27 @@ def main(argv: list[str] | None = None) -> int:
                     "(JSON lines, the settings first)")
     ap.add_argument("--load", type=Path, help="judge the rollouts saved in this file "
                     "instead of rolling out (their settings replace the options)")
+    ap.add_argument("--efficiency", type=float,
+                    help="contact cube efficiency of the rollouts' own cube policy and "
+                    "of their verdicts (default: the variant's shipped value)")
     ap.add_argument("--scan", action="store_true",
                     help="also the 0-ply agreement for contact efficiencies 0.40-0.95")
     args = ap.parse_args(argv)
+    if args.efficiency is None:
+        args.efficiency = cubemod.contact_efficiency(args.variant)
     started = time.monotonic()
     if args.load is not None:
         lines = args.load.read_text().splitlines()
         settings = json.loads(lines[0])
         for key in ("variant", "positions", "trials", "horizon", "seed", "window"):
             setattr(args, key, settings[key])
+        args.efficiency = settings.get("efficiency", 0.68)  # files made before the option
         rolled = [json.loads(line) for line in lines[1:]]
     else:
         positions = sample(args.variant, args.positions, args.seed, args.rate,
                            tuple(args.window))
-        jobs = [(args.variant, pos.to_id(), args.trials, args.horizon, args.seed, i)
+        jobs = [(args.variant, pos.to_id(), args.trials, args.horizon, args.seed, i,
+                 args.efficiency)
                 for i, pos in enumerate(positions)]
         if args.jobs > 1:
             with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
@@ -170,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
             rolled = [roll_out(job) for job in jobs]
         if args.save is not None:
             settings = {key: getattr(args, key) for key in
-                        ("variant", "positions", "trials", "horizon", "seed", "rate")}
+                        ("variant", "positions", "trials", "horizon", "seed", "rate",
+                         "efficiency")}
             settings["window"] = list(args.window)
             settings["code_version"] = code_version()
             settings["command"] = "python benchmarks/bench_cube_rollout.py " + " ".join(
@@ -180,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.variant}: money cube decisions of {len(rows)} positions from neural "
           f"self-play (seed {args.seed}, 0-ply winning chances {args.window[0]}-"
           f"{args.window[1]}) against cubeful rollouts ({args.trials} trials per line, "
-          f"0-ply player, our cube policy, truncated after {args.horizon} turns); "
+          f"0-ply player, our cube policy at contact efficiency {args.efficiency}, "
+          f"truncated after {args.horizon} turns); "
           f"{time.monotonic() - started:.0f} s")
     classes = ("no double", "double/take", "double/pass", "too good")
     print("rollout verdicts: " + ", ".join(
@@ -206,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    {n:3d} x {key}")
     if args.scan:
         print("  0-ply agreement and mean cost per decision by contact efficiency "
-              f"(shipped {cubemod.CONTACT_EFFICIENCY}):")
+              f"(shipped {cubemod.contact_efficiency(args.variant)}):")
         for x in SCAN:
             agree = sum(1 for r in rows if r[f"scan_{x}"][0] == r["proper"]) / len(rows)
             mean = float(np.mean([r[f"scan_{x}"][1] for r in rows]))

@@ -1,11 +1,12 @@
 """Cube decisions from outcome probabilities (C1-C5).
 
 Money play uses Janowski's interpolation between the cubeless ("dead cube")
-equity and the fully live cube equity, weighted by a cube efficiency x:
-0.68 with contact (GNU Backgammon's value) and, in a race, a value rising
-with the length of the race from 0 (last roll) to 0.68 (50 pips and more).
-Match play uses the same interpolation on match-winning chances, the live
-part coming from the project's own match model (`met.py`).
+equity and the fully live cube equity, weighted by a cube efficiency x: with
+contact, the variant's measured value (`CONTACT_EFFICIENCIES`) and, in a race,
+a value rising with the length of the race from 0 (last roll) to 0.68 (50
+pips and more). Match play uses the same interpolation on match-winning
+chances, the live part coming from the project's own match model (`met.py`)
+and the position's own gammon chances (`live_match`).
 
 Equities are normalised to the current cube (money: points per unit of the
 cube in play; match: match-winning chances). `double_take` is the doubler's
@@ -25,12 +26,30 @@ from . import features, met
 from .net import LOSE_BG, LOSE_G, WIN, WIN_BG, WIN_G
 
 CONTACT_EFFICIENCY = 0.68
+"""Backgammon's contact cube efficiency (GNU Backgammon's value; it measured best
+against GNU Backgammon's cubeful analysis: benchmarks/bench_cube.py), and the top of
+the race efficiency in every variant."""
+
+CONTACT_EFFICIENCIES: dict[str, float] = {
+    "backgammon": CONTACT_EFFICIENCY,
+    "jacquet": 0.85,
+    "jacquet-be": 0.85,
+}
+"""The contact cube efficiency of each variant. In the Jacquet variants (no outside
+engine) it is the value that agrees best with cubeful rollouts whose own cube actions
+use that same value (a fixed point; benchmarks/bench_cube_rollout.py, README): the
+cube is more alive there than in backgammon (long contact games, more swings)."""
+
+
+def contact_efficiency(variant: str) -> float:
+    """The contact cube efficiency of `variant` (backgammon's for a variant not listed)."""
+    return CONTACT_EFFICIENCIES.get(variant, CONTACT_EFFICIENCY)
 
 
 def race_efficiency(pips: float) -> float:
     """Cube efficiency of a race with `pips` (the average of both sides' pip counts).
 
-    A long race uses the cube as well as a contact game (0.68); the last
+    A long race uses the cube as well as a backgammon contact game (0.68); the last
     rolls of a race leave no later chance to use it (0 at no pips left).
     """
     return CONTACT_EFFICIENCY * min(1.0, max(0.0, pips / 50.0))
@@ -70,10 +89,15 @@ def live_money(p: float, avg_w: float, avg_l: float, owner: str) -> float:
     if owner in ("centre", "me"):
         pts.append((cash_pt, 1.0))
     pts.append((1.0, avg_w))
+    return _polyline(pts, p)
+
+
+def _polyline(pts: list[tuple[float, float]], p: float) -> float:
+    """The value at `p` of the line through `pts` (x from 0 to 1, increasing)."""
     for (x0, y0), (x1, y1) in pairwise(pts):
         if p <= x1:
             return y0 + (y1 - y0) * (p - x0) / (x1 - x0) if x1 > x0 else y1
-    return avg_w
+    return pts[-1][1]
 
 
 def money_equity(probs: list[float] | tuple[float, ...], owner: str, x: float) -> float:
@@ -104,6 +128,27 @@ def money_decision(probs: list[float] | tuple[float, ...], owner: str, x: float
     return decide(nd, dt, 1.0, x, "money")
 
 
+def live_match(seg: met.Segment, p: float, lose: float, win: float) -> float:
+    """The live-cube match-winning chance at winning chance `p`, as Janowski's money
+    line (`live_money`) is drawn: from the position's own loss value at p = 0 to the
+    opponent's cash point, along the cube segment `seg` (the model's take and cash
+    points), then from the cash point to the position's own win value at p = 1.
+
+    Past a cash point the model's segment is flat at the cash value; this line keeps
+    climbing with the position's gammons instead, so that "too good" (playing on for
+    a gammon that is worth more than the cash) can be seen in match play as in money
+    play. Where a side cannot double, the segment's end at p = 0 or 1 (the model's
+    average gammon rate) is replaced by the position's own value.
+    """
+    pts = [(0.0, lose)]
+    if seg.lo > 0.0:
+        pts.append((seg.lo, seg.v_lo))
+    if seg.hi < 1.0:
+        pts.append((seg.hi, seg.v_hi))
+    pts.append((1.0, win))
+    return _polyline(pts, p)
+
+
 def match_decision(probs: list[float] | tuple[float, ...], need_me: int, need_opp: int,
                    cube: int, owner: str, crawford: bool, x: float,
                    gammon_rate: float) -> CubeDecision:
@@ -117,12 +162,18 @@ def match_decision(probs: list[float] | tuple[float, ...], need_me: int, need_op
     gl = probs[LOSE_G] / (1 - w) if w < 1 - 1e-7 else 0.0
     bl = probs[LOSE_BG] / (1 - w) if w < 1 - 1e-7 else 0.0
 
+    def ends(c: int) -> tuple[float, float]:
+        """Match-winning chances when this game is lost / won at cube `c`, with the
+        position's own gammon and backgammon shares."""
+        return (m.lose_value(need_me, need_opp, c, post or crawford, gl, bl),
+                m.win_value(need_me, need_opp, c, post or crawford, gw, bw))
+
     def dead(c: int) -> float:
-        return (w * m.win_value(need_me, need_opp, c, post or crawford, gw, bw)
-                + (1 - w) * m.lose_value(need_me, need_opp, c, post or crawford, gl, bl))
+        lose, win = ends(c)
+        return w * win + (1 - w) * lose
 
     def live(c: int, who: int) -> float:
-        return m.segment(need_me, need_opp, c, who, crawford, post).at(w)
+        return live_match(m.segment(need_me, need_opp, c, who, crawford, post), w, *ends(c))
 
     nd = x * live(cube, own) + (1 - x) * dead(cube)
     dt = x * live(2 * cube, met.THEIRS) + (1 - x) * dead(2 * cube)
@@ -135,11 +186,12 @@ def match_decision(probs: list[float] | tuple[float, ...], need_me: int, need_op
 
 
 def efficiency(pos: Position, x_contact: float | None = None) -> float:
-    """The cube efficiency used for `pos`: contact, or the race value for its pip counts."""
+    """The cube efficiency used for `pos`: contact (the variant's, or `x_contact`), or
+    the race value for its pip counts."""
     v = pos.rules
     me, opp = features.as_batch([pos.me]), features.as_batch([pos.opp])
     if features.contact(v, me, opp)[0]:
-        return CONTACT_EFFICIENCY if x_contact is None else x_contact
+        return contact_efficiency(pos.variant) if x_contact is None else x_contact
     return race_efficiency((pip_count(pos.me) + pip_count(pos.opp)) / 2)
 
 

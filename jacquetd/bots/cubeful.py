@@ -61,7 +61,7 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
     evaluated at `plies - 1` plies.
     """
     v = searcher.variant
-    xc = cubemod.CONTACT_EFFICIENCY if x_contact is None else x_contact
+    xc = cubemod.contact_efficiency(v.name) if x_contact is None else x_contact
     after_me, after_opp, p, bounds = roll_replies(searcher.ev, state)
     eq = equity(p)
     ks = [bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]])) for r in range(len(ROLLS))]

@@ -88,7 +88,8 @@ class CubefulRollout:
     def __init__(self, searcher: Searcher, *, x_contact: float | None = None) -> None:
         self.variant = searcher.variant
         self.plays = TruncatedRollout(searcher.ev)
-        self.x_contact = cubemod.CONTACT_EFFICIENCY if x_contact is None else x_contact
+        self.x_contact = (cubemod.contact_efficiency(self.variant.name) if x_contact is None
+                          else x_contact)
 
     def efficiency(self, s: State) -> float:
         return side_efficiency(self.variant, np.array(s.me), np.array(s.opp), self.x_contact)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from jacquetd.bots import analysis, cube, met
@@ -88,3 +90,29 @@ def test_match_decision_uses_match_chances():
     assert d.mode == "match" and d.take == "drop"
     assert d.double_drop == pytest.approx(met.model(analysis.gammon_rate("backgammon"))
                                           .mwc(3, 3), abs=1e-9)
+
+
+def test_match_live_line_follows_the_cube_segment_inside_the_window():
+    m = met.model(0.25)
+    seg = m.segment(5, 5, 1, met.CENTRE, False, False)
+    lose, win = 0.2, 0.8
+    assert 0.0 < seg.lo < seg.hi < 1.0
+    for p in (seg.lo, (seg.lo + seg.hi) / 2, seg.hi):
+        assert cube.live_match(seg, p, lose, win) == pytest.approx(seg.at(p))
+    # past the cash points the line goes on to the position's own ends
+    assert cube.live_match(seg, 0.0, lose, win) == pytest.approx(lose)
+    assert cube.live_match(seg, 1.0, lose, win) == pytest.approx(win)
+    above = [cube.live_match(seg, seg.hi + k * (1 - seg.hi) / 10, lose, win) for k in range(11)]
+    assert all(b > a for a, b in itertools.pairwise(above))
+
+
+def test_match_too_good_with_gammons():
+    # 5-away/5-away, cube centred: an 85% position with 30% of its wins gammons is worth
+    # more played on than cashed (a gammon wins 2 of the 5 points), as in money play;
+    # the live cube stopped at the cash value used to call it a double and a pass
+    probs = (0.85, 0.255, 0.0, 0.0, 0.0)
+    d = cube.match_decision(probs, 5, 5, 1, "centre", False, 0.68, 0.25)
+    assert d.action == "too_good" and d.take == "drop"
+    # the same chances without gammons: a double and a pass
+    d = cube.match_decision((0.85, 0.0, 0.0, 0.0, 0.0), 5, 5, 1, "centre", False, 0.68, 0.25)
+    assert (d.action, d.take) == ("double", "drop")
