@@ -3,7 +3,8 @@
 Measures ``legal_moves`` over ZeroMQ (DEALER -> the daemon's ROUTER, msgpack)
 with 1 and 8 concurrent clients, beside a bare ZeroMQ ROUTER echo server of
 the same message sizes in its own process, asked by the same client processes
-(the transport's floor), and the
+in the same interleaved rounds (the transport's floor, measured under the same
+load as the daemon: the machine's speed drifts during a run), and the
 engine's own compute time for the same request in-process (decode, legal
 plays, result, encode). Prints p50/p99 latency, throughput and the ratio of
 the daemon's p50 to (echo floor + compute).
@@ -16,7 +17,8 @@ whole reply frame, parse neither (the WebSocket client frames by hand on a
 plain socket, as libzmq frames for the DEALER), each client in its own process
 (as separate programs would be: no client waits for another's interpreter
 lock). ZeroMQ and WebSocket are measured in alternating rounds (`--rounds`),
-so that on a shared machine both columns see the same load. Also printed: the time to write the
+so that on a shared machine both columns see the same load; the echo floor is
+measured in the same rounds. Also printed: the time to write the
 reply in msgpack, in JSON, and in JSON by the standard library's encoder.
 `--replicas N` starts the daemon with N front replicas (default: its own default);
 the run waits for them to be up before it measures.
@@ -233,21 +235,25 @@ def run_processes(kind: str, endpoint: str, clients: int,
     return latencies, elapsed
 
 
-def measure_interleaved(zmq_endpoint: str, ws_url: str, clients: int, n: int,
-                        rounds: int) -> tuple[dict[str, float], dict[str, float]]:
-    """ZeroMQ and WebSocket summaries measured in alternating rounds (`n / rounds`
-    requests per client each, the order swapped every round), so that on a shared
-    machine both columns see the same load."""
-    latencies: tuple[list[float], list[float]] = ([], [])
-    elapsed = [0.0, 0.0]
-    kinds = (("zmq", zmq_endpoint), ("ws", ws_url))
+def measure_interleaved(targets: list[tuple[str, str]], clients: int, n: int,
+                        rounds: int, computes: list[float]) -> list[dict[str, float]]:
+    """Summaries of each (kind, endpoint) target measured in interleaved rounds (`n /
+    rounds` requests per client each, the order rotated every round), so that on a
+    shared machine, whose speed drifts during a run, every column sees the same load:
+    the daemon over ZeroMQ and over WebSocket, and the echo floor they are judged by.
+    The in-process compute time is measured in every round too (appended to
+    `computes`)."""
+    latencies: list[list[float]] = [[] for _ in targets]
+    elapsed = [0.0] * len(targets)
     per_round = max(1, n // rounds)
     for r in range(rounds):
-        for i in ((0, 1) if r % 2 == 0 else (1, 0)):
-            lat, took = run_processes(kinds[i][0], kinds[i][1], clients, per_round)
+        computes.append(compute_time(500))
+        shift = r % len(targets)
+        for i in [*range(shift, len(targets)), *range(shift)]:
+            lat, took = run_processes(targets[i][0], targets[i][1], clients, per_round)
             latencies[i].extend(lat)
             elapsed[i] += took
-    return summary(latencies[0], elapsed[0]), summary(latencies[1], elapsed[1])
+    return [summary(lat, took) for lat, took in zip(latencies, elapsed, strict=True)]
 
 
 def summary(latencies: list[float], elapsed: float) -> dict[str, float]:
@@ -328,8 +334,16 @@ def main() -> None:
 
     extra = [] if opts.replicas is None else ["--replicas", str(opts.replicas)]
     daemon, endpoint, ws_url = start_daemon(extra)
+    echo: multiprocessing.Process | None = None
     try:
         reply_size = len(ask(endpoint, REQUEST))
+        # the floor: a bare ROUTER echo server in its own process, asked by the same
+        # client processes in the same rounds as the daemon (idle while the daemon is
+        # measured, as the daemon is while the echo is)
+        queue: multiprocessing.Queue[str] = multiprocessing.Queue()
+        echo = multiprocessing.Process(target=echo_server, args=(queue, reply_size))
+        echo.start()
+        echo_endpoint = queue.get(timeout=30)
         # the front replicas start when requests first wait in the front: a burst of
         # eight clients, then wait for them to be up (at most 60 s)
         run_processes("zmq", endpoint, 8, 100)
@@ -344,38 +358,38 @@ def main() -> None:
         request_size = len(encode_request(REQUEST))
         results: dict[int, dict[str, float]] = {}
         over_ws: dict[int, dict[str, float]] = {}
+        floor: dict[int, dict[str, float]] = {}
         replica_pids = stats["result"].get("replica_pids", [])
-        cpu_before = [cpu_seconds(pid) for pid in [daemon.pid, *replica_pids]]
+        pids = [daemon.pid, *replica_pids]
+        cpu_before = [cpu_seconds(pid) for pid in pids]
+        computes: list[float] = []
         for c in (1, 8):
-            results[c], over_ws[c] = measure_interleaved(endpoint, ws_url, c, opts.n,
-                                                         opts.rounds)
+            results[c], over_ws[c], floor[c] = measure_interleaved(
+                [("zmq", endpoint), ("ws", ws_url), ("zmq", echo_endpoint)], c, opts.n,
+                opts.rounds, computes)
+        # each process idles while the others are measured: its CPU is its own rounds'
         cpu_used = [cpu_seconds(pid) - before
-                    for pid, before in zip([daemon.pid, *replica_pids], cpu_before, strict=True)]
+                    for pid, before in zip(pids, cpu_before, strict=True)]
         served = sum(2 * c * max(1, opts.n // opts.rounds) * opts.rounds for c in (1, 8))
     finally:
         daemon.terminate()
         daemon.wait(30)
-
-    queue: multiprocessing.Queue[str] = multiprocessing.Queue()
-    echo = multiprocessing.Process(target=echo_server, args=(queue, reply_size))
-    echo.start()
-    echo_endpoint = queue.get(timeout=30)
-    # the floor's clients are the daemon's: one process each, doing the least a client can
-    floor = {c: summary(*run_processes("zmq", echo_endpoint, c, opts.n)) for c in (1, 8)}
-    stop = zmq.Context.instance().socket(zmq.DEALER)
-    stop.setsockopt(zmq.LINGER, 1000)
-    stop.connect(echo_endpoint)
-    stop.send(b"stop")
-    echo.join(10)
-    stop.close()
-    compute = compute_time()
+        if echo is not None:
+            stop = zmq.Context.instance().socket(zmq.DEALER)
+            stop.setsockopt(zmq.LINGER, 1000)
+            stop.connect(echo_endpoint)
+            stop.send(b"stop")
+            echo.join(10)
+            stop.close()
+    compute = statistics.median(computes)
     encodes = encode_times()
 
     print(f"legal_moves round trip over ZeroMQ/msgpack on loopback; request {request_size} B, "
           f"reply {reply_size} B; {opts.n} requests per client; {os.cpu_count()} cores; "
           f"front replicas up: {replicas}")
     print(f"engine compute per request (in-process decode + legal plays + encode), "
-          f"p50: {compute:.3f} ms")
+          f"p50: {compute:.3f} ms (median of the rounds' medians, "
+          f"{min(computes):.3f}-{max(computes):.3f})")
     print("writing the reply, p50: " + ", ".join(f"{name} {ms:.3f} ms"
                                                   for name, ms in encodes.items()))
     print(f"CPU per request served (both transports, all rounds): front process "
