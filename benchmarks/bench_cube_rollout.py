@@ -51,7 +51,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from bench_cube import GnubgCube, cost, our_class  # noqa: E402
 from make_truth import code_version  # noqa: E402
 
-from jacquetd.bots import analysis  # noqa: E402
+from jacquetd.bots import analysis, cubeful  # noqa: E402
 from jacquetd.bots import cube as cubemod  # noqa: E402
 from jacquetd.bots.choosers import neural_chooser  # noqa: E402
 from jacquetd.bots.cuberollout import CubefulRollout  # noqa: E402
@@ -62,7 +62,17 @@ from jacquetd.bots.selfplay import Turn, play_game  # noqa: E402
 from jacquetd.rules import Position, RawPlay, find_variant  # noqa: E402
 from jacquetd.rules.position import Cube, CubeOwner  # noqa: E402
 
-LEVELS = (0, 1)  # the plies of our decisions judged
+LEVELS = ("0", "1", "2")  # `analysis.cube_decision` at these plies
+LABELS = {"0": "ours at 0 plies", "1": "ours at 1 ply", "2": "ours at 2 plies",
+          "c1": "one-roll cubeful search, 1 ply", "c2": "one-roll cubeful search, 2 plies"}
+_SEARCHERS: dict[str, Searcher] = {}
+
+
+def searcher_for(variant: str) -> Searcher:
+    """One searcher per variant and process (its evaluator's caches are shared)."""
+    if variant not in _SEARCHERS:
+        _SEARCHERS[variant] = Searcher(neural_evaluator(variant))
+    return _SEARCHERS[variant]
 
 
 def sample(variant: str, count: int, seed: int, rate: float, window: tuple[float, float]
@@ -115,16 +125,21 @@ def roll_out(job: tuple[str, str, int, int, int, int, float]) -> dict[str, Any]:
             "unsure": bool(unsure)}
 
 
-def judge(row: dict[str, Any]) -> dict[str, Any]:
+def judge(row: dict[str, Any], cubeful_plies: Sequence[int] = ()) -> dict[str, Any]:
     """Our levels' actions on one rolled-out decision, their costs by the rollout's
-    figures, and (for the scan) the 0-ply action at each contact efficiency in `SCAN`."""
+    figures, and (for the scan) the 0-ply action at each contact efficiency in `SCAN`.
+    `cubeful_plies`: also the one-roll cubeful search (`cubeful.money_decision`) at
+    these depths (levels 'c1', 'c2')."""
     pos = Position.from_id(row["position_id"])
     ref = GnubgCube(row["proper"], row["nd"], row["dt"], 1.0)
     out = dict(row)
-    for plies in LEVELS:
-        ours = our_class(analysis.cube_decision(pos, plies=plies))
-        out[f"ours_{plies}"] = ours
-        out[f"cost_{plies}"] = cost(ours, ref)
+    decisions = {level: analysis.cube_decision(pos, plies=int(level)) for level in LEVELS}
+    for plies in cubeful_plies:
+        decisions[f"c{plies}"] = cubeful.money_decision(searcher_for(pos.variant), pos, plies)
+    for level, decision in decisions.items():
+        ours = our_class(decision)
+        out[f"ours_{level}"] = ours
+        out[f"cost_{level}"] = cost(ours, ref)
     probs = analysis.evaluate(pos, plies=0).probs()
     rate = analysis.gammon_rate(pos.variant)
     for x in SCAN:
@@ -152,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--efficiency", type=float,
                     help="contact cube efficiency of the rollouts' own cube policy and "
                     "of their verdicts (default: the variant's shipped value)")
+    ap.add_argument("--cubeful", type=int, nargs="*", default=[], metavar="PLIES",
+                    help="also judge the one-roll cubeful search at these depths "
+                    "(backgammon money play uses it at 1 ply and more)")
     ap.add_argument("--scan", action="store_true",
                     help="also the 0-ply agreement for contact efficiencies 0.40-0.95")
     args = ap.parse_args(argv)
@@ -185,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
             settings["command"] = "python benchmarks/bench_cube_rollout.py " + " ".join(
                 argv if argv is not None else sys.argv[1:])
             args.save.write_text("".join(json.dumps(r) + "\n" for r in [settings, *rolled]))
-    rows = [judge(r) for r in rolled]
+    rows = [judge(r, args.cubeful) for r in rolled]
     print(f"{args.variant}: money cube decisions of {len(rows)} positions from neural "
           f"self-play (seed {args.seed}, 0-ply winning chances {args.window[0]}-"
           f"{args.window[1]}) against cubeful rollouts ({args.trials} trials per line, "
@@ -197,13 +215,13 @@ def main(argv: list[str] | None = None) -> int:
         f"{c} {sum(1 for r in rows if r['proper'] == c)}" for c in classes)
         + f"; unsure (another action within 2 standard errors) "
           f"{sum(1 for r in rows if r['unsure'])}")
-    for plies in LEVELS:
+    for plies in [*LEVELS, *(f"c{p}" for p in args.cubeful)]:
         agree = [r for r in rows if r[f"ours_{plies}"] == r["proper"]]
         dis = [r[f"cost_{plies}"] for r in rows if r[f"ours_{plies}"] != r["proper"]]
         sure = [r for r in rows if not r["unsure"]]
         sure_agree = sum(1 for r in sure if r[f"ours_{plies}"] == r["proper"])
         mean = float(np.mean([r[f"cost_{plies}"] for r in rows]))
-        print(f"  ours at {plies} plies: agreement {len(agree) / len(rows):.1%} "
+        print(f"  {LABELS.get(plies, plies)}: agreement {len(agree) / len(rows):.1%} "
               f"({sure_agree}/{len(sure)} where the rollout is sure), mean cost per decision "
               f"{mean:.4f}, mean cost of the disagreements "
               f"{float(np.mean(dis)) if dis else 0.0:.4f} ({len(dis)})")

@@ -30,8 +30,10 @@ from .search import ROLLS, Searcher, State, roll_replies
 MEASURED_VARIANTS: frozenset[str] = frozenset({"backgammon"})
 """Where `analysis.cube_decision` uses the search for money play at 1 ply and more:
 where it measured better than Janowski's formula against GNU Backgammon's 2-ply
-cubeful analysis (benchmarks/bench_cube.py; README). Elsewhere nothing to
-measure against yet, so Janowski's formula stays."""
+cubeful analysis (benchmarks/bench_cube.py; README). In the Jacquet variants,
+against cubeful rollouts (benchmarks/bench_cube_rollout.py --cubeful 1 2), the
+search did no better than Janowski's formula at the same depth (worse at 1 ply,
+level at 2), so Janowski's formula stays there."""
 
 
 def side_efficiency(variant: object, me: np.ndarray, opp: np.ndarray, x_contact: float
