@@ -1,0 +1,58 @@
+"""The Jacquet cube truth sets can be regenerated: same positions, same figures.
+
+`benchmarks/truth/<variant>.cube.jsonl` (and the earlier `.cube-x0.68.jsonl`) hold
+cubeful rollouts of money cube decisions (`benchmarks/bench_cube_rollout.py`). From
+the recorded seed and settings, the first positions are sampled again (the seeded
+self-play is replayed) and must be the recorded ones, in order; the first of them
+are rolled out again with fewer trials (the same dice streams: trial t of a line
+has its own seeded generator), and the no-double and double/take equities must
+agree with the recorded ones within four combined standard errors.
+
+In the bounded form (`JACQUETD_SLOW_BUDGET` set, as in CI) fewer positions are
+sampled and one is rolled out.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.bench_cube_rollout import roll_out, sample
+
+TRUTH = Path(__file__).resolve().parents[2] / "benchmarks" / "truth"
+TRIALS = 72  # per line, two rounds of the 36 stratified first rolls
+
+
+def bounded() -> bool:
+    return bool(os.environ.get("JACQUETD_SLOW_BUDGET"))
+
+
+def read(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    lines = (TRUTH / name).read_text().splitlines()
+    return json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["jacquet.cube.jsonl", "jacquet-be.cube.jsonl",
+                                  "jacquet.cube-x0.68.jsonl", "jacquet-be.cube-x0.68.jsonl"])
+def test_cube_truth_regenerates(name: str) -> None:
+    settings, rows = read(name)
+    assert len(rows) == settings["positions"]
+    assert "--seed" in settings["command"] and settings["code_version"]
+    count = 3 if bounded() else 10
+    positions = sample(settings["variant"], count, settings["seed"], settings["rate"],
+                       tuple(settings["window"]))
+    assert [p.to_id() for p in positions] == [r["position_id"] for r in rows[:count]]
+    for index in range(1 if bounded() else 2):
+        row = rows[index]
+        again = roll_out((settings["variant"], row["position_id"], TRIALS,
+                          settings["horizon"], settings["seed"], index,
+                          settings.get("efficiency", 0.68)))
+        for line in ("nd", "dt"):
+            se = math.hypot(again[f"{line}_se"], row[f"{line}_se"])
+            assert abs(again[line] - row[line]) <= 4 * se, (name, index, line, again, row)
