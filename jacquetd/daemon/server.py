@@ -104,6 +104,23 @@ def set_liveness(sock: zmq.Socket[Any], hb: Heartbeat) -> None:
         sock.setsockopt(zmq.TCP_MAXRT, hb.timeout_ms)
 
 
+# Plain ints: pyzmq's `send_multipart`/`recv_multipart` combine enum flags in Python for
+# every frame, a few microseconds a message in the front's one serial loop.
+_NOBLOCK = int(zmq.NOBLOCK)
+_MORE = int(zmq.SNDMORE | zmq.NOBLOCK)
+
+
+def _recv_message(raw: zmq.Socket[bytes]) -> list[zmq.Frame]:
+    """The frames of the next message (zmq.Again if none waits): a whole message is
+    queued atomically, so once its first frame is read the others are there."""
+    part = raw.recv(_NOBLOCK, copy=False)
+    parts = [part]
+    while part.more:
+        part = raw.recv(_NOBLOCK, copy=False)
+        parts.append(part)
+    return parts
+
+
 @dataclass(eq=False)
 class _ZmqPeer:
     """One DEALER (or REQ) client, keyed by its routing identity."""
@@ -246,7 +263,7 @@ class ZmqEndpoint:
             return
         for _ in range(READ_BATCH):
             try:
-                parts = raw.recv_multipart(zmq.NOBLOCK, copy=False)
+                parts = _recv_message(raw)
             except zmq.Again:
                 return
             except zmq.ZMQError as exc:
@@ -329,9 +346,11 @@ class ZmqEndpoint:
         raw = self.raw
         if raw is None or raw.closed:
             return
-        frames = [peer.identity, b"", body] if peer.delimiter else [peer.identity, body]
         try:
-            raw.send_multipart(frames, flags=zmq.NOBLOCK, copy=len(body) < 65536)
+            raw.send(peer.identity, _MORE)
+            if peer.delimiter:
+                raw.send(b"", _MORE)
+            raw.send(body, _NOBLOCK, copy=len(body) < 65536)
         except zmq.ZMQError as exc:
             self._send_failed(peer, exc)
         self._read_soon()  # a send may have taken the edge of ZMQ_FD: look again
