@@ -37,7 +37,7 @@ import numpy as np
 
 from . import cube as cubemod
 from .cubeful import leaf_value, side_efficiency
-from .fastrollout import _ROLL36, ROLL_INDEX, TruncatedRollout
+from .fastrollout import ROLL_INDEX, TrialDice, TruncatedRollout
 from .net import flip
 from .search import Searcher, State
 
@@ -131,20 +131,13 @@ class CubefulRollout:
             owner: str = "centre") -> CubefulResult:
         """Roll out the no-double and double/take lines of `s` (side on roll, before its
         roll, with access to the cube: `owner` is 'centre' or 'me')."""
-        if trials < 1:
-            raise ValueError("trials must be at least 1")
-        if horizon < 1:
-            raise ValueError("horizon must be at least 1 turn")
         if owner not in ("centre", "me"):
             raise ValueError("the side on roll must have access to the cube")
-        seq = [seed] if isinstance(seed, int) else list(seed)
-        order = np.random.default_rng([*seq, 36]).permutation(36)
+        plan = TrialDice(seed, trials, horizon)
         nd = np.empty(trials)
         dt = np.empty(trials)
-        for t in range(trials):
-            first = _ROLL36[int(order[t % 36])]
-            nd[t] = self._trial(s, 1, owner, first,
-                                np.random.default_rng([*seq, 1000 + t]), horizon)
-            dt[t] = self._trial(s, 2, "opponent", first,
-                                np.random.default_rng([*seq, 1000 + t]), horizon)
+        for t in range(trials):  # both lines of a trial on the same dice
+            first = plan.first(t)
+            nd[t] = self._trial(s, 1, owner, first, plan.rng(t), horizon)
+            dt[t] = self._trial(s, 2, "opponent", first, plan.rng(t), horizon)
         return CubefulResult(nd, dt)

@@ -46,6 +46,29 @@ for _k, (_a, _b, _w) in enumerate(ROLLS):
 _ROLL36 = [ROLL_INDEX[(k // 6 + 1, k % 6 + 1)] for k in range(36)]
 
 
+class TrialDice:
+    """The dice of a rollout's trials, shared by every rollout of the project (cubeless
+    here, cubeful in `cuberollout`), so that the same seed means the same games: trial
+    t's first roll is stratified (the 36 outcomes in a seeded order, repeated), its later
+    rolls come from its own generator (`rng(t)`), independent of the trial count."""
+
+    def __init__(self, seed: int | list[int], trials: int, horizon: int) -> None:
+        if trials < 1:
+            raise ValueError("trials must be at least 1")
+        if horizon < 1:
+            raise ValueError("horizon must be at least 1 turn")
+        self.seq = [seed] if isinstance(seed, int) else list(seed)
+        self._order = np.random.default_rng([*self.seq, 36]).permutation(36)
+
+    def first(self, t: int) -> int:
+        """Trial t's first roll (an index into the 21 rolls)."""
+        return _ROLL36[int(self._order[t % 36])]
+
+    def rng(self, t: int) -> np.random.Generator:
+        """Trial t's generator for its later rolls."""
+        return np.random.default_rng([*self.seq, 1000 + t])
+
+
 @dataclass(frozen=True, slots=True)
 class Expansion:
     """A position's 21 rolls with the 0-ply player's choice for each.
@@ -122,17 +145,12 @@ class TruncatedRollout:
     def run(self, s: State, *, trials: int, seed: int | list[int], horizon: int
             ) -> RolloutResult:
         """Roll out `s` (side on roll, before its roll); values are from its view."""
-        if trials < 1:
-            raise ValueError("trials must be at least 1")
-        if horizon < 1:
-            raise ValueError("horizon must be at least 1 turn")
-        seq = [seed] if isinstance(seed, int) else list(seed)
-        order = np.random.default_rng([*seq, 36]).permutation(36)
+        plan = TrialDice(seed, trials, horizon)
         values = np.empty(trials)
         raw = np.empty(trials)
         for t in range(trials):
-            rng = np.random.default_rng([*seq, 1000 + t])
-            dice = _ROLL36[int(order[t % 36])]
+            rng = plan.rng(t)
+            dice = plan.first(t)
             state: State | None = s
             sign = 1.0
             luck = 0.0
