@@ -1,4 +1,4 @@
-"""The ``jacquetd`` command: ``serve``, ``stdio``, ``keys``, ``db`` and ``train``.
+"""The ``jacquetd`` command: ``serve``, ``stdio``, ``keys``, ``db``, ``train`` and ``distill``.
 
 Only this module configures logging (through `jacquetd.logs`: structured lines on
 stderr, key=value or JSON) and turns configuration errors into one message and exit
@@ -243,6 +243,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("train", help="train a neural evaluator by TD(lambda) self-play",
                    description="jacquetd train --variant V --games N --seed S [...]: see "
                    "'jacquetd train --help'.", add_help=False)
+    sub.add_parser("distill", help="train a neural evaluator on its own deeper search's "
+                   "figures (supervised)",
+                   description="jacquetd distill --variant V --games N --seed S [...]: see "
+                   "'jacquetd distill --help'.", add_help=False)
     parser.subcommands = dict(sub.choices)
     return parser
 
@@ -341,6 +345,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from jacquetd.bots.train import main as train_main
 
         return train_main(argv[1:])
+    if argv[:1] == ["distill"]:
+        from jacquetd.bots.supervised import main as distill_main
+
+        return distill_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "db":

@@ -1,0 +1,429 @@
+"""Supervised training of a variant's network on a stronger judge's figures: ``jacquetd distill``.
+
+TD(lambda) self-play (`train.py`) teaches a network from its own games;
+its targets are its own next estimates, noisy and biased by its own errors.
+GNU Backgammon's networks were trained the other way: on a large set of
+positions, each labelled by something that sees further than the network
+(rollouts), with a plain supervised loss. This module does that with any
+*teacher*, a function from positions before the roll to their five outcome
+probabilities for the side on roll:
+
+- `search_teacher(ev, plies)`: our own n-ply search (1 ply is a one-turn
+  rollout over all 21 rolls, each answered by the best play);
+- an outside engine, passed in by a tool (`benchmarks/distill_gnubg.py`
+  labels backgammon positions with GNU Backgammon's evaluator).
+
+The positions are the ones the network will have to rank in play: every
+turn of seeded games played by the network (0 plies, with a share of
+random plays so that the games leave its habits), and, per turn, the
+positions left by the chosen play and by up to `per_turn - 1` other legal
+plays picked at random. Positions with both sides home are skipped (the
+exact bear-off databases answer them); duplicates are dropped.
+
+The fit is mini-batch Adam on the cross-entropy between the network's five
+sigmoid outputs and the teacher's probabilities, starting from a network
+(the shipped one by default, or a fresh one of `--hidden` units), with a
+held-out share of the positions to report the error in equity against the
+teacher after every epoch; the epoch with the lowest held-out error is kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from jacquetd import fastgen
+from jacquetd.rules import Variant, find_variant
+
+from . import features
+from .evaluator import NeuralEvaluator, all_home, load_net, tidy
+from .net import N_OUTPUTS, Net, equity
+from .search import Searcher, State
+from .selfplay import opening_roll, roll, start_side
+
+MAX_TURNS = 600
+"""A collecting game longer than this stops (its positions so far are kept)."""
+
+
+@dataclass(slots=True)
+class Positions:
+    """Positions before the roll, the side on roll first: (N, 26) sides and (N,) flags."""
+
+    me: np.ndarray
+    opp: np.ndarray
+    me_flag: np.ndarray
+    opp_flag: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.me)
+
+    def take(self, idx: np.ndarray) -> Positions:
+        return Positions(self.me[idx], self.opp[idx], self.me_flag[idx], self.opp_flag[idx])
+
+    @staticmethod
+    def concat(parts: list[Positions]) -> Positions:
+        return Positions(*(np.concatenate([getattr(p, f) for p in parts])
+                           for f in ("me", "opp", "me_flag", "opp_flag")))
+
+    def unique(self) -> Positions:
+        """The same positions without repeats, in a canonical (sorted) order."""
+        rows = np.concatenate([self.me, self.opp, self.me_flag[:, None], self.opp_flag[:, None]],
+                              axis=1).astype(np.int16)
+        _, idx = np.unique(rows, axis=0, return_index=True)
+        return self.take(np.sort(idx))
+
+    def save(self, path: Path, **extra: np.ndarray) -> None:
+        np.savez_compressed(path, me=self.me, opp=self.opp, me_flag=self.me_flag,
+                            opp_flag=self.opp_flag, **extra)
+
+    @staticmethod
+    def load(path: Path) -> tuple[Positions, dict[str, np.ndarray]]:
+        with np.load(path, allow_pickle=False) as data:
+            pos = Positions(data["me"], data["opp"], data["me_flag"], data["opp_flag"])
+            extra = {k: data[k] for k in data.files if k not in ("me", "opp", "me_flag",
+                                                                   "opp_flag")}
+        return pos, extra
+
+
+Teacher = Callable[[Positions], np.ndarray]
+"""Positions -> (N, 5) probabilities (win, wg, wbg, lg, lbg) for the side on roll."""
+
+
+def collect_game(ev: NeuralEvaluator, rng: np.random.Generator, *, per_turn: int,
+                 epsilon: float) -> Positions:
+    """The positions of one game played by `ev` at 0 plies (a share `epsilon` of random plays)."""
+    v = ev.variant
+    me = features.as_batch([start_side(v)])[0]
+    opp = me.copy()
+    flags = [False, False]
+    rows_me: list[np.ndarray] = []
+    rows_opp: list[np.ndarray] = []
+    rows_mf: list[np.ndarray] = []
+    rows_of: list[np.ndarray] = []
+    dice = opening_roll(v, rng)
+    for _turn in range(MAX_TURNS):
+        both = fastgen.generate_arrays(v.name, me, opp, dice)[0].astype(np.int16)
+        after_me, after_opp = both[:, :26], both[:, 26:]
+        if (after_me[:, 0] == 15).any():
+            break
+        nxt_me, nxt_opp = after_opp, after_me
+        n = len(both)
+        opp_flag = np.full(n, flags[1])
+        if v.tracks_primes and not flags[0]:
+            mover_flags = features.has_prime(nxt_opp)
+        else:
+            mover_flags = np.full(n, flags[0])
+        if n > 1 and rng.random() < epsilon:
+            k = int(rng.integers(n))
+        else:
+            p = ev.probs(nxt_me, nxt_opp, opp_flag, mover_flags)
+            k = int(np.argmin(equity(p)))  # the opponent's equity: lowest is best for us
+        others = np.delete(np.arange(n), k)
+        picked = np.concatenate([[k], rng.permutation(others)[:per_turn - 1]]).astype(int)
+        keep = picked[~(all_home(nxt_me[picked]) & all_home(nxt_opp[picked]))]
+        rows_me.append(nxt_me[keep])
+        rows_opp.append(nxt_opp[keep])
+        rows_mf.append(opp_flag[keep])
+        rows_of.append(mover_flags[keep])
+        if all_home(nxt_me[k:k + 1])[0] and all_home(nxt_opp[k:k + 1])[0]:
+            break
+        me, opp = nxt_me[k].copy(), nxt_opp[k].copy()
+        flags = [flags[1], bool(mover_flags[k])]
+        dice = roll(rng)
+    if not rows_me:
+        return Positions(np.zeros((0, 26), np.int16), np.zeros((0, 26), np.int16),
+                         np.zeros(0, bool), np.zeros(0, bool))
+    return Positions(np.concatenate(rows_me), np.concatenate(rows_opp),
+                     np.concatenate(rows_mf).astype(bool), np.concatenate(rows_of).astype(bool))
+
+
+class _Inline:
+    """`ProcessPoolExecutor`'s `map` in this process (one job: no pool to start)."""
+
+    def __enter__(self) -> _Inline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def map(self, fn: Callable[..., Any], *iterables: Any) -> Iterator[Any]:
+        return map(fn, *iterables)
+
+
+def _collect_job(variant: str, weights: str | None, seed: int, games: range, per_turn: int,
+                 epsilon: float) -> Positions:
+    v = find_variant(variant)
+    ev = NeuralEvaluator(v, Net.load(weights) if weights else load_net(v.name))
+    parts = [collect_game(ev, np.random.default_rng([seed, g]), per_turn=per_turn,
+                          epsilon=epsilon) for g in games]
+    return Positions.concat(parts)
+
+
+def collect(variant: Variant, games: int, seed: int, *, per_turn: int = 8,
+            epsilon: float = 0.1, weights: str | None = None, jobs: int = 1) -> Positions:
+    """Positions of `games` seeded games (game g's dice from seed [seed, g]), deduplicated.
+
+    The result does not depend on `jobs`.
+    """
+    chunks = [range(lo, min(games, lo + 250)) for lo in range(0, games, 250)]
+    n = len(chunks)
+    with ProcessPoolExecutor(jobs) if jobs > 1 else _Inline() as pool:
+        parts = list(pool.map(_collect_job, [variant.name] * n, [weights] * n, [seed] * n,
+                              chunks, [per_turn] * n, [epsilon] * n))
+    return Positions.concat(parts).unique()
+
+
+def search_teacher(ev: NeuralEvaluator, plies: int) -> Teacher:
+    """Our own `plies`-ply evaluation as the teacher."""
+    searcher = Searcher(ev)
+
+    def label(pos: Positions) -> np.ndarray:
+        states = [State(tuple(int(c) for c in pos.me[i]), tuple(int(c) for c in pos.opp[i]),
+                        bool(pos.me_flag[i]), bool(pos.opp_flag[i])) for i in range(len(pos))]
+        return searcher.evaluate_states(states, plies)
+
+    return label
+
+
+def _label_job(variant: str, weights: str | None, plies: int, pos: Positions) -> np.ndarray:
+    v = find_variant(variant)
+    ev = NeuralEvaluator(v, Net.load(weights) if weights else load_net(v.name))
+    return search_teacher(ev, plies)(pos)
+
+
+def label_by_search(variant: Variant, pos: Positions, plies: int, *,
+                    weights: str | None = None, jobs: int = 1,
+                    progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """(N, 5) targets from our own `plies`-ply search, in chunks over `jobs` processes."""
+    step = 2000
+    chunks = [pos.take(np.arange(lo, min(len(pos), lo + step)))
+              for lo in range(0, len(pos), step)]
+    out: list[np.ndarray] = []
+    args = ([variant.name] * len(chunks), [weights] * len(chunks), [plies] * len(chunks), chunks)
+    with ProcessPoolExecutor(jobs) if jobs > 1 else _Inline() as pool:
+        for part in pool.map(_label_job, *args):
+            out.append(part)
+            if progress is not None:
+                progress(sum(len(o) for o in out), len(pos))
+    return np.concatenate(out) if out else np.zeros((0, N_OUTPUTS))
+
+
+def encode(variant: Variant, pos: Positions, version: int = features.FEATURE_VERSION
+           ) -> np.ndarray:
+    """The (N, n_inputs) float32 input matrix of the positions."""
+    out = np.empty((len(pos), features.n_inputs(version)), dtype=np.float32)
+    step = 50_000
+    for lo in range(0, len(pos), step):
+        sl = slice(lo, lo + step)
+        out[sl] = features.encode(variant, pos.me[sl].astype(np.int16),
+                                  pos.opp[sl].astype(np.int16), pos.me_flag[sl],
+                                  pos.opp_flag[sl], version)
+    return out
+
+
+@dataclass
+class Adam:
+    """Adam's moment estimates for the four weight arrays of a `Net`."""
+
+    lr: float
+    beta1: float = 0.9
+    beta2: float = 0.999
+    eps: float = 1e-8
+    t: int = 0
+    m: list[np.ndarray] | None = None
+    v: list[np.ndarray] | None = None
+
+    def step(self, params: list[np.ndarray], grads: list[np.ndarray]) -> None:
+        if self.m is None or self.v is None:
+            self.m = [np.zeros_like(p) for p in params]
+            self.v = [np.zeros_like(p) for p in params]
+        self.t += 1
+        c1 = 1.0 - self.beta1 ** self.t
+        c2 = 1.0 - self.beta2 ** self.t
+        for p, g, m, v in zip(params, grads, self.m, self.v, strict=True):
+            m *= self.beta1
+            m += (1.0 - self.beta1) * g
+            v *= self.beta2
+            v += (1.0 - self.beta2) * g * g
+            p -= (self.lr * (m / c1) / (np.sqrt(v / c2) + self.eps)).astype(p.dtype)
+
+
+def _grads(net: Net, x: np.ndarray, t: np.ndarray) -> list[np.ndarray]:
+    """Gradients of the mean cross-entropy over the batch, for (w1, b1, w2, b2)."""
+    h = 1.0 / (1.0 + np.exp(-np.clip(x @ net.w1 + net.b1, -40.0, 40.0)))
+    y = 1.0 / (1.0 + np.exp(-np.clip(h @ net.w2 + net.b2, -40.0, 40.0)))
+    dz2 = (y - t) / len(x)
+    dh = (dz2 @ net.w2.T) * h * (1.0 - h)
+    return [x.T @ dh, dh.sum(axis=0), h.T @ dz2, dz2.sum(axis=0)]
+
+
+def held_out_error(variant: Variant, net: Net, x: np.ndarray, pos: Positions,
+                   targets: np.ndarray) -> dict[str, float]:
+    """Mean absolute equity error and mean absolute win-probability error against the teacher."""
+    p = tidy(variant, net.forward(x), pos.me_flag, pos.opp_flag)
+    return {"equity_mae": float(np.abs(equity(p) - equity(targets)).mean()),
+            "win_mae": float(np.abs(p[:, 0] - targets[:, 0]).mean())}
+
+
+def fit(variant: Variant, net: Net, pos: Positions, targets: np.ndarray, *, epochs: int,
+        lr: float, batch: int, seed: int, hold_out: float = 0.05,
+        progress: Callable[[dict[str, float]], None] | None = None
+        ) -> tuple[Net, list[dict[str, float]]]:
+    """Fit `net` (a copy) to the targets; return the best held-out network and the curve."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(pos))
+    n_out = max(1, int(len(pos) * hold_out))
+    test_idx, train_idx = order[:n_out], order[n_out:]
+    version = int(net.meta.get("feature_version", 1))
+    x_all = encode(variant, pos, version)
+    x_test, t_test, p_test = x_all[test_idx], targets[test_idx], pos.take(test_idx)
+    x_train = x_all[train_idx]
+    t_train = targets[train_idx].astype(np.float32)
+    net = net.copy()
+    params = [net.w1, net.b1, net.w2, net.b2]
+    opt = Adam(lr)
+    best = held_out_error(variant, net, x_test, p_test, t_test)
+    best.update(epoch=0)
+    curve = [dict(best)]
+    if progress is not None:
+        progress(curve[-1])
+    best_net = net.copy()
+    for epoch in range(1, epochs + 1):
+        opt.lr = lr * 0.5 * (1.0 + np.cos(np.pi * (epoch - 1) / epochs))  # cosine decay
+        perm = rng.permutation(len(x_train))
+        for lo in range(0, len(perm), batch):
+            idx = perm[lo:lo + batch]
+            opt.step(params, _grads(net, x_train[idx], t_train[idx]))
+        point = held_out_error(variant, net, x_test, p_test, t_test)
+        point.update(epoch=epoch)
+        curve.append(point)
+        if progress is not None:
+            progress(point)
+        if point["equity_mae"] < best["equity_mae"]:
+            best, best_net = point, net.copy()
+    best_net.meta = {**net.meta, "fit": best}
+    return best_net, curve
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="jacquetd distill",
+        description="Train a variant's network on the figures of a stronger judge "
+                    "(our own n-ply search), supervised.")
+    ap.add_argument("--variant", required=True, help="jacquet, jacquet-be or backgammon")
+    ap.add_argument("--games", type=int, required=True,
+                    help="games whose positions are collected")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--teacher-plies", type=int, default=1,
+                    help="the teacher's depth: our own search at this many plies (default 1; "
+                         "benchmarks/distill_gnubg.py: GNU Backgammon's, default 0)")
+    ap.add_argument("--per-turn", type=int, default=8,
+                    help="positions kept per turn: the chosen play's and random others'")
+    ap.add_argument("--epsilon", type=float, default=0.1,
+                    help="share of random plays in the collecting games")
+    ap.add_argument("--weights", default=None,
+                    help="start from this network (default: the shipped one)")
+    ap.add_argument("--hidden", type=int, default=None,
+                    help="start from a fresh network with this many hidden units instead")
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate at the start")
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--jobs", type=int, default=1, help="processes to collect and label with")
+    ap.add_argument("--data", default=None,
+                    help="labelled positions (.npz with me, opp, me_flag, opp_flag, targets): "
+                         "read if it exists, else written after labelling")
+    ap.add_argument("--out", default=None, help="output folder (default distill-<variant>)")
+    ap.add_argument("--quiet", action="store_true")
+    return ap
+
+
+def starting_net(variant: Variant, weights: str | None, hidden: int | None, seed: int) -> Net:
+    if hidden is not None:
+        return Net(features.n_inputs(), hidden, seed=seed,
+                   meta={"feature_version": features.FEATURE_VERSION})
+    return Net.load(weights) if weights else load_net(variant.name)
+
+
+def run(args: argparse.Namespace, teacher_name: str,
+        label: Callable[[Positions], np.ndarray], command: str) -> int:
+    """Collect (or read) the labelled positions, fit, write `<variant>.npz` and its sidecar."""
+    v = find_variant(args.variant)
+    out = Path(args.out or f"distill-{v.name}")
+    out.mkdir(parents=True, exist_ok=True)
+    say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    started = time.monotonic()
+    data = Path(args.data) if args.data else None
+    if data is not None and data.exists():
+        pos, extra = Positions.load(data)
+        targets = extra["targets"]
+        say(f"read {len(pos)} labelled positions from {data.name}")
+    else:
+        pos = collect(v, args.games, args.seed, per_turn=args.per_turn, epsilon=args.epsilon,
+                      weights=args.weights, jobs=args.jobs)
+        say(f"collected {len(pos)} positions from {args.games} games "
+            f"({time.monotonic() - started:.0f} s)")
+        targets = label(pos)
+        say(f"labelled by {teacher_name} ({time.monotonic() - started:.0f} s)")
+        if data is not None:
+            pos.save(data, targets=targets)
+    net = starting_net(v, args.weights, args.hidden, args.seed)
+
+    def show(point: dict[str, float]) -> None:
+        say(f"epoch {int(point['epoch'])}: held-out equity error {point['equity_mae']:.4f}, "
+            f"win {point['win_mae']:.4f} ({time.monotonic() - started:.0f} s)")
+
+    best, curve = fit(v, net, pos, targets, epochs=args.epochs, lr=args.lr, batch=args.batch,
+                      seed=args.seed, progress=show)
+    meta: dict[str, Any] = {
+        "variant": v.name, "feature_version": int(best.meta.get("feature_version", 1)),
+        "n_inputs": best.n_inputs, "hidden": best.n_hidden, "command": command,
+        "teacher": teacher_name, "games": args.games, "seed": args.seed,
+        "positions": len(pos), "per_turn": args.per_turn, "epsilon": args.epsilon,
+        "epochs": args.epochs, "lr": args.lr, "batch": args.batch,
+        "started_from": ("fresh" if args.hidden is not None
+                         else Path(args.weights).name if args.weights else "shipped"),
+        "fit": best.meta.get("fit"), "fit_curve": curve,
+        "seconds": round(time.monotonic() - started, 1)}
+    best.meta = meta
+    best.save(out / f"{v.name}.npz")
+    (out / f"{v.name}.json").write_text(json.dumps(meta, indent=1) + "\n")
+    say(f"wrote {out / (v.name + '.npz')}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    try:
+        v = find_variant(args.variant)
+    except ValueError as exc:
+        print(f"jacquetd distill: {exc}", file=sys.stderr)
+        return 2
+    args.variant = v.name
+
+    def label(pos: Positions) -> np.ndarray:
+        def progress(done: int, total: int) -> None:
+            if not args.quiet:
+                sys.stderr.write(f"\rlabelling {done}/{total}")
+        targets = label_by_search(v, pos, args.teacher_plies, weights=args.weights,
+                                  jobs=args.jobs, progress=progress)
+        if not args.quiet:
+            sys.stderr.write("\n")
+        return targets
+
+    command = "jacquetd distill " + " ".join(shlex.quote(a) for a in argv)
+    return run(args, f"neural-{args.teacher_plies}", label, command)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,121 @@
+"""Supervised training on a teacher's figures: `jacquetd distill`, `distill_gnubg.py`."""
+
+from __future__ import annotations
+
+import json
+import runpy
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from jacquetd.bots import features, supervised
+from jacquetd.bots.evaluator import NeuralEvaluator, all_home, load_net
+from jacquetd.bots.net import Net, equity
+from jacquetd.bots.search import Searcher, State
+from jacquetd.rules import find_variant
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def test_collect_is_seeded_deduplicated_and_skips_pure_races():
+    v = find_variant("jacquet-be")
+    a = supervised.collect(v, 3, seed=5, per_turn=4)
+    b = supervised.collect(v, 3, seed=5, per_turn=4)
+    assert len(a) > 50
+    for f in ("me", "opp", "me_flag", "opp_flag"):
+        np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
+    assert len(a.unique()) == len(a)
+    assert (a.me.sum(axis=1) == 15).all() and (a.opp.sum(axis=1) == 15).all()
+    home = all_home(a.me) & all_home(a.opp)
+    assert not home.any()
+    doubled = supervised.Positions.concat([a, a])
+    assert len(doubled.unique()) == len(a)
+
+
+def test_search_teacher_is_the_searchers_figures():
+    v = find_variant("jacquet")
+    pos = supervised.collect(v, 1, seed=2, per_turn=2).take(np.arange(5))
+    ev = NeuralEvaluator(v, load_net(v.name))
+    got = supervised.search_teacher(ev, 1)(pos)
+    state = State(tuple(int(c) for c in pos.me[3]), tuple(int(c) for c in pos.opp[3]),
+                  bool(pos.me_flag[3]), bool(pos.opp_flag[3]))
+    np.testing.assert_allclose(got[3], Searcher(ev).evaluate_states([state], 1)[0])
+
+
+def test_gradients_match_finite_differences():
+    rng = np.random.default_rng(0)
+    net = Net(7, 5, seed=1)
+    for name in ("w1", "b1", "w2", "b2"):
+        setattr(net, name, getattr(net, name).astype(np.float64))
+    x = rng.standard_normal((9, 7))
+    t = rng.random((9, 5))
+
+    def loss() -> float:
+        y = net.forward(x)
+        return float(-(t * np.log(y) + (1 - t) * np.log(1 - y)).sum(axis=1).mean())
+
+    grads = supervised._grads(net, x, t)
+    for name, g in zip(("w1", "b1", "w2", "b2"), grads, strict=True):
+        p = getattr(net, name)
+        flat = p.reshape(-1)
+        for k in (0, flat.size // 2, flat.size - 1):
+            old = flat[k]
+            flat[k] = old + 1e-6
+            up = loss()
+            flat[k] = old - 1e-6
+            down = loss()
+            flat[k] = old
+            assert g.reshape(-1)[k] == pytest.approx((up - down) / 2e-6, rel=1e-4, abs=1e-8)
+
+
+def test_fit_moves_the_network_towards_the_teacher():
+    """Fitting the shipped network to another network's figures must close most of the gap."""
+    v = find_variant("jacquet-be")
+    pos = supervised.collect(v, 6, seed=3, per_turn=6)
+    other = Net(features.n_inputs(), 12, seed=9, meta={"feature_version": 2})
+    targets = NeuralEvaluator(v, other, use_bearoff=False).probs(
+        pos.me, pos.opp, pos.me_flag, pos.opp_flag)
+    net, curve = supervised.fit(v, load_net(v.name), pos, targets, epochs=6, lr=3e-3,
+                                batch=64, seed=1, hold_out=0.2)
+    assert curve[0]["epoch"] == 0 and len(curve) == 7
+    assert net.meta["fit"]["equity_mae"] == min(p["equity_mae"] for p in curve)
+    assert net.meta["fit"]["equity_mae"] < 0.5 * curve[0]["equity_mae"]
+
+
+def test_distill_command_writes_a_loadable_network(tmp_path):
+    data = tmp_path / "data.npz"
+    args = ["--variant", "jacquet-be", "--games", "2", "--seed", "4", "--epochs", "1",
+            "--per-turn", "3", "--data", str(data), "--out", str(tmp_path / "out"), "--quiet"]
+    assert supervised.main(args) == 0
+    net = Net.load(tmp_path / "out" / "jacquet-be.npz")
+    NeuralEvaluator(find_variant("jacquet-be"), net)  # the shapes and feature version fit
+    sidecar = json.loads((tmp_path / "out" / "jacquet-be.json").read_text())
+    assert sidecar["command"].startswith("jacquetd distill --variant jacquet-be")
+    assert sidecar["teacher"] == "neural-1" and sidecar["positions"] > 0
+    pos, extra = supervised.Positions.load(data)
+    assert extra["targets"].shape == (len(pos), 5)
+    # a second run reads the labelled positions instead of collecting again
+    assert supervised.main([*args[:-3], "--out", str(tmp_path / "again"), "--quiet"]) == 0
+    again = json.loads((tmp_path / "again" / "jacquet-be.json").read_text())
+    assert again["positions"] == sidecar["positions"]
+
+
+def test_gnubg_teacher_labels_as_gnubg_evaluates(tmp_path, monkeypatch):
+    gnubg = pytest.importorskip("gnubg")
+    tool = runpy.run_path(str(BENCH / "distill_gnubg.py"))
+    v = find_variant("backgammon")
+    pos = supervised.collect(v, 1, seed=1, per_turn=2).take(np.arange(4))
+    got = tool["gnubg_labels"](pos, 0, 1)
+    ec = gnubg.evalcontext(0, 0, 1, 0, 0)
+    ci = gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
+    board = (list(map(int, pos.opp[2, 1:26])), list(map(int, pos.me[2, 1:26])))
+    ref = gnubg.evaluate(board, ci, ec)
+    np.testing.assert_allclose(got[2], ref[:5], atol=1e-6)
+    assert equity(got[2:3])[0] == pytest.approx(ref[5], abs=1e-5)
+    out = tmp_path / "out"
+    monkeypatch.setattr(sys, "argv", ["distill_gnubg.py"])
+    assert tool["main"](["--variant", "backgammon", "--games", "1", "--epochs", "1",
+                         "--per-turn", "2", "--out", str(out), "--quiet"]) == 0
+    assert json.loads((out / "backgammon.json").read_text())["teacher"] == "gnubg-0"
