@@ -49,7 +49,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from bench_cube import GnubgCube, cost, our_class  # noqa: E402
-from make_truth import code_version  # noqa: E402
+from make_truth import code_version, truth_evaluator  # noqa: E402
 
 from jacquetd.bots import analysis, cubeful  # noqa: E402
 from jacquetd.bots import cube as cubemod  # noqa: E402
@@ -80,7 +80,7 @@ def sample(variant: str, count: int, seed: int, rate: float, window: tuple[float
     """`count` positions before the roll, cube centred, from seeded neural self-play, the
     side on roll's 0-ply winning chances inside `window`."""
     v = find_variant(variant)
-    ev = neural_evaluator(variant)
+    ev = truth_evaluator(variant)
     searcher = Searcher(ev)
     choose = neural_chooser(ev)
     out: list[Position] = []
@@ -113,7 +113,7 @@ def roll_out(job: tuple[str, str, int, int, int, int, float]) -> dict[str, Any]:
     `x` is the contact efficiency of the rollout's own cube policy and of its verdict."""
     variant, position_id, trials, horizon, seed, index, x = job
     pos = Position.from_id(position_id)
-    roller = CubefulRollout(Searcher(neural_evaluator(variant)), x_contact=x)
+    roller = CubefulRollout(Searcher(truth_evaluator(variant)), x_contact=x)
     result = roller.run(state_of(pos), trials=trials, seed=[seed, index], horizon=horizon)
     proper = our_class(result.decision(cubemod.efficiency(pos, x)))
     se = result.difference_se

@@ -39,12 +39,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from make_truth import TRUTH_DIR, read_truth
+from make_truth import TRUTH_DIR, read_truth, truth_evaluator
 
 from jacquetd import fastgen
 from jacquetd.bots import heuristic
-from jacquetd.bots.evaluator import neural_evaluator
+from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
 from jacquetd.bots.fastrollout import TruncatedRollout
+from jacquetd.bots.net import Net
 from jacquetd.bots.phases import PHASES
 from jacquetd.bots.search import Searcher, State, after
 from jacquetd.rules import RawPlay, Variant, find_variant, generate_raw
@@ -55,10 +56,14 @@ DEFAULT_LEVELS = ("heuristic", "neural", "neural-1", "neural-2")
 GNUBG_LEVELS = ("gnubg", "gnubg-1", "gnubg-2")
 
 
-def level_chooser(level: str, variant: Variant):  # type: ignore[no-untyped-def]
-    """A function (state, raws) -> index of the play `level` picks."""
+def level_chooser(level: str, variant: Variant,  # type: ignore[no-untyped-def]
+                  weights: str | None = None):
+    """A function (state, raws) -> index of the play `level` picks; `weights` replaces the
+    shipped network of the neural levels."""
     if level in NEURAL:
-        searcher = Searcher(neural_evaluator(variant.name))
+        ev = (NeuralEvaluator(variant, Net.load(weights)) if weights
+              else neural_evaluator(variant.name))
+        searcher = Searcher(ev)
         plies = NEURAL[level]
         return lambda state, raws: searcher.best(state, raws, plies)
     if level == "heuristic":
@@ -103,7 +108,7 @@ class Extras:
                 raise AssertionError("a winning play is always a candidate")
             if self.roller is None:
                 fastgen.warm_up()
-                self.roller = TruncatedRollout(neural_evaluator(self.variant.name))
+                self.roller = TruncatedRollout(truth_evaluator(self.variant.name))
             s = self.settings
             res = self.roller.run(after(state, raw, self.variant.tracks_primes),
                                   trials=s["trials"], seed=[s["seed"], rec["id"]],
@@ -127,10 +132,10 @@ def interval(xs: Sequence[float]) -> tuple[float, float]:
 
 
 def evaluate_levels(variant: Variant, header: dict[str, Any], records: list[dict[str, Any]],
-                    levels: Sequence[str], extras: Extras | None
-                    ) -> dict[str, dict[str, Any]]:
+                    levels: Sequence[str], extras: Extras | None,
+                    weights: str | None = None) -> dict[str, dict[str, Any]]:
     """Per level: errors per decision (None where unknown), phases, seconds."""
-    choosers = {lv: level_chooser(lv, variant) for lv in levels}
+    choosers = {lv: level_chooser(lv, variant, weights) for lv in levels}
     out: dict[str, dict[str, Any]] = {lv: {"errors": [], "phases": [], "skipped": 0,
                                            "seconds": 0.0} for lv in levels}
     for rec in records:
@@ -183,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-gnubg", action="store_true", help="backgammon: leave gnubg out")
     ap.add_argument("--no-extra", action="store_true",
                     help="do not roll out plays outside the truth candidates")
+    ap.add_argument("--weights", default=None,
+                    help="a network file in place of the shipped one for the neural levels "
+                         "(a candidate network, before it ships)")
     ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
     args = ap.parse_args(argv)
     v = find_variant(args.variant)
@@ -201,14 +209,15 @@ def main(argv: list[str] | None = None) -> int:
         levels += [g for g in GNUBG_LEVELS if g not in levels]
     extras = None if args.no_extra else Extras(path.with_suffix(".extra.jsonl"), header, v)
     started = time.monotonic()
-    res = evaluate_levels(v, header, records, levels, extras)
+    res = evaluate_levels(v, header, records, levels, extras, args.weights)
     ro = header["rollout"]
     state = ("complete" if header["complete"] else
              f"partial: {header['decisions_done']} of {header['decisions_wanted']} decisions")
     print(f"{v.name}: {len(records)} decisions of {path.name} "
           f"(rollouts: {ro['trials']} trials, {ro['player']}, truncated after "
           f"{ro['horizon_turns']} turns; code {header['code_version']}; "
-          f"{state})")
+          f"{state})" + (f"; neural levels with {Path(args.weights).name}" if args.weights
+                         else ""))
     diff_se = [c["diff_se"] for r in records for c in r["candidates"] if c["diff_se"] > 0]
     if diff_se:
         print(f"  rollout noise: median standard error of a candidate's difference to the "

@@ -43,9 +43,9 @@ import numpy as np
 
 from jacquetd import fastgen
 from jacquetd.bots.choosers import heuristic_chooser
-from jacquetd.bots.evaluator import neural_evaluator, plays_probs
+from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator, plays_probs
 from jacquetd.bots.fastrollout import TruncatedRollout
-from jacquetd.bots.net import equity
+from jacquetd.bots.net import Net, equity
 from jacquetd.bots.phases import phase_of
 from jacquetd.bots.search import Searcher, State, after
 from jacquetd.bots.selfplay import Chooser, Turn, play_game
@@ -53,6 +53,27 @@ from jacquetd.rules import RawPlay, Variant, find_variant
 
 TRUTH_DIR = Path(__file__).resolve().parent / "truth"
 FORMAT = 1
+TRUTH_NETWORKS = TRUTH_DIR / "networks"
+"""The networks that sampled and rolled out the truth sets, kept when a new one ships."""
+
+_TRUTH_EVALUATORS: dict[str, NeuralEvaluator] = {}
+
+
+def truth_evaluator(variant_name: str) -> NeuralEvaluator:
+    """The evaluator the truth sets of a variant were made with.
+
+    The decisions were sampled by its 2-ply search and the candidates rolled out by
+    its 0-ply player, so regenerating a slice, rolling out a play outside the
+    candidates or sampling the cube positions again must use it, not whatever
+    network ships today: `truth/networks/<variant>.npz` when a newer network has
+    shipped since, else the shipped one.
+    """
+    if variant_name not in _TRUTH_EVALUATORS:
+        path = TRUTH_NETWORKS / f"{variant_name}.npz"
+        _TRUTH_EVALUATORS[variant_name] = (
+            NeuralEvaluator(find_variant(variant_name), Net.load(path)) if path.exists()
+            else neural_evaluator(variant_name))
+    return _TRUTH_EVALUATORS[variant_name]
 
 
 @dataclass(frozen=True)
@@ -142,7 +163,7 @@ def game_decisions(variant: Variant, searcher: Searcher, choosers: tuple[Chooser
 
 def decisions(variant: Variant, seed: int, rate: float, extra: int) -> Iterator[Decision]:
     """The endless, seeded stream of sampled decisions of `variant`."""
-    searcher = Searcher(neural_evaluator(variant.name))
+    searcher = Searcher(truth_evaluator(variant.name))
 
     def neural2(turn: Turn, raws: Sequence[RawPlay]) -> int:
         return searcher.best(State(turn.me, turn.opp, turn.me_flag, turn.opp_flag), raws, 2)
@@ -259,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
                " ".join(f"--{k} {getattr(args, k)}" for k in
                         ("variant", "decisions", "trials", "horizon", "seed", "rate", "extra")))
     fastgen.warm_up()
-    roller = TruncatedRollout(neural_evaluator(v.name))
+    roller = TruncatedRollout(truth_evaluator(v.name))
     started = time.monotonic()
     seconds = float(header.get("cpu_seconds", 0.0)) if header else 0.0
     done = {r["id"] for r in records}

@@ -392,6 +392,7 @@ def run(args: argparse.Namespace, teacher_name: str,
         "epochs": args.epochs, "lr": args.lr, "batch": args.batch,
         "started_from": ("fresh" if args.hidden is not None
                          else Path(args.weights).name if args.weights else "shipped"),
+        "started_from_command": None if args.hidden is not None else net.meta.get("command"),
         "fit": best.meta.get("fit"), "fit_curve": curve,
         "seconds": round(time.monotonic() - started, 1)}
     best.meta = meta

@@ -30,6 +30,7 @@ from benchmarks.make_truth import (
     decisions,
     read_truth,
     roll_out,
+    truth_evaluator,
 )
 from jacquetd.bots.evaluator import neural_evaluator
 from jacquetd.bots.fastrollout import TruncatedRollout
@@ -54,7 +55,7 @@ def recorded_decisions(v: Variant, records: list[dict[str, Any]], extra: int
     generated, candidates chosen by the same 0/1/2-ply searches) without replaying the
     seeded games that sampled them: the bounded form's shortcut for the Jacquet variants,
     whose first sampled game alone takes half a minute of 2-ply self-play."""
-    searcher = Searcher(neural_evaluator(v.name))
+    searcher = Searcher(truth_evaluator(v.name))
     for rec in records:
         state = State(list(rec["me"]), list(rec["opp"]), rec["me_flag"], rec["opp_flag"])
         dice = (rec["dice"][0], rec["dice"][1])
@@ -73,7 +74,7 @@ def test_truth_slice_regenerates(variant: str) -> None:
     s = header["settings"]
     assert header["decisions_done"] == len(records) > 0
     v = find_variant(variant)
-    roller = TruncatedRollout(neural_evaluator(v.name))
+    roller = TruncatedRollout(truth_evaluator(v.name))
     n = min(slice_size(), len(records))
     if bounded() and variant != "backgammon":  # bounded: backgammon replays its game
         stream = recorded_decisions(v, records[:n], s["extra"])
