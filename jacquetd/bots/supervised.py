@@ -82,9 +82,10 @@ class Positions:
         _, idx = np.unique(rows, axis=0, return_index=True)
         return self.take(np.sort(idx))
 
-    def save(self, path: Path, **extra: np.ndarray) -> None:
+    def save(self, path: Path, targets: np.ndarray) -> None:
+        """Write the positions and their teacher's figures (`targets`) to `path` (.npz)."""
         np.savez_compressed(path, me=self.me, opp=self.opp, me_flag=self.me_flag,
-                            opp_flag=self.opp_flag, **extra)
+                            opp_flag=self.opp_flag, targets=targets)
 
     @staticmethod
     def load(path: Path) -> tuple[Positions, dict[str, np.ndarray]]:
@@ -360,7 +361,11 @@ def run(args: argparse.Namespace, teacher_name: str,
     v = find_variant(args.variant)
     out = Path(args.out or f"distill-{v.name}")
     out.mkdir(parents=True, exist_ok=True)
-    say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+
+    def say(msg: str) -> None:
+        if not args.quiet:
+            print(msg, file=sys.stderr)
+
     started = time.monotonic()
     data = Path(args.data) if args.data else None
     if data is not None and data.exists():
