@@ -132,6 +132,7 @@ def collect_game(ev: NeuralEvaluator, rng: np.random.Generator, *, per_turn: int
         others = np.delete(np.arange(n), k)
         picked = np.concatenate([[k], rng.permutation(others)[:per_turn - 1]]).astype(int)
         keep = picked[~(all_home(nxt_me[picked]) & all_home(nxt_opp[picked]))]
+        # the opponent is on roll next: its flag is the new position's first one
         rows_me.append(nxt_me[keep])
         rows_opp.append(nxt_opp[keep])
         rows_mf.append(opp_flag[keep])
