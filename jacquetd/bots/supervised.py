@@ -42,7 +42,6 @@ from typing import Any
 
 import numpy as np
 
-from jacquetd import fastgen
 from jacquetd.rules import Variant, find_variant
 
 from . import features
@@ -50,6 +49,7 @@ from .evaluator import NeuralEvaluator, all_home, load_net, tidy
 from .net import N_OUTPUTS, Net, equity
 from .search import Searcher, State
 from .selfplay import opening_roll, roll, start_side
+from .train import turn_plays
 
 MAX_TURNS = 600
 """A collecting game longer than this stops (its positions so far are kept)."""
@@ -113,17 +113,11 @@ def collect_game(ev: NeuralEvaluator, rng: np.random.Generator, *, per_turn: int
     rows_of: list[np.ndarray] = []
     dice = opening_roll(v, rng)
     for _turn in range(MAX_TURNS):
-        both = fastgen.generate_arrays(v.name, me, opp, dice)[0].astype(np.int16)
-        after_me, after_opp = both[:, :26], both[:, 26:]
+        after_me, after_opp, opp_flag, mover_flags = turn_plays(v, me, opp, flags, dice)
         if (after_me[:, 0] == 15).any():
             break
         nxt_me, nxt_opp = after_opp, after_me
-        n = len(both)
-        opp_flag = np.full(n, flags[1])
-        if v.tracks_primes and not flags[0]:
-            mover_flags = features.has_prime(nxt_opp)
-        else:
-            mover_flags = np.full(n, flags[0])
+        n = len(after_me)
         if n > 1 and rng.random() < epsilon:
             k = int(rng.integers(n))
         else:

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from jacquetd import fastgen
-from jacquetd.rules import find_variant
+from jacquetd.rules import Variant, find_variant
 
 from . import features
 from .choosers import heuristic_chooser, neural_chooser
@@ -45,6 +45,26 @@ from .selfplay import opening_roll, play_game, roll, start_side
 MAX_TURNS = 2000
 """A self-play game longer than this is dropped: an untrained backgammon network can
 build two closed boards with a checker on each bar, where both sides pass for ever."""
+
+
+def turn_plays(v: Variant, me: np.ndarray, opp: np.ndarray, flags: list[bool],
+               dice: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every play of the roll, as arrays from `jacquetd.fastgen` (the pure generator's plays,
+    in its order).
+
+    Returns the sides after each play, mover first ((N, 26) int16 each), and the J12
+    flags of the position each play leaves (the opponent on roll): the opponent's,
+    unchanged, then the mover's, set by a prime it now holds. `flags` is (side on
+    roll, opponent).
+    """
+    both = fastgen.generate_arrays(v.name, me, opp, dice)[0].astype(np.int16)
+    after_me, after_opp = both[:, :26], both[:, 26:]
+    n = len(both)
+    if v.tracks_primes and not flags[0]:
+        mover_flags = features.has_prime(after_me)
+    else:
+        mover_flags = np.full(n, flags[0])
+    return after_me, after_opp, np.full(n, flags[1]), mover_flags
 
 
 def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator, *, race_only: bool = False
@@ -76,22 +96,13 @@ def self_play_game(ev: NeuralEvaluator, rng: np.random.Generator, *, race_only: 
         vals.append(tidy(v, ev.forward(xs[0][None, :], me[None, :], opp[None, :]), f0, f0)[0])
     dice = opening_roll(v, rng)
     for _turn in range(MAX_TURNS):
-        both = fastgen.generate_arrays(v.name, me, opp, dice)[0].astype(np.int16)
-        after_me, after_opp = both[:, :26], both[:, 26:]
+        after_me, after_opp, opp_flag, mover_flags = turn_plays(v, me, opp, flags, dice)
         won = np.nonzero(after_me[:, 0] == 15)[0]
         if len(won):
             k = int(won[0])
-            mover_flag = flags[0] or bool(v.tracks_primes
-                                          and features.has_prime(after_me[k:k + 1])[0])
-            final = result_probs(v, after_me[k], after_opp[k], mover_flag)  # the mover's view
+            final = result_probs(v, after_me[k], after_opp[k], bool(mover_flags[k]))  # mover's view
             return (np.array(xs), np.array(vals), final) if xs else None
         nxt_me, nxt_opp = after_opp, after_me
-        n = len(both)
-        opp_flag = np.full(n, flags[1])
-        if v.tracks_primes and not flags[0]:
-            mover_flags = features.has_prime(nxt_opp)
-        else:
-            mover_flags = np.full(n, flags[0])
         x = features.encode(v, nxt_me, nxt_opp, opp_flag, mover_flags, fv)
         p = tidy(v, ev.forward(x, nxt_me, nxt_opp), opp_flag, mover_flags)
         k = int(np.argmin(equity(p)))  # the opponent's equity: lowest is best for us
