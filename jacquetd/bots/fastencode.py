@@ -1,4 +1,4 @@
-"""The version-2 input encoding of `features.py`, compiled with numba.
+"""The version-2 and version-3 input encodings of `features.py`, compiled with numba.
 
 `features.encode` spends most of a 0-ply evaluation (and of a self-play
 training game) in dozens of small numpy operations per batch; this kernel
@@ -27,7 +27,14 @@ if os.environ.get("JACQUETD_FASTGEN", "1").strip().lower() not in ("0", "off", "
         _njit = None
 
 HITTING, COURIER, START_LIMIT, PRIMES, SAME_DIRECTION = 1, 2, 4, 8, 16
-SIDE_WIDTH = 24 * 4 + 2 + 16
+_EXTRAS = {2: 16, 3: 19}
+SUPPORTED = tuple(_EXTRAS)
+"""The feature versions this kernel computes."""
+
+
+def side_width(version: int) -> int:
+    """Inputs per side: the unary code, bar and tray, and the version's extras."""
+    return 24 * 4 + 2 + _EXTRAS[version]
 
 
 def available() -> bool:
@@ -54,8 +61,93 @@ def _cyclic_run(made: np.ndarray, cap: int) -> int:
     return best
 
 
+def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int) -> tuple[int, int]:
+    """(rolls, pips): of the 36 rolls of `opp`, how many hit a blot of `me`, and the
+    sum over the rolls of the most pips a hit with that roll costs `me` (version 3).
+
+    The bar is entered first (two or more checkers there: the entering hits only;
+    one: it enters with either die, then the other die moves any checker); a
+    combined move needs an open point on the way; points `me` holds are closed.
+    """
+    blot_at = np.zeros(26, dtype=np.int64)  # in the opponent's numbering: pips a hit costs
+    blocked = np.zeros(26, dtype=np.bool_)
+    any_blot = False
+    for q in range(1, 25):
+        m = table[q]
+        if me[q] == 1:
+            blot_at[m] = 25 - q
+            any_blot = True
+        if me[q] >= hold:
+            blocked[m] = True
+    if not any_blot:
+        return 0, 0
+    bar = opp[25]
+    rolls = 0
+    pips = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            best = 0
+            if d1 != d2:
+                if bar >= 2:
+                    for d in (d1, d2):
+                        e = 25 - d
+                        if not blocked[e] and blot_at[e] > best:
+                            best = blot_at[e]
+                elif bar == 1:
+                    for da, db in ((d1, d2), (d2, d1)):
+                        e = 25 - da
+                        if blocked[e]:
+                            continue
+                        if blot_at[e] > best:
+                            best = blot_at[e]
+                        for k in range(1, 25):
+                            if opp[k] > 0 or k == e:
+                                t = k - db
+                                if t >= 1 and not blocked[t] and blot_at[t] > best:
+                                    best = blot_at[t]
+                else:
+                    for k in range(1, 25):
+                        if opp[k] == 0:
+                            continue
+                        for d in (d1, d2):
+                            t = k - d
+                            if t >= 1 and not blocked[t] and blot_at[t] > best:
+                                best = blot_at[t]
+                        t = k - d1 - d2
+                        if (t >= 1 and not blocked[t] and blot_at[t] > best
+                                and (not blocked[k - d1] or not blocked[k - d2])):
+                            best = blot_at[t]
+            else:
+                d = d1
+                steps = 4
+                entered = -1
+                if bar > 0:
+                    e = 25 - d
+                    if blocked[e]:
+                        steps = 0
+                    else:
+                        if blot_at[e] > best:
+                            best = blot_at[e]
+                        steps = 4 - min(bar, 4)
+                        entered = e
+                for k in range(1, 25):
+                    if opp[k] == 0 and k != entered:
+                        continue
+                    for s in range(1, steps + 1):
+                        t = k - s * d
+                        if t < 1 or blocked[t]:
+                            break
+                        if blot_at[t] > best:
+                            best = blot_at[t]
+            if best > 0:
+                w = 1 if d1 == d2 else 2
+                rolls += w
+                pips += w * best
+    return rolls, pips
+
+
 def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags: int,
-          out: np.ndarray, col: int) -> None:
+          version: int, out: np.ndarray, col: int) -> None:
     hold = 2 if vflags & HITTING else 1
     for q in range(1, 25):
         c = me[q]
@@ -161,17 +253,28 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     out[col + 13] = power / 90.0
     out[col + 14] = outside / 15.0
     out[col + 15] = pips_home / 100.0
+    if version >= 3 and vflags & HITTING:
+        rolls, lost = _shots(me, opp, table, hold)
+        out[col + 16] = rolls / 36.0
+        out[col + 17] = lost / (36.0 * 12.0)
+        if me[25] > 0:
+            closed = 0
+            for d in range(1, 7):
+                if opp[table[25 - d]] >= hold:
+                    closed += 1
+            out[col + 18] = (closed / 6.0) ** 2
 
 
 def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndarray,
-                 table: np.ndarray, vflags: int, out: np.ndarray) -> None:
+                 table: np.ndarray, vflags: int, version: int, width: int,
+                 out: np.ndarray) -> None:
     for r in range(me.shape[0]):
         a = me[r]
         b = opp[r]
         row = out[r]
-        _side(a, b, me_flag[r], table, vflags, row, 0)
-        _side(b, a, opp_flag[r], table, vflags, row, SIDE_WIDTH)
-        col = 2 * SIDE_WIDTH
+        _side(a, b, me_flag[r], table, vflags, version, row, 0)
+        _side(b, a, opp_flag[r], table, vflags, version, row, width)
+        col = 2 * width
         pa = 0
         pb = 0
         for i in range(1, 26):
@@ -203,23 +306,25 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
 
 if _njit is not None:
     _cyclic_run = _njit(cache=True)(_cyclic_run)
+    _shots = _njit(cache=True)(_shots)
     _side = _njit(cache=True)(_side)
     _encode_rows = _njit(cache=True)(_encode_rows)
 
 _TABLES: dict[str, np.ndarray] = {}
 
 
-def encode_v2(variant: Variant, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
-              opp_flag: np.ndarray) -> np.ndarray:
-    """The version-2 input matrix, as `features.encode(..., version=2)` computes it."""
+def encode(variant: Variant, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
+           opp_flag: np.ndarray, version: int) -> np.ndarray:
+    """The input matrix of a version in `SUPPORTED`, as `features.encode_numpy` computes it."""
     table = _TABLES.get(variant.name)
     if table is None:
         table = _TABLES[variant.name] = np.array(opponent_point_map(variant), dtype=np.int64)
     n = me.shape[0]
-    out = np.zeros((n, 2 * SIDE_WIDTH + 3), dtype=np.float32)
+    width = side_width(version)
+    out = np.zeros((n, 2 * width + 3), dtype=np.float32)
     _encode_rows(np.ascontiguousarray(me, dtype=np.int16),
                  np.ascontiguousarray(opp, dtype=np.int16),
                  np.ascontiguousarray(me_flag, dtype=np.bool_),
                  np.ascontiguousarray(opp_flag, dtype=np.bool_),
-                 table, variant_flags(variant), out)
+                 table, variant_flags(variant), version, width, out)
     return out

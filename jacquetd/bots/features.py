@@ -15,8 +15,15 @@ side that the first networks had to learn from the raw code and did not:
 how much of the six points ahead of each checker the opponent holds, how
 many checkers face four or more such points, how many opposing checkers
 still have to pass the side's held points, and the checkers and pips still
-outside the finishing table (what decides gammons and marcia). A network
-records the version it was trained on; `encode` reproduces either.
+outside the finishing table (what decides gammons and marcia).
+
+Version 3 adds, in the variants with hitting, three per side that GNU
+Backgammon's contact inputs have and a 0-ply network otherwise has to guess:
+of the opponent's 36 rolls, how many hit one of the side's blots, the pips
+those hits cost (the most costly hit of each roll, averaged over the rolls),
+and the chance that the side's checkers on the bar stay there (the share of
+its entry points the opponent holds, squared). A network records the version
+it was trained on; `encode` reproduces every version.
 """
 
 from __future__ import annotations
@@ -28,11 +35,11 @@ from jacquetd.rules.variants import opponent_point_map
 
 from . import fastencode
 
-FEATURE_VERSION = 2
-"""The encoding new networks are trained on; version 1 stays readable."""
+FEATURE_VERSION = 3
+"""The encoding new networks are trained on; versions 1 and 2 stay readable."""
 
 _PER_SIDE_UNARY = 24 * 4 + 2  # four units per point, bar, off
-_PER_SIDE_EXTRA = {1: 11, 2: 16}
+_PER_SIDE_EXTRA = {1: 11, 2: 16, 3: 19}
 
 
 def n_inputs(version: int = FEATURE_VERSION) -> int:
@@ -166,6 +173,76 @@ def _blocking(variant: Variant, me: np.ndarray, opp: np.ndarray
     return blocked, trapped, power
 
 
+def _shots(variant: Variant, me: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rolls, pips) of `fastencode._shots` for a batch: of `opp`'s 36 rolls, those
+    that hit a blot of `me`, and the pips the most costly hit of each roll costs,
+    summed over the rolls (version 3)."""
+    n = me.shape[0]
+    hold = hold_threshold(variant)
+    table = np.array(opponent_point_map(variant))
+    q = np.arange(1, 25)
+    blot_at = np.zeros((n, 26), dtype=np.int64)  # opponent's numbering: pips a hit costs
+    blot_at[:, table[1:25]] = np.where(me[:, 1:25] == 1, 25 - q, 0)
+    blocked = np.zeros((n, 26), dtype=bool)
+    blocked[:, table[1:25]] = me[:, 1:25] >= hold
+    has = opp > 0
+    bar = opp[:, 25].astype(np.int64)
+    zero = np.zeros(n, dtype=np.int64)
+
+    def hit(t: int, ok: np.ndarray) -> np.ndarray:
+        if t < 1:
+            return zero
+        return np.where(ok & ~blocked[:, t], blot_at[:, t], 0)
+
+    rolls = np.zeros(n, dtype=np.int64)
+    pips = np.zeros(n, dtype=np.int64)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            best = zero
+            if d1 != d2:
+                for d in (d1, d2):  # two or more on the bar: entering hits only
+                    best = np.maximum(best, hit(25 - d, bar >= 2))
+                for da, db in ((d1, d2), (d2, d1)):  # one on the bar: enter, then any checker
+                    e = 25 - da
+                    ok = (bar == 1) & ~blocked[:, e]
+                    best = np.maximum(best, hit(e, ok))
+                    for k in range(1, 25):
+                        best = np.maximum(best, hit(k - db, ok & (has[:, k] | (k == e))))
+                free = bar == 0
+                for k in range(1, 25):
+                    src = free & has[:, k]
+                    best = np.maximum(best, hit(k - d1, src))
+                    best = np.maximum(best, hit(k - d2, src))
+                    if k - d1 - d2 >= 1:
+                        via = ~blocked[:, k - d1] | ~blocked[:, k - d2]
+                        best = np.maximum(best, hit(k - d1 - d2, src & via))
+            else:
+                d = d1
+                e = 25 - d
+                entry = (bar > 0) & ~blocked[:, e]
+                best = np.maximum(best, hit(e, entry))
+                steps = np.where(bar > 0, np.where(entry, 4 - np.minimum(bar, 4), 0), 4)
+                for k in range(1, 25):
+                    alive = has[:, k] | (entry if k == e else False)
+                    for s in range(1, 5):
+                        t = k - s * d
+                        if t < 1:
+                            break
+                        alive = alive & (steps >= s) & ~blocked[:, t]
+                        best = np.maximum(best, np.where(alive, blot_at[:, t], 0))
+            w = 1 if d1 == d2 else 2
+            rolls += w * (best > 0)
+            pips += w * best
+    return rolls, pips
+
+
+def _dance(variant: Variant, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
+    """With `me` on the bar, the share of its entry points `opp` holds, squared (version 3)."""
+    table = np.array(opponent_point_map(variant))
+    closed = (opp[:, table[19:25]] >= hold_threshold(variant)).sum(axis=1)
+    return np.where(me[:, 25] > 0, (closed / 6.0) ** 2, 0.0)
+
+
 def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.ndarray,
                    out: np.ndarray, col: int, version: int) -> int:
     pts = me[:, 1:25].astype(np.float32)
@@ -205,6 +282,12 @@ def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.n
             outside.sum(axis=1) / 15.0,
             outside @ np.arange(1, 20, dtype=np.float32) / 100.0,  # pips to get home
         )
+    if version >= 3:
+        if variant.hitting:
+            rolls, lost = _shots(variant, me, opp)
+            extras += (rolls / 36.0, lost / (36.0 * 12.0), _dance(variant, me, opp))
+        else:
+            extras += (np.zeros(n), np.zeros(n), np.zeros(n))
     for k, value in enumerate(extras):
         out[:, col + k] = value
     return col + _PER_SIDE_EXTRA[version]
@@ -215,16 +298,16 @@ def encode(variant: Variant, me: np.ndarray, opp: np.ndarray,
            version: int = FEATURE_VERSION) -> np.ndarray:
     """The (N, n_inputs(version)) float32 input matrix of a batch of positions, `me` on roll.
 
-    Version 2 runs the compiled encoder (`fastencode`) when numba is there;
-    `encode_numpy` is the reference it is tested against.
+    Versions 2 and 3 run the compiled encoder (`fastencode`) when numba is
+    there; `encode_numpy` is the reference it is tested against.
     """
     n = me.shape[0]
     if me_flag is None:
         me_flag = np.zeros(n, dtype=bool)
     if opp_flag is None:
         opp_flag = np.zeros(n, dtype=bool)
-    if version == 2 and fastencode.available():
-        return fastencode.encode_v2(variant, me, opp, me_flag, opp_flag)
+    if version in fastencode.SUPPORTED and fastencode.available():
+        return fastencode.encode(variant, me, opp, me_flag, opp_flag, version)
     return encode_numpy(variant, me, opp, me_flag, opp_flag, version)
 
 

@@ -331,6 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="start from this network (default: the shipped one)")
     ap.add_argument("--hidden", type=int, default=None,
                     help="start from a fresh network with this many hidden units instead")
+    ap.add_argument("--widen", action="store_true",
+                    help="give the starting network the current feature version's new inputs "
+                         f"(version {features.FEATURE_VERSION}), with zero weights, before fitting")
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate at the start")
     ap.add_argument("--batch", type=int, default=256)
@@ -343,11 +346,37 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def starting_net(variant: Variant, weights: str | None, hidden: int | None, seed: int) -> Net:
+def widen(net: Net, version: int = features.FEATURE_VERSION) -> Net:
+    """`net` reading a later feature version, with zero weights on the inputs that version adds.
+
+    Versions add inputs at the end of each side's block and change none of the
+    earlier ones (from version 2 on), so the widened network gives the same
+    figures as `net` and fitting it starts where `net` stands.
+    """
+    old = int(net.meta.get("feature_version", 1))
+    if old == version:
+        return net.copy()
+    if old < 2 or version < old:
+        raise ValueError(f"cannot widen a version-{old} network to version {version}")
+    side_old = (features.n_inputs(old) - 3) // 2
+    side_new = (features.n_inputs(version) - 3) // 2
+    w1 = np.zeros((features.n_inputs(version), net.n_hidden), dtype=np.float32)
+    w1[:side_old] = net.w1[:side_old]
+    w1[side_new:side_new + side_old] = net.w1[side_old:2 * side_old]
+    w1[2 * side_new:] = net.w1[2 * side_old:]
+    wide = net.copy()
+    wide.w1 = w1
+    wide.meta["feature_version"] = version
+    return wide
+
+
+def starting_net(variant: Variant, weights: str | None, hidden: int | None, seed: int,
+                 widen_to: int | None = None) -> Net:
     if hidden is not None:
         return Net(features.n_inputs(), hidden, seed=seed,
                    meta={"feature_version": features.FEATURE_VERSION})
-    return Net.load(weights) if weights else load_net(variant.name)
+    net = Net.load(weights) if weights else load_net(variant.name)
+    return widen(net, widen_to) if widen_to is not None else net
 
 
 def run(args: argparse.Namespace, teacher_name: str,
@@ -376,7 +405,8 @@ def run(args: argparse.Namespace, teacher_name: str,
         say(f"labelled by {teacher_name} ({time.monotonic() - started:.0f} s)")
         if data is not None:
             pos.save(data, targets=targets)
-    net = starting_net(v, args.weights, args.hidden, args.seed)
+    net = starting_net(v, args.weights, args.hidden, args.seed,
+                       features.FEATURE_VERSION if args.widen else None)
 
     def show(point: dict[str, float]) -> None:
         say(f"epoch {int(point['epoch'])}: held-out equity error {point['equity_mae']:.4f}, "
@@ -393,6 +423,7 @@ def run(args: argparse.Namespace, teacher_name: str,
         "started_from": ("fresh" if args.hidden is not None
                          else Path(args.weights).name if args.weights else "shipped"),
         "started_from_command": None if args.hidden is not None else net.meta.get("command"),
+        "widened": bool(args.widen),
         "fit": best.meta.get("fit"), "fit_curve": curve,
         "seconds": round(time.monotonic() - started, 1)}
     best.meta = meta

@@ -277,6 +277,10 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     curve: list[dict[str, float]] = []
     done = 0
+    contact_net = None
+    if args.race:
+        contact_net = (Net.load(args.contact_weights) if args.contact_weights
+                       else load_net(v.name))
     if args.resume and ckpt.exists():
         net = Net.load(ckpt)
         done = int(net.meta["games_done"])
@@ -284,12 +288,13 @@ def main(argv: list[str] | None = None) -> int:
         curve = list(net.meta.get("curve", []))
         print(f"resuming at game {done}", file=sys.stderr)
     else:
-        net = Net(features.n_inputs(), args.hidden, seed=args.seed,
-                  meta={"feature_version": features.FEATURE_VERSION})
+        # a race network reads the encoding of the contact network it is paired with
+        fresh_version = (int(contact_net.meta.get("feature_version", 1)) if contact_net
+                         else features.FEATURE_VERSION)
+        net = Net(features.n_inputs(fresh_version), args.hidden, seed=args.seed,
+                  meta={"feature_version": fresh_version})
     version = int(net.meta.get("feature_version", 1))
-    if args.race:
-        contact_net = (Net.load(args.contact_weights) if args.contact_weights
-                       else load_net(v.name))
+    if contact_net is not None:
         ev = NeuralEvaluator(v, contact_net, race_net=net)
         args.contact_command = contact_net.meta.get("command")
     else:

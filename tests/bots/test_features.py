@@ -22,7 +22,7 @@ def _start(variant: str) -> tuple[np.ndarray, np.ndarray]:
     return side, side.copy()
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_width_matches_the_version(variant, version):
     me, opp = _start(variant)
@@ -99,8 +99,9 @@ def test_network_and_version_must_agree():
         NeuralEvaluator(find_variant("jacquet"), net)
 
 
+@pytest.mark.parametrize("version", [2, 3])
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
-def test_compiled_encoder_equals_the_numpy_reference(variant):
+def test_compiled_encoder_equals_the_numpy_reference(variant, version):
     from jacquetd.bots import fastencode
 
     if not fastencode.available():
@@ -112,7 +113,93 @@ def test_compiled_encoder_equals_the_numpy_reference(variant):
     rng = np.random.default_rng(1)
     me_flag = rng.random(len(positions)) < 0.3
     opp_flag = rng.random(len(positions)) < 0.3
-    fast = features.encode(v, me, opp, me_flag, opp_flag, version=2)
-    ref = features.encode_numpy(v, me, opp, me_flag, opp_flag, version=2)
+    fast = features.encode(v, me, opp, me_flag, opp_flag, version=version)
+    ref = features.encode_numpy(v, me, opp, me_flag, opp_flag, version=version)
     assert fast.dtype == ref.dtype == np.float32
     np.testing.assert_allclose(fast, ref, rtol=1e-6, atol=1e-6)
+
+
+# the three version-3 extras close each side's block: shots, pips lost, dance
+_SIDE3 = 98 + 19
+
+
+def _shot_features(me: np.ndarray, opp: np.ndarray, variant: str = "backgammon") -> np.ndarray:
+    x = features.encode(find_variant(variant), me, opp, version=3)[0]
+    ref = features.encode_numpy(find_variant(variant), me, opp, version=3)[0]
+    np.testing.assert_allclose(x, ref, rtol=1e-6, atol=1e-6)
+    return x[_SIDE3 - 3:_SIDE3]
+
+
+def _sides() -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros((1, 26), dtype=np.int16), np.zeros((1, 26), dtype=np.int16)
+
+
+def test_entering_hits_cost_the_most_pips():
+    # my blot on my 1 point is the opponent's 24, where its checker on the bar enters with a 1
+    me, opp = _sides()
+    me[0, 1], me[0, 0] = 1, 14
+    opp[0, 25], opp[0, 0] = 1, 14
+    shots, lost, dance = _shot_features(me, opp)
+    assert shots == pytest.approx(11 / 36)
+    assert lost == pytest.approx(11 * 24 / (36 * 12))  # a hit on my 1 point costs 24 pips
+    assert dance == 0.0
+
+
+@pytest.mark.parametrize(("distance", "rolls"), [(1, 11), (2, 12), (3, 14), (4, 15),
+                                                 (5, 15), (6, 17), (7, 6), (8, 6),
+                                                 (9, 5), (10, 3), (11, 2), (12, 3),
+                                                 (15, 1), (16, 1), (18, 1), (20, 1),
+                                                 (23, 0)])
+def test_shots_from_the_board_are_the_textbook_counts(distance, rolls):
+    # my blot on my 24 point (the opponent's 1); an opposing checker on the opponent's 1 + distance
+    me, opp = _sides()
+    me[0, 24], me[0, 0] = 1, 14
+    opp[0, 1 + distance], opp[0, 0] = 1, 14
+    shots, lost, _ = _shot_features(me, opp)
+    assert shots == pytest.approx(rolls / 36)
+    assert lost == pytest.approx(rolls * 1 / (36 * 12))
+
+
+def test_held_points_block_the_combined_shots():
+    # 6 away: 17 rolls; holding both the 3 and the 2 (and 4) steps on the way leaves
+    # the direct sixes (11), 5-1 by the 5 then the 1 (open) and not 4-2, 3-3 or 2-2
+    me, opp = _sides()
+    me[0, 24] = 1                     # the opponent's 1 point
+    for mine in (22, 21, 20):         # the opponent's 3, 4 and 5 points
+        me[0, mine] = 2
+    me[0, 0] = 15 - me[0].sum()
+    opp[0, 7], opp[0, 0] = 1, 14      # six pips from the blot
+    shots, _, _ = _shot_features(me, opp)
+    # sixes 11; 5-1: 7 -> 6 (open) -> 1 or 7 -> 2 (open) -> 1: 2 more; 4-2 needs 5 or 3: both closed
+    assert shots == pytest.approx(13 / 36)
+
+
+def test_a_checker_on_the_bar_enters_before_it_hits():
+    # the opponent has one checker on the bar and one on its 7 point, 6 pips from my blot
+    # on its 1: it must enter first, so only the other die can move the 7 point checker
+    me, opp = _sides()
+    me[0, 24], me[0, 0] = 1, 14
+    opp[0, 25], opp[0, 7], opp[0, 0] = 1, 1, 13
+    shots, _, _ = _shot_features(me, opp)
+    # a 6 with any other die enters with that die and hits with the 6 (10 rolls); 6-6 enters
+    # and moves on 6 then 6 ... from the 19, never reaching the 1 in three steps, but the 7
+    # point checker hits with the second 6: 1 roll; combinations are gone; 3-3: enter on 22,
+    # then 7 -> 4 -> 1 with two of the three steps left: 1; 2-2: 7 -> 5 -> 3 -> 1 in three: 1
+    assert shots == pytest.approx(13 / 36)
+
+
+def test_dance_counts_the_closed_entry_points():
+    me, opp = _sides()
+    me[0, 25], me[0, 0] = 1, 14
+    for own in (1, 2, 3, 4):  # the opponent holds four of my entry points (its 1-4)
+        opp[0, own] = 2
+    opp[0, 0] = 15 - opp[0].sum()
+    _, _, dance = _shot_features(me, opp)
+    assert dance == pytest.approx((4 / 6) ** 2)
+
+
+def test_no_shots_without_hitting():
+    me, opp = _sides()
+    me[0, 24], me[0, 12], me[0, 0] = 1, 1, 13
+    opp[0, 24], opp[0, 0] = 15, 0
+    assert (_shot_features(me, opp, "jacquet-be") == 0).all()

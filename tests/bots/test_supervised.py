@@ -74,7 +74,7 @@ def test_fit_moves_the_network_towards_the_teacher():
     """Fitting the shipped network to another network's figures must close most of the gap."""
     v = find_variant("jacquet-be")
     pos = supervised.collect(v, 6, seed=3, per_turn=6)
-    other = Net(features.n_inputs(), 12, seed=9, meta={"feature_version": 2})
+    other = Net(features.n_inputs(), 12, seed=9, meta={"feature_version": features.FEATURE_VERSION})
     targets = NeuralEvaluator(v, other, use_bearoff=False).probs(
         pos.me, pos.opp, pos.me_flag, pos.opp_flag)
     net, curve = supervised.fit(v, load_net(v.name), pos, targets, epochs=6, lr=3e-3,
@@ -119,3 +119,19 @@ def test_gnubg_teacher_labels_as_gnubg_evaluates(tmp_path, monkeypatch):
     assert tool["main"](["--variant", "backgammon", "--games", "1", "--epochs", "1",
                          "--per-turn", "2", "--out", str(out), "--quiet"]) == 0
     assert json.loads((out / "backgammon.json").read_text())["teacher"] == "gnubg-0"
+
+
+@pytest.mark.parametrize("variant", ["jacquet", "backgammon"])
+def test_widening_keeps_the_figures(variant):
+    """A network widened to the current feature version rates every position as before."""
+    v = find_variant(variant)
+    old = Net(features.n_inputs(2), 10, seed=5, meta={"feature_version": 2})
+    wide = supervised.widen(old, 3)
+    assert wide.n_inputs == features.n_inputs(3) and wide.meta["feature_version"] == 3
+    pos = supervised.collect(v, 2, seed=6, per_turn=4)
+    a = NeuralEvaluator(v, old, use_bearoff=False).probs(pos.me, pos.opp, pos.me_flag, pos.opp_flag)
+    b = NeuralEvaluator(v, wide, use_bearoff=False).probs(pos.me, pos.opp, pos.me_flag,
+                                                         pos.opp_flag)
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="version-3 network to version 2"):
+        supervised.widen(wide, 2)

@@ -73,7 +73,7 @@ def test_race_network_trains_on_positions_after_contact(tmp_path):
     opp = np.zeros((2, 26), dtype=np.int16)
     me[0, 24], opp[0, 24] = 15, 15  # the start: contact
     me[1, 10], opp[1, 9] = 15, 15  # both on their own 1-12, not home: a race
-    x = features.encode(v, me, opp, version=2)
+    x = features.encode(v, me, opp, version=ev.feature_version)
     raw = ev.forward(x, me, opp)
     np.testing.assert_allclose(raw[0], main_net.forward(x[:1])[0])
     np.testing.assert_allclose(raw[1], race.forward(x[1:])[0])
@@ -85,8 +85,8 @@ def test_race_only_game_records_positions_after_contact():
     from jacquetd.rules import find_variant
 
     v = find_variant("jacquet-be")  # without hitting every game ends, even untrained
-    net = Net(features.n_inputs(), 6, seed=1, meta={"feature_version": 2})
-    race = Net(features.n_inputs(), 6, seed=2, meta={"feature_version": 2})
+    net = Net(features.n_inputs(), 6, seed=1, meta={"feature_version": features.FEATURE_VERSION})
+    race = Net(features.n_inputs(), 6, seed=2, meta={"feature_version": features.FEATURE_VERSION})
     ev = NeuralEvaluator(v, net, race_net=race)
     rng = np.random.default_rng(4)
     recorded = 0
