@@ -20,6 +20,11 @@ gnubg's, |DT - DP|. Printed: agreement and mean cost of the disagreements
 (the goal is at least 90% and under 0.02), also over the close positions
 (where gnubg's no-double and double equities differ by less than 0.1).
 
+`--reference 0 1` also judges GNU Backgammon's own cube actions at 0 and
+1 ply the same way, on the same decisions in the same run: what a
+disagreement with its 2-ply costs when the judge is gnubg itself at a
+shallower depth.
+
 `--scan` also prints the agreement for Janowski cube efficiencies from 0.4
 to 0.9 (contact) on the same positions, to measure which one fits best.
 """
@@ -125,10 +130,17 @@ class Gnubg:
         self.libc = ctypes.CDLL(None)
         for cmd in ("set threads 1", "set player 0 human", "set player 1 human",
                     "set jacoby off", "set beavers 0", "new session",
-                    f"set evaluation cubedecision evaluation plies {plies}",
                     "set evaluation cubedecision evaluation cubeful on",
                     "set evaluation cubedecision evaluation prune off"):
             self._quiet(cmd)
+        self.plies = -1
+        self.set_plies(plies)
+
+    def set_plies(self, plies: int) -> None:
+        """The depth of the cube analyses that follow."""
+        if plies != self.plies:
+            self._quiet(f"set evaluation cubedecision evaluation plies {plies}")
+            self.plies = plies
 
     def _run(self, cmd: str) -> str:
         self.libc.fflush(None)
@@ -242,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--rate", type=float, default=0.2)
     ap.add_argument("--scan", action="store_true", help="also scan contact efficiencies")
+    ap.add_argument("--reference", type=int, nargs="*", default=[], metavar="PLIES",
+                    help="also judge gnubg's own cube actions at these depths")
     ap.add_argument("--race-x", choices=("shipped", "gnubg"), default="shipped",
                     help="race cube efficiency: ours (0.68 x min(1, pips/50)) or GNU "
                          "Backgammon's (0.55 + 0.00125 x pips, within 0.6-0.7)")
@@ -258,6 +272,11 @@ def main(argv: list[str] | None = None) -> int:
     scan = [round(x, 2) for x in np.arange(0.4, 0.91, 0.05)] if args.scan else []
     for k, case in enumerate(cases):
         pos = case.position
+        refs = {}
+        for plies in args.reference:
+            gn.set_plies(plies)
+            refs[plies] = gn.analyse(pos).action
+        gn.set_plies(args.gnubg_plies)
         g = gn.analyse(pos)
         probs = analysis.evaluate(pos, plies=args.plies).probs()
         if args.method == "shipped":
@@ -270,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         row = {"mode": case.mode, "gnubg": g.action, "ours": ours, "cost": cost(ours, g),
                "close": abs(g.nd - min(g.dt, g.dp)) < CLOSE,
                "scan": {str(x): our_class(decision_at(pos, probs, x)) for x in scan},
-               "g": g}
+               "refs": refs, "g": g}
         rows.append(row)
         if (k + 1) % 50 == 0:
             sys.stderr.write(f"\r{k + 1}/{len(cases)} decisions   ")
@@ -304,6 +323,18 @@ def main(argv: list[str] | None = None) -> int:
                 confusion[key] = confusion.get(key, 0) + 1
         for key, n in sorted(confusion.items(), key=lambda kv: -kv[1]):
             print(f"      {n:4d}  ours {key}")
+        for plies in args.reference:
+            rs = [r for r in rows if r["mode"] == mode]
+            agree = sum(1 for r in rs if r["refs"][plies] == r["gnubg"]) / len(rs)
+            costs = [cost(r["refs"][plies], r["g"]) for r in rs]
+            dis = [c for c, r in zip(costs, rs, strict=True) if r["refs"][plies] != r["gnubg"]]
+            mean_dis = float(np.mean(dis)) if dis else 0.0
+            print(f"  {mode:5} gnubg {plies}-ply: agreement {100 * agree:5.1f}%  mean cost of "
+                  f"disagreements {mean_dis:.4f}  mean cost per decision "
+                  f"{float(np.mean(costs)):.4f}")
+            out[f"{mode}_gnubg_{plies}"] = {"n": len(rs), "agreement": agree,
+                                           "mean_cost_disagreements": mean_dis,
+                                           "mean_cost": float(np.mean(costs))}
     if scan:
         print("  contact efficiency scan (all decisions): x, agreement, mean cost per decision")
         for x in scan:

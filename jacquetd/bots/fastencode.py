@@ -27,7 +27,7 @@ if os.environ.get("JACQUETD_FASTGEN", "1").strip().lower() not in ("0", "off", "
         _njit = None
 
 HITTING, COURIER, START_LIMIT, PRIMES, SAME_DIRECTION = 1, 2, 4, 8, 16
-_EXTRAS = {2: 16, 3: 19}
+_EXTRAS = {2: 16, 3: 22}
 SUPPORTED = tuple(_EXTRAS)
 """The feature versions this kernel computes."""
 
@@ -82,6 +82,19 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int) -> tup
     if not any_blot:
         return 0, 0
     bar = opp[25]
+    srcs = np.empty(24, dtype=np.int64)  # the opponent's occupied points, highest first
+    ns = 0
+    for k in range(24, 0, -1):
+        if opp[k] > 0:
+            srcs[ns] = k
+            ns += 1
+    lowest_blot = 25
+    for m in range(1, 25):
+        if blot_at[m] > 0:
+            lowest_blot = m
+            break
+    if bar == 0 and (ns == 0 or srcs[0] <= lowest_blot):
+        return 0, 0  # every blot is behind every opposing checker
     rolls = 0
     pips = 0
     for d1 in range(1, 7):
@@ -100,15 +113,18 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int) -> tup
                             continue
                         if blot_at[e] > best:
                             best = blot_at[e]
-                        for k in range(1, 25):
-                            if opp[k] > 0 or k == e:
-                                t = k - db
-                                if t >= 1 and not blocked[t] and blot_at[t] > best:
-                                    best = blot_at[t]
+                        t = e - db  # the entered checker moves on
+                        if t >= 1 and not blocked[t] and blot_at[t] > best:
+                            best = blot_at[t]
+                        for i in range(ns):
+                            t = srcs[i] - db
+                            if t >= 1 and not blocked[t] and blot_at[t] > best:
+                                best = blot_at[t]
                 else:
-                    for k in range(1, 25):
-                        if opp[k] == 0:
-                            continue
+                    for i in range(ns):
+                        k = srcs[i]
+                        if k <= lowest_blot:
+                            break
                         for d in (d1, d2):
                             t = k - d
                             if t >= 1 and not blocked[t] and blot_at[t] > best:
@@ -130,8 +146,9 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int) -> tup
                             best = blot_at[e]
                         steps = 4 - min(bar, 4)
                         entered = e
-                for k in range(1, 25):
-                    if opp[k] == 0 and k != entered:
+                for i in range(ns + 1):
+                    k = srcs[i] if i < ns else entered
+                    if k <= lowest_blot:
                         continue
                     for s in range(1, steps + 1):
                         t = k - s * d
@@ -146,8 +163,35 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int) -> tup
     return rolls, pips
 
 
+def _escape_table() -> np.ndarray:
+    """Escaping rolls by the blocked points ahead: entry m has bit 12 - k set when the
+    point k pips ahead (k = 1..12) is blocked; the count is of the 36 rolls whose sum's
+    point is open and one of whose dice's points is open (doubles: two steps)."""
+    table = np.zeros(1 << 12, dtype=np.int64)
+    for m in range(1 << 12):
+        def blocked(k: int, m: int = m) -> bool:
+            return bool(m >> (12 - k) & 1)
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                if blocked(d1 + d2) or (blocked(d1) and blocked(d2)):
+                    continue
+                table[m] += 1 if d1 == d2 else 2
+    return table
+
+
+ESCAPES = _escape_table()
+
+
+def _escapes(bits: int, p: int, escapes: np.ndarray) -> int:
+    """The rolls (of 36) that carry a checker on `p` its whole roll past the blocked
+    points, `bits` having bit q set for a blocked point q (its own numbering); below
+    point 1 nothing blocks (version 3)."""
+    ahead = bits >> (p - 12) if p >= 12 else bits << (12 - p)
+    return int(escapes[ahead & 0xFFF])
+
+
 def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags: int,
-          version: int, out: np.ndarray, col: int) -> None:
+          version: int, escapes: np.ndarray, out: np.ndarray, col: int) -> None:
     hold = 2 if vflags & HITTING else 1
     for q in range(1, 25):
         c = me[q]
@@ -263,17 +307,42 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
                 if opp[table[25 - d]] >= hold:
                     closed += 1
             out[col + 18] = (closed / 6.0) ** 2
+    if version >= 3:
+        opp_bits = 0  # bit q: the opponent holds my point q
+        my_bits = 0  # bit m: I hold the opponent's point m
+        for q in range(1, 25):
+            if held_by_opp[q]:
+                opp_bits |= 1 << q
+            if me[q] >= hold:
+                my_bits |= 1 << table[q]
+        rear = 0
+        for p in range(25, 0, -1):
+            if me[p] > 0:
+                rear = p
+                break
+        out[col + 19] = _escapes(opp_bits, rear, escapes) / 36.0 if rear > 0 else 0.0
+        mobility = 0
+        for p in range(7, 26):
+            if me[p] > 0:
+                mobility += me[p] * _escapes(opp_bits, p, escapes) * (p - 6)
+        out[col + 20] = mobility / 3600.0
+        least = 36
+        for m in range(13, 25):
+            e = _escapes(my_bits, m, escapes)
+            if e < least:
+                least = e
+        out[col + 21] = 1.0 - least / 36.0
 
 
 def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndarray,
                  table: np.ndarray, vflags: int, version: int, width: int,
-                 out: np.ndarray) -> None:
+                 escapes: np.ndarray, out: np.ndarray) -> None:
     for r in range(me.shape[0]):
         a = me[r]
         b = opp[r]
         row = out[r]
-        _side(a, b, me_flag[r], table, vflags, version, row, 0)
-        _side(b, a, opp_flag[r], table, vflags, version, row, width)
+        _side(a, b, me_flag[r], table, vflags, version, escapes, row, 0)
+        _side(b, a, opp_flag[r], table, vflags, version, escapes, row, width)
         col = 2 * width
         pa = 0
         pb = 0
@@ -307,6 +376,7 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
 if _njit is not None:
     _cyclic_run = _njit(cache=True)(_cyclic_run)
     _shots = _njit(cache=True)(_shots)
+    _escapes = _njit(cache=True)(_escapes)
     _side = _njit(cache=True)(_side)
     _encode_rows = _njit(cache=True)(_encode_rows)
 
@@ -326,5 +396,5 @@ def encode(variant: Variant, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarra
                  np.ascontiguousarray(opp, dtype=np.int16),
                  np.ascontiguousarray(me_flag, dtype=np.bool_),
                  np.ascontiguousarray(opp_flag, dtype=np.bool_),
-                 table, variant_flags(variant), version, width, out)
+                 table, variant_flags(variant), version, width, ESCAPES, out)
     return out

@@ -22,8 +22,13 @@ Backgammon's contact inputs have and a 0-ply network otherwise has to guess:
 of the opponent's 36 rolls, how many hit one of the side's blots, the pips
 those hits cost (the most costly hit of each roll, averaged over the rolls),
 and the chance that the side's checkers on the bar stay there (the share of
-its entry points the opponent holds, squared). A network records the version
-it was trained on; `encode` reproduces every version.
+its entry points the opponent holds, squared); and in every variant three on
+blocking as a checker meets it: the rolls that carry the side's rearmost
+checker its whole roll past the opponent's held points, the same summed over
+its checkers outside home weighted by their pips to home (mobility), and how
+well its own points contain the opponent (one minus the fewest such rolls of
+an opposing checker on the opponent's points 13-24). A network records the
+version it was trained on; `encode` reproduces every version.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ FEATURE_VERSION = 3
 """The encoding new networks are trained on; versions 1 and 2 stay readable."""
 
 _PER_SIDE_UNARY = 24 * 4 + 2  # four units per point, bar, off
-_PER_SIDE_EXTRA = {1: 11, 2: 16, 3: 19}
+_PER_SIDE_EXTRA = {1: 11, 2: 16, 3: 22}
 
 
 def n_inputs(version: int = FEATURE_VERSION) -> int:
@@ -236,6 +241,49 @@ def _shots(variant: Variant, me: np.ndarray, opp: np.ndarray) -> tuple[np.ndarra
     return rolls, pips
 
 
+def _escapes(blocked: np.ndarray) -> np.ndarray:
+    """(N, 26): for each point p (1-25), of the 36 rolls, those that move a checker on p
+    its whole roll past the `blocked` points (N, 26, its own numbering), as
+    `fastencode._escapes` counts them (version 3)."""
+    n = blocked.shape[0]
+    out = np.zeros((n, 26), dtype=np.int64)
+    for p in range(1, 26):
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                ok = np.ones(n, dtype=bool)
+                if p - d1 - d2 >= 1:
+                    ok &= ~blocked[:, p - d1 - d2]
+                if p - d1 >= 1 and p - d2 >= 1:
+                    ok &= ~(blocked[:, p - d1] & blocked[:, p - d2])
+                out[:, p] += (1 if d1 == d2 else 2) * ok
+    return out
+
+
+def _mobility(variant: Variant, me: np.ndarray, opp: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(back escapes, mobility, containment) of `me` against `opp` (version 3).
+
+    back escapes: the rolls (of 36) that carry `me`'s rearmost checker its whole roll
+    past `opp`'s held points; mobility: over `me`'s checkers outside home, those rolls
+    times the pips to home, over 3600; containment: one minus the fewest such rolls of
+    an opposing checker on its points 13-24 against `me`'s held points.
+    """
+    n = me.shape[0]
+    hold = hold_threshold(variant)
+    table = np.array(opponent_point_map(variant))
+    held_by_opp = np.zeros((n, 26), dtype=bool)  # in my numbering
+    held_by_opp[:, 1:25] = opp[:, table[1:25]] >= hold
+    esc = _escapes(held_by_opp)
+    on = me[:, 1:26] > 0
+    rear = np.where(on.any(axis=1), 25 - np.argmax(on[:, ::-1], axis=1), 0)
+    back = np.where(rear > 0, esc[np.arange(n), rear] / 36.0, 0.0)
+    mobility = (me[:, 7:26] * esc[:, 7:26] * np.arange(1, 20)).sum(axis=1) / 3600.0
+    held_by_me = np.zeros((n, 26), dtype=bool)  # in the opponent's numbering
+    held_by_me[:, table[1:25]] = me[:, 1:25] >= hold
+    contain = 1.0 - _escapes(held_by_me)[:, 13:25].min(axis=1) / 36.0
+    return back, mobility, contain
+
+
 def _dance(variant: Variant, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     """With `me` on the bar, the share of its entry points `opp` holds, squared (version 3)."""
     table = np.array(opponent_point_map(variant))
@@ -288,6 +336,7 @@ def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.n
             extras += (rolls / 36.0, lost / (36.0 * 12.0), _dance(variant, me, opp))
         else:
             extras += (np.zeros(n), np.zeros(n), np.zeros(n))
+        extras += _mobility(variant, me, opp)
     for k, value in enumerate(extras):
         out[:, col + k] = value
     return col + _PER_SIDE_EXTRA[version]

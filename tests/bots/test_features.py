@@ -119,11 +119,20 @@ def test_compiled_encoder_equals_the_numpy_reference(variant, version):
     np.testing.assert_allclose(fast, ref, rtol=1e-6, atol=1e-6)
 
 
-# the three version-3 extras close each side's block: shots, pips lost, dance
-_SIDE3 = 98 + 19
+# the six version-3 extras close each side's block: shots, pips lost, dance,
+# back escapes, mobility, containment
+_SIDE3 = 98 + 22
 
 
 def _shot_features(me: np.ndarray, opp: np.ndarray, variant: str = "backgammon") -> np.ndarray:
+    x = features.encode(find_variant(variant), me, opp, version=3)[0]
+    ref = features.encode_numpy(find_variant(variant), me, opp, version=3)[0]
+    np.testing.assert_allclose(x, ref, rtol=1e-6, atol=1e-6)
+    return x[_SIDE3 - 6:_SIDE3 - 3]
+
+
+def _blocking_features(me: np.ndarray, opp: np.ndarray, variant: str = "backgammon"
+                       ) -> np.ndarray:
     x = features.encode(find_variant(variant), me, opp, version=3)[0]
     ref = features.encode_numpy(find_variant(variant), me, opp, version=3)[0]
     np.testing.assert_allclose(x, ref, rtol=1e-6, atol=1e-6)
@@ -203,3 +212,40 @@ def test_no_shots_without_hitting():
     me[0, 24], me[0, 12], me[0, 0] = 1, 1, 13
     opp[0, 24], opp[0, 0] = 15, 0
     assert (_shot_features(me, opp, "jacquet-be") == 0).all()
+
+
+def test_escapes_mobility_and_containment_by_hand():
+    # my last checker on my 24 point; the opponent holds its 7 point (my 18, six ahead)
+    me, opp = _sides()
+    me[0, 24], me[0, 0] = 1, 14
+    opp[0, 7], opp[0, 0] = 2, 13
+    back, mobility, contain = _blocking_features(me, opp)
+    # all but the rolls of sum six (5-1, 4-2, 3-3) and 6-6, both of whose dice land there
+    assert back == pytest.approx(30 / 36)
+    assert mobility == pytest.approx(30 * 18 / 3600)
+    # my one checker holds nothing, so nothing contains the opponent
+    assert contain == 0.0
+
+
+def test_a_full_prime_contains_completely():
+    # I hold my points 4-9, six in a row; the opponent has two checkers on its 24 (my 1)
+    me, opp = _sides()
+    for q in range(4, 10):
+        me[0, q] = 2
+    me[0, 0] = 3
+    opp[0, 24], opp[0, 0] = 2, 13
+    back, mobility, contain = _blocking_features(me, opp)
+    assert contain == 1.0  # from its 22 (my 3) the prime stands directly ahead: no roll passes
+    # my rearmost is on 9, the opponent's anchor 8 pips ahead: 6-2, 5-3, 4-4 stop it
+    assert back == pytest.approx(31 / 36)
+    # my 7s meet the anchor at 6 (30 rolls), the 8s at 7 (30), the 9s at 8 (31)
+    assert mobility == pytest.approx(2 * (30 * 1 + 30 * 2 + 31 * 3) / 3600)
+    opp_back, _, _ = _blocking_features(opp, me)
+    assert opp_back == pytest.approx(1 / 36)  # its 24s behind the prime 3-8 ahead: only 1-1
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_blocking_features_in_every_variant(variant):
+    me, opp = _start(variant)
+    back, mobility, contain = _blocking_features(me, opp, variant)
+    assert 0.0 <= back <= 1.0 and mobility >= 0.0 and 0.0 <= contain <= 1.0
