@@ -259,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--race-x", choices=("shipped", "gnubg"), default="shipped",
                     help="race cube efficiency: ours (0.68 x min(1, pips/50)) or GNU "
                          "Backgammon's (0.55 + 0.00125 x pips, within 0.6-0.7)")
+    ap.add_argument("--worst", type=int, default=0, metavar="N",
+                    help="also list the N costliest disagreements (position, gnubg's "
+                         "equities, our winning and gammon chances)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     started = time.monotonic()
@@ -287,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
             d = decision_at(pos, probs, None)
         ours = our_class(d)
         row = {"mode": case.mode, "gnubg": g.action, "ours": ours, "cost": cost(ours, g),
+               "position": pos.to_id(), "probs": [round(float(p), 3) for p in probs],
                "close": abs(g.nd - min(g.dt, g.dp)) < CLOSE,
                "scan": {str(x): our_class(decision_at(pos, probs, x)) for x in scan},
                "refs": refs, "g": g}
@@ -335,6 +339,15 @@ def main(argv: list[str] | None = None) -> int:
             out[f"{mode}_gnubg_{plies}"] = {"n": len(rs), "agreement": agree,
                                            "mean_cost_disagreements": mean_dis,
                                            "mean_cost": float(np.mean(costs))}
+    if args.worst:
+        print(f"  the {args.worst} costliest disagreements (gnubg ND / DT / DP; our "
+              "win, win gammon, win backgammon, lose gammon, lose backgammon):")
+        costly = sorted((r for r in rows if r["ours"] != r["gnubg"]), key=lambda r: -r["cost"])
+        for r in costly[:args.worst]:
+            g = r["g"]
+            print(f"    {r['cost']:.3f} {r['mode']:5} ours {r['ours']}, gnubg {r['gnubg']} "
+                  f"({g.nd:+.3f} / {g.dt:+.3f} / {g.dp:+.3f}); ours {r['probs']}\n"
+                  f"          {r['position']}")
     if scan:
         print("  contact efficiency scan (all decisions): x, agreement, mean cost per decision")
         for x in scan:
