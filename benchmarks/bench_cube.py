@@ -248,9 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plies", type=int, default=0, help="our evaluation depth")
     ap.add_argument("--gnubg-plies", type=int, default=2)
     ap.add_argument("--method", choices=("shipped", "janowski", "cubeful"), default="shipped",
-                    help="money decisions: as analysis.cube_decision ships them, Janowski "
-                         "at --plies, or the one-roll cubeful search with leaves at "
-                         "--plies - 1 (match play: Janowski always)")
+                    help="as analysis.cube_decision ships them, Janowski at --plies, or "
+                         "the one-roll cubeful search with leaves at --plies - 1 (money "
+                         "and match)")
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--rate", type=float, default=0.2)
     ap.add_argument("--scan", action="store_true", help="also scan contact efficiencies")
@@ -286,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
             d = analysis.cube_decision(pos, plies=args.plies)
         elif args.method == "cubeful" and case.mode == "money":
             d = cubeful.money_decision(searcher, pos, max(args.plies, 1))
+        elif args.method == "cubeful":
+            d = cubeful.match_decision(searcher, pos, analysis.gammon_rate(pos.variant),
+                                       max(args.plies, 1))
         else:
             d = decision_at(pos, probs, None)
         ours = our_class(d)

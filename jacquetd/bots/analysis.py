@@ -144,12 +144,15 @@ def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
     for the side on roll before it rolls (dice in `pos` are ignored); a cube
     owned by the opponent or a Crawford game gives 'no_double'. With the cube
     off (Jacquet's default) the figures are those of a centred cube. In
-    `backgammon` money play at 1 ply and more, the one-roll cubeful search
-    (`cubeful.py`, leaves at `plies - 1`) replaces Janowski's formula: it
-    measured closer to GNU Backgammon's 2-ply cubeful decisions.
+    `backgammon` at 1 ply and more, money and match play alike, the one-roll
+    cubeful search (`cubeful.py`, leaves at `plies - 1`) replaces Janowski's
+    formula: it measured closer to GNU Backgammon's 2-ply cubeful decisions.
     """
-    if pos.match is None and plies >= 1 and pos.variant in cubeful.MEASURED_VARIANTS:
-        return cubeful.money_decision(_searcher(pos.variant), pos, plies)
+    if plies >= 1 and pos.variant in cubeful.MEASURED_VARIANTS:
+        if pos.match is None:
+            return cubeful.money_decision(_searcher(pos.variant), pos, plies)
+        return cubeful.match_decision(_searcher(pos.variant), pos, gammon_rate(pos.variant),
+                                      plies)
     base = pos.without_dice() if pos.dice else pos
     e = evaluate(base, plies=plies)
     return cubemod.position_decision(pos, e.probs(), gammon_rate(pos.variant))

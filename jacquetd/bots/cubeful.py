@@ -9,8 +9,10 @@ else play on), valued by Janowski from the leaf's probabilities at
 `plies - 1` plies. The average over the rolls is the no-double equity; the
 same with the cube turned to 2 and owned by the opponent gives the
 double/take equity. Played-out games count their exact result. Money play
-only (equities per unit of the cube in play); match play keeps Janowski's
-formula on match-winning chances.
+works in equities per unit of the cube in play; match play (`match_decision`)
+the same way in match-winning chances, the leaves valued by Janowski's
+formula on the match model (`cube.match_decision`) and a finished game by
+the score it leaves.
 """
 
 from __future__ import annotations
@@ -22,13 +24,13 @@ from jacquetd.rules.geometry import pip_count
 from jacquetd.rules.position import CubeOwner
 
 from . import cube as cubemod
-from . import features
+from . import features, met
 from .net import equity, flip
 from .players import state_of
 from .search import ROLLS, Searcher, State, roll_replies
 
 MEASURED_VARIANTS: frozenset[str] = frozenset({"backgammon"})
-"""Where `analysis.cube_decision` uses the search for money play at 1 ply and more:
+"""Where `analysis.cube_decision` uses the search (money and match play) at 1 ply and more:
 where it measured better than Janowski's formula against GNU Backgammon's 2-ply
 cubeful analysis (benchmarks/bench_cube.py; README). In the Jacquet variants,
 against cubeful rollouts (benchmarks/bench_cube_rollout.py --cubeful 1 2), the
@@ -55,15 +57,12 @@ def leaf_value(probs: np.ndarray, owner: str, x: float) -> float:
     return max(nd, min(dt, 1.0))
 
 
-def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
-                  x_contact: float | None = None) -> tuple[float, float]:
-    """(no double, double/take) equities of `state` (side on roll, before its roll).
-
-    `owner` is 'centre' or 'me' (the side on roll may double). Leaves are
-    evaluated at `plies - 1` plies.
-    """
+def _one_roll(searcher: Searcher, state: State, plies: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int], dict[int, np.ndarray]]:
+    """For each of the 21 rolls, the best play's index (cubeless, 0 plies) and, unless it
+    ends the game, the probabilities of the position it leaves, seen by the opponent on
+    roll (at `plies - 1` plies): (after_me, after_opp, equities, indices, leaf probs)."""
     v = searcher.variant
-    xc = cubemod.contact_efficiency(v.name) if x_contact is None else x_contact
     after_me, after_opp, p, bounds = roll_replies(searcher.ev, state)
     eq = equity(p)
     ks = [bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]])) for r in range(len(ROLLS))]
@@ -85,6 +84,19 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
             deeper = searcher.evaluate_states(states, plies - 1)
             for r, row in zip(live, deeper, strict=True):
                 leaf_probs[r] = row
+    return after_me, after_opp, eq, ks, leaf_probs
+
+
+def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
+                  x_contact: float | None = None) -> tuple[float, float]:
+    """(no double, double/take) equities of `state` (side on roll, before its roll).
+
+    `owner` is 'centre' or 'me' (the side on roll may double). Leaves are
+    evaluated at `plies - 1` plies.
+    """
+    v = searcher.variant
+    xc = cubemod.contact_efficiency(v.name) if x_contact is None else x_contact
+    after_me, after_opp, eq, ks, leaf_probs = _one_roll(searcher, state, plies)
     opp_owner_nd = "centre" if owner == "centre" else "opponent"
     nd = 0.0
     dt = 0.0
@@ -116,6 +128,74 @@ def money_decision(searcher: Searcher, pos: Position, plies: int = 1,
     x = cubemod.efficiency(pos, x_contact)
     d = cubemod.decide(nd, dt, 1.0, x, "money")
     if c is not None and c.owner == CubeOwner.OPPONENT:
+        d = cubemod.CubeDecision("no_double", d.take, d.no_double, d.double_take,
+                                 d.double_drop, d.cube_efficiency, d.mode)
+    return d
+
+
+def match_leaf_value(probs: np.ndarray, need: int, need_other: int, cube: int, owner: str,
+                     crawford: bool, x: float, gammon_rate: float) -> float:
+    """Match-winning chance of the side on roll at a leaf, taking its best cube action:
+    `owner` 'centre', 'me' or 'opponent' relative to that side; needs from its view."""
+    p = tuple(float(v) for v in probs)
+    d = cubemod.match_decision(p, need, need_other, cube, owner, crawford, x, gammon_rate)
+    if owner == "opponent" or crawford or cube >= need:
+        return d.no_double
+    return max(d.no_double, min(d.double_take, d.double_drop))
+
+
+def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int, cube: int,
+                  owner: str, crawford: bool, gammon_rate: float, plies: int = 1,
+                  x_contact: float | None = None) -> tuple[float, float, float]:
+    """(no double, double/take, double/pass) match-winning chances of `state` (side on
+    roll, before its roll) at needs (`need_me`, `need_opp`) with the cube at `cube`,
+    `owner` 'centre' or 'me'. Leaves are evaluated at `plies - 1` plies."""
+    v = searcher.variant
+    xc = cubemod.contact_efficiency(v.name) if x_contact is None else x_contact
+    m = met.model(gammon_rate)
+    post = not crawford and (need_me == 1 or need_opp == 1)
+    after_me, after_opp, eq, ks, leaf_probs = _one_roll(searcher, state, plies)
+    leaf_owner_nd = "centre" if owner == "centre" else "opponent"
+    nd = 0.0
+    dt = 0.0
+    for r, (_a, _b, w) in enumerate(ROLLS):
+        k = ks[r]
+        if r not in leaf_probs:  # the game is over: the score it leaves
+            points = round(float(eq[k]))
+            nd += w * m.mwc(need_me - points * cube, need_opp, post or crawford)
+            dt += w * m.mwc(need_me - points * 2 * cube, need_opp, post or crawford)
+            continue
+        x = side_efficiency(v, after_opp[k], after_me[k], xc)
+        leaf = leaf_probs[r]
+        nd += w * (1.0 - match_leaf_value(leaf, need_opp, need_me, cube, leaf_owner_nd,
+                                          crawford, x, gammon_rate))
+        dt += w * (1.0 - match_leaf_value(leaf, need_opp, need_me, 2 * cube, "me",
+                                          crawford, x, gammon_rate))
+    dp = m.mwc(need_me - cube, need_opp, post or crawford)
+    return nd, dt, dp
+
+
+def match_decision(searcher: Searcher, pos: Position, gammon_rate: float, plies: int = 1,
+                   x_contact: float | None = None) -> cubemod.CubeDecision:
+    """The match cube decision of `pos` (which has a match) by the one-roll cubeful search.
+
+    An opponent's cube, the Crawford game or a cube that already wins the match gives
+    'no_double' (with the figures of the side's own cube options).
+    """
+    if pos.match is None:
+        raise ValueError("match_decision needs a position with a match")
+    c = pos.cube
+    owner = "me" if c is not None and c.owner == CubeOwner.ON_ROLL else "centre"
+    value = c.value if c is not None else 1
+    ms = pos.match
+    need_me, need_opp = ms.length - ms.score[0], ms.length - ms.score[1]
+    base = pos.without_dice() if pos.dice else pos
+    nd, dt, dp = match_cubeful(searcher, state_of(base), need_me, need_opp, value, owner,
+                               ms.crawford, gammon_rate, plies, x_contact)
+    x = cubemod.efficiency(pos, x_contact)
+    d = cubemod.decide(nd, dt, dp, x, "match")
+    if (ms.crawford or value >= need_me
+            or (c is not None and c.owner == CubeOwner.OPPONENT)):
         d = cubemod.CubeDecision("no_double", d.take, d.no_double, d.double_take,
                                  d.double_drop, d.cube_efficiency, d.mode)
     return d
