@@ -61,6 +61,21 @@ def _cyclic_run(made: np.ndarray, cap: int) -> int:
     return best
 
 
+def _most(hit: int, blot_at: np.ndarray) -> int:
+    """The most pips among the blots whose bits are set in `hit`."""
+    best = 0
+    while hit:
+        low = hit & -hit
+        m = 0
+        while low > 1:
+            low >>= 1
+            m += 1
+        if blot_at[m] > best:
+            best = blot_at[m]
+        hit &= hit - 1
+    return best
+
+
 def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int) -> tuple[int, int]:
     """(rolls, pips): of the 36 rolls of `opp`, how many hit a blot of `me`, and the
     sum over the rolls of the most pips a hit with that roll costs `me` (version 3).
@@ -68,98 +83,64 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int) -> tup
     The bar is entered first (two or more checkers there: the entering hits only;
     one: it enters with either die, then the other die moves any checker); a
     combined move needs an open point on the way; points `me` holds are closed.
+    Points are bits in the opponent's numbering (bit k: point k, bit 25: the bar),
+    so a die moves every checker at once by a right shift.
     """
     blot_at = np.zeros(26, dtype=np.int64)  # in the opponent's numbering: pips a hit costs
-    blocked = np.zeros(26, dtype=np.bool_)
-    any_blot = False
+    blots = 0
+    closed = 0
     for q in range(1, 25):
         m = table[q]
         if me[q] == 1:
             blot_at[m] = 25 - q
-            any_blot = True
+            blots |= 1 << m
         if me[q] >= hold:
-            blocked[m] = True
-    if not any_blot:
+            closed |= 1 << m
+    if blots == 0:
         return 0, 0
-    bar = opp[25]
-    srcs = np.empty(24, dtype=np.int64)  # the opponent's occupied points, highest first
-    ns = 0
-    for k in range(24, 0, -1):
+    open_ = ((1 << 25) - 2) & ~closed  # points 1-24 a checker may land on
+    board = 0
+    for k in range(1, 25):
         if opp[k] > 0:
-            srcs[ns] = k
-            ns += 1
-    lowest_blot = 25
-    for m in range(1, 25):
-        if blot_at[m] > 0:
-            lowest_blot = m
-            break
-    if bar == 0 and (ns == 0 or srcs[0] <= lowest_blot):
+            board |= 1 << k
+    bar = opp[25]
+    if bar == 0 and board >> 1 < (blots & -blots):
         return 0, 0  # every blot is behind every opposing checker
+    entry = 1 << 25
     rolls = 0
     pips = 0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
-            best = 0
+            hit = 0
             if d1 != d2:
                 if bar >= 2:
-                    for d in (d1, d2):
-                        e = 25 - d
-                        if not blocked[e] and blot_at[e] > best:
-                            best = blot_at[e]
+                    hit = ((entry >> d1) | (entry >> d2)) & open_
                 elif bar == 1:
                     for da, db in ((d1, d2), (d2, d1)):
-                        e = 25 - da
-                        if blocked[e]:
-                            continue
-                        if blot_at[e] > best:
-                            best = blot_at[e]
-                        t = e - db  # the entered checker moves on
-                        if t >= 1 and not blocked[t] and blot_at[t] > best:
-                            best = blot_at[t]
-                        for i in range(ns):
-                            t = srcs[i] - db
-                            if t >= 1 and not blocked[t] and blot_at[t] > best:
-                                best = blot_at[t]
+                        e = (entry >> da) & open_
+                        if e:
+                            hit |= e | (((board | e) >> db) & open_)
                 else:
-                    for i in range(ns):
-                        k = srcs[i]
-                        if k <= lowest_blot:
-                            break
-                        for d in (d1, d2):
-                            t = k - d
-                            if t >= 1 and not blocked[t] and blot_at[t] > best:
-                                best = blot_at[t]
-                        t = k - d1 - d2
-                        if (t >= 1 and not blocked[t] and blot_at[t] > best
-                                and (not blocked[k - d1] or not blocked[k - d2])):
-                            best = blot_at[t]
+                    hit = (((board >> d1) | (board >> d2)) & open_
+                           | ((((board >> d1) & open_) >> d2) & open_)
+                           | ((((board >> d2) & open_) >> d1) & open_))
             else:
                 d = d1
                 steps = 4
-                entered = -1
+                movers = board
                 if bar > 0:
-                    e = 25 - d
-                    if blocked[e]:
-                        steps = 0
-                    else:
-                        if blot_at[e] > best:
-                            best = blot_at[e]
-                        steps = 4 - min(bar, 4)
-                        entered = e
-                for i in range(ns + 1):
-                    k = srcs[i] if i < ns else entered
-                    if k <= lowest_blot:
-                        continue
-                    for s in range(1, steps + 1):
-                        t = k - s * d
-                        if t < 1 or blocked[t]:
-                            break
-                        if blot_at[t] > best:
-                            best = blot_at[t]
-            if best > 0:
+                    e = (entry >> d) & open_
+                    steps = 4 - min(bar, 4) if e else 0
+                    hit = e
+                    movers = board | e if e else 0
+                for _ in range(steps):
+                    movers = (movers >> d) & open_
+                    hit |= movers
+            hit &= blots
+            if hit:
                 w = 1 if d1 == d2 else 2
                 rolls += w
-                pips += w * best
+                pips += w * _most(hit, blot_at)
     return rolls, pips
 
 
@@ -375,6 +356,7 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
 
 if _njit is not None:
     _cyclic_run = _njit(cache=True)(_cyclic_run)
+    _most = _njit(cache=True)(_most)
     _shots = _njit(cache=True)(_shots)
     _escapes = _njit(cache=True)(_escapes)
     _side = _njit(cache=True)(_side)
