@@ -50,9 +50,8 @@ THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 RSS_CHECK_S = 0.25  # how often the workers' memory is looked at
 # A search told to answer with what it has (`stop`) gets this long, at least, before its
-# worker is replaced: a fresh worker may still be loading its networks and compiled code,
-# which on two busy cores has taken more than 5 s.
-STOP_GRACE_S = 15.0
+# worker is replaced: a fresh worker may still be loading its networks.
+STOP_GRACE_S = 5.0
 PartialSink = Callable[[dict[str, Any]], None]
 JobOutcome = Outcome
 
