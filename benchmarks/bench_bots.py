@@ -3,7 +3,8 @@
     python benchmarks/bench_bots.py [--positions 30] [--seed 1]
 
 Prints evaluations per second of the learned evaluator (batched: encoding
-plus network, and the network alone), and the latency of `best_move` at 0,
+plus network, and the network alone), the time to encode a position in
+feature versions 2 and 3 on the same batch, and the latency of `best_move` at 0,
 1 and 2 plies (median and 90th percentile over positions taken from random
 games) for every variant; then, on the same backgammon positions, GNU
 Backgammon's (PyPI `gnubg`, in-process) evaluations per second at 0 plies
@@ -79,6 +80,15 @@ def main(argv: list[str] | None = None) -> int:
         net_only = reps * len(me) / (time.perf_counter() - t)
         print(f"{variant}: evaluations/s batched (1000 a batch): {full:,.0f} with encoding, "
               f"{net_only:,.0f} network alone")
+        per_version = []
+        for version in (2, 3):
+            features.encode(ev.variant, me, opp, flags, flags, version)  # compile or load
+            t = time.perf_counter()
+            for _ in range(reps):
+                features.encode(ev.variant, me, opp, flags, flags, version)
+            us = 1e6 * (time.perf_counter() - t) / (reps * len(me))
+            per_version.append(f"version {version} {us:.2f} us")
+        print(f"{variant}: encoding a position: {', '.join(per_version)}")
         for plies, level in ((0, "neural"), (1, "neural-1"), (2, "neural-2")):
             bot = get_bot(level, variant)
             items = positions if plies < 2 else positions[: max(5, len(positions) // 3)]
