@@ -17,6 +17,8 @@ the score it leaves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from jacquetd.rules import Position
@@ -87,6 +89,29 @@ def _one_roll(searcher: Searcher, state: State, plies: int
     return after_me, after_opp, eq, ks, leaf_probs
 
 
+def _over_rolls(searcher: Searcher, state: State, plies: int, x_contact: float | None,
+                finished: Callable[[float], tuple[float, float]],
+                leaf: Callable[[np.ndarray, float], tuple[float, float]]
+                ) -> tuple[float, float]:
+    """The average over the 21 rolls of (no double, double/take) values: `finished` of the
+    cubeless result when the best play ends the game, else `leaf` of the leaf's
+    probabilities (seen by the opponent, on roll) and its cube efficiency."""
+    v = searcher.variant
+    xc = cubemod.contact_efficiency(v.name) if x_contact is None else x_contact
+    after_me, after_opp, eq, ks, leaf_probs = _one_roll(searcher, state, plies)
+    nd = 0.0
+    dt = 0.0
+    for r, (_a, _b, w) in enumerate(ROLLS):
+        k = ks[r]
+        if r in leaf_probs:
+            a, b = leaf(leaf_probs[r], side_efficiency(v, after_opp[k], after_me[k], xc))
+        else:
+            a, b = finished(float(eq[k]))
+        nd += w * a
+        dt += w * b
+    return nd, dt
+
+
 def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
                   x_contact: float | None = None) -> tuple[float, float]:
     """(no double, double/take) equities of `state` (side on roll, before its roll).
@@ -94,22 +119,11 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
     `owner` is 'centre' or 'me' (the side on roll may double). Leaves are
     evaluated at `plies - 1` plies.
     """
-    v = searcher.variant
-    xc = cubemod.contact_efficiency(v.name) if x_contact is None else x_contact
-    after_me, after_opp, eq, ks, leaf_probs = _one_roll(searcher, state, plies)
     opp_owner_nd = "centre" if owner == "centre" else "opponent"
-    nd = 0.0
-    dt = 0.0
-    for r, (_a, _b, w) in enumerate(ROLLS):
-        k = ks[r]
-        if r not in leaf_probs:
-            result = float(eq[k])  # the game is over: its exact value at this cube
-            nd += w * result
-            dt += w * result
-            continue
-        x = side_efficiency(v, after_opp[k], after_me[k], xc)
-        nd -= w * leaf_value(leaf_probs[r], opp_owner_nd, x)
-        dt -= w * leaf_value(leaf_probs[r], "me", x)
+    nd, dt = _over_rolls(
+        searcher, state, plies, x_contact,
+        lambda result: (result, result),  # the game is over: its exact value at this cube
+        lambda probs, x: (-leaf_value(probs, opp_owner_nd, x), -leaf_value(probs, "me", x)))
     return nd, 2.0 * dt
 
 
@@ -150,27 +164,22 @@ def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int,
     """(no double, double/take, double/pass) match-winning chances of `state` (side on
     roll, before its roll) at needs (`need_me`, `need_opp`) with the cube at `cube`,
     `owner` 'centre' or 'me'. Leaves are evaluated at `plies - 1` plies."""
-    v = searcher.variant
-    xc = cubemod.contact_efficiency(v.name) if x_contact is None else x_contact
     m = met.model(gammon_rate)
     post = not crawford and (need_me == 1 or need_opp == 1)
-    after_me, after_opp, eq, ks, leaf_probs = _one_roll(searcher, state, plies)
     leaf_owner_nd = "centre" if owner == "centre" else "opponent"
-    nd = 0.0
-    dt = 0.0
-    for r, (_a, _b, w) in enumerate(ROLLS):
-        k = ks[r]
-        if r not in leaf_probs:  # the game is over: the score it leaves
-            points = round(float(eq[k]))
-            nd += w * m.mwc(need_me - points * cube, need_opp, post or crawford)
-            dt += w * m.mwc(need_me - points * 2 * cube, need_opp, post or crawford)
-            continue
-        x = side_efficiency(v, after_opp[k], after_me[k], xc)
-        leaf = leaf_probs[r]
-        nd += w * (1.0 - match_leaf_value(leaf, need_opp, need_me, cube, leaf_owner_nd,
-                                          crawford, x, gammon_rate))
-        dt += w * (1.0 - match_leaf_value(leaf, need_opp, need_me, 2 * cube, "me",
-                                          crawford, x, gammon_rate))
+
+    def finished(result: float) -> tuple[float, float]:  # the score the game leaves
+        points = round(result)
+        return (m.mwc(need_me - points * cube, need_opp, post or crawford),
+                m.mwc(need_me - points * 2 * cube, need_opp, post or crawford))
+
+    def leaf(probs: np.ndarray, x: float) -> tuple[float, float]:
+        return (1.0 - match_leaf_value(probs, need_opp, need_me, cube, leaf_owner_nd,
+                                       crawford, x, gammon_rate),
+                1.0 - match_leaf_value(probs, need_opp, need_me, 2 * cube, "me",
+                                       crawford, x, gammon_rate))
+
+    nd, dt = _over_rolls(searcher, state, plies, x_contact, finished, leaf)
     dp = m.mwc(need_me - cube, need_opp, post or crawford)
     return nd, dt, dp
 
