@@ -46,8 +46,9 @@ MAX_ROLLS = 32
 DB_VERSION = 1
 RULES = ("standard", "rearmost")
 
-_ROLLS: tuple[tuple[int, int, float], ...] = tuple(
+ROLLS: tuple[tuple[int, int, float], ...] = tuple(
     (a, b, (1.0 if a == b else 2.0) / 36.0) for a in range(1, 7) for b in range(a, 7))
+"""The 21 distinct rolls (d1 <= d2) with their probabilities."""
 
 
 def n_positions(checkers: int = MAX_CHECKERS) -> int:
@@ -55,7 +56,7 @@ def n_positions(checkers: int = MAX_CHECKERS) -> int:
     return comb(checkers + POINTS, POINTS)
 
 
-def _rank(counts: Iterable[int]) -> int:
+def rank(counts: Iterable[int]) -> int:
     """Combinatorial rank of (c1..c6): separators of a stars-and-bars string."""
     r = 0
     s = -1
@@ -75,14 +76,15 @@ def _binomials() -> np.ndarray:
 
 
 def rank_batch(home: np.ndarray) -> np.ndarray:
-    """Ranks of a (N, 6) array of counts on points 1-6 (vectorised `_rank`)."""
+    """Ranks of a (N, 6) array of counts on points 1-6 (vectorised `rank`)."""
     binom = _binomials()
     s = np.cumsum(home.astype(np.int64) + 1, axis=1) - 1
     ranks: np.ndarray = binom[s, np.arange(1, POINTS + 1)].sum(axis=1)
     return ranks
 
 
-def _all_positions(checkers: int) -> list[tuple[int, ...]]:
+def all_positions(checkers: int) -> list[tuple[int, ...]]:
+    """Every placement of at most `checkers` checkers on the six points (counts 1-6)."""
     out: list[tuple[int, ...]] = []
 
     def rec(prefix: tuple[int, ...], left: int) -> None:
@@ -185,10 +187,10 @@ class OneSided:
         """first_dist[rank, n]: probability that its first checker comes off on roll n."""
 
     def lookup(self, counts: Iterable[int]) -> int:
-        return _rank(counts)
+        return rank(counts)
 
     def expected_rolls(self, counts: Iterable[int]) -> float:
-        return float(self.expected[_rank(counts)])
+        return float(self.expected[rank(counts)])
 
 
 def build(rule: str, checkers: int = MAX_CHECKERS) -> OneSided:
@@ -199,9 +201,9 @@ def build(rule: str, checkers: int = MAX_CHECKERS) -> OneSided:
     roll distributions of a position are summed in one matrix product over its 21 rolls."""
     if rule not in RULES:
         raise ValueError(f"unknown bear-off rule {rule!r}")
-    positions = _all_positions(checkers)
+    positions = all_positions(checkers)
     positions.sort(key=lambda p: sum((q + 1) * c for q, c in enumerate(p)))
-    rank_of = {pos: _rank(pos) for pos in positions}
+    rank_of = {pos: rank(pos) for pos in positions}
     size = n_positions(checkers)
     expected = [0.0] * size
     first_expected = [0.0] * size
@@ -220,7 +222,7 @@ def build(rule: str, checkers: int = MAX_CHECKERS) -> OneSided:
         weights: list[float] = []
         frows: list[int] = []
         fweights: list[float] = []
-        for a, b, p in _ROLLS:
+        for a, b, p in ROLLS:
             ranked = [(rank_of[s], s) for s in plays(pos, a, b, rule)]
             rb = min(ranked, key=lambda rs: (expected[rs[0]], rs[1]))[0]
             e += p * expected[rb]

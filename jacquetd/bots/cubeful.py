@@ -13,6 +13,10 @@ works in equities per unit of the cube in play; match play (`match_decision`)
 the same way in match-winning chances, the leaves valued by Janowski's
 formula on the match model (`cube.match_decision`) and a finished game by
 the score it leaves.
+
+In money play a short bear-off is known exactly: at the root
+(`exact_money_decision`) and at the leaves, the two-sided table
+(`bearoff_cube.py`) replaces the estimate.
 """
 
 from __future__ import annotations
@@ -25,11 +29,15 @@ from jacquetd.rules import Position
 from jacquetd.rules.geometry import pip_count
 from jacquetd.rules.position import CubeOwner
 
+from . import bearoff_cube, features, met
 from . import cube as cubemod
-from . import features, met
 from .net import equity, flip
 from .players import state_of
 from .search import ROLLS, Searcher, State, roll_replies
+
+ExactLeaf = Callable[[np.ndarray, np.ndarray], "tuple[float, float] | None"]
+"""The exact (no double, double/take) values of a leaf given as its two sides (the side
+on roll first), or None where they are not known."""
 
 MEASURED_VARIANTS: frozenset[str] = frozenset({"backgammon"})
 """Where `analysis.cube_decision` uses the search (money and match play) at 1 ply and more:
@@ -91,11 +99,12 @@ def _one_roll(searcher: Searcher, state: State, plies: int
 
 def _over_rolls(searcher: Searcher, state: State, plies: int, x_contact: float | None,
                 finished: Callable[[float], tuple[float, float]],
-                leaf: Callable[[np.ndarray, float], tuple[float, float]]
-                ) -> tuple[float, float]:
+                leaf: Callable[[np.ndarray, float], tuple[float, float]],
+                exact: ExactLeaf | None = None) -> tuple[float, float]:
     """The average over the 21 rolls of (no double, double/take) values: `finished` of the
-    cubeless result when the best play ends the game, else `leaf` of the leaf's
-    probabilities (seen by the opponent, on roll) and its cube efficiency."""
+    cubeless result when the best play ends the game, else `exact` of the leaf's two
+    sides (the opponent, on roll, first) where it knows the leaf, else `leaf` of the
+    leaf's probabilities (seen by the opponent, on roll) and its cube efficiency."""
     v = searcher.variant
     xc = cubemod.contact_efficiency(v.name) if x_contact is None else x_contact
     after_me, after_opp, eq, ks, leaf_probs = _one_roll(searcher, state, plies)
@@ -103,7 +112,11 @@ def _over_rolls(searcher: Searcher, state: State, plies: int, x_contact: float |
     dt = 0.0
     for r, (_a, _b, w) in enumerate(ROLLS):
         k = ks[r]
-        if r in leaf_probs:
+        known = exact(after_opp[k], after_me[k]) if exact is not None and r in leaf_probs \
+            else None
+        if known is not None:
+            a, b = known
+        elif r in leaf_probs:
             a, b = leaf(leaf_probs[r], side_efficiency(v, after_opp[k], after_me[k], xc))
         else:
             a, b = finished(float(eq[k]))
@@ -117,14 +130,48 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
     """(no double, double/take) equities of `state` (side on roll, before its roll).
 
     `owner` is 'centre' or 'me' (the side on roll may double). Leaves are
-    evaluated at `plies - 1` plies.
+    evaluated at `plies - 1` plies; a leaf that is a short bear-off takes its
+    exact cubeful equity from the two-sided table (`bearoff_cube`).
     """
     opp_owner_nd = "centre" if owner == "centre" else "opponent"
+    rule = searcher.variant.bear_off
+
+    def exact(on_roll: np.ndarray, other: np.ndarray) -> tuple[float, float] | None:
+        sides = bearoff_cube.homes(on_roll, other)
+        if sides is None:
+            return None
+        t = bearoff_cube.table(rule)
+        return (-t.leaf_equity(*sides, opp_owner_nd), -t.leaf_equity(*sides, "me"))
+
     nd, dt = _over_rolls(
         searcher, state, plies, x_contact,
         lambda result: (result, result),  # the game is over: its exact value at this cube
-        lambda probs, x: (-leaf_value(probs, opp_owner_nd, x), -leaf_value(probs, "me", x)))
+        lambda probs, x: (-leaf_value(probs, opp_owner_nd, x), -leaf_value(probs, "me", x)),
+        exact)
     return nd, 2.0 * dt
+
+
+def exact_money_decision(pos: Position) -> cubemod.CubeDecision | None:
+    """The money cube decision of a short bear-off, exact (`bearoff_cube`), else None.
+
+    Any variant and any depth: the table's figures are those of perfect play. An
+    opponent's cube gives 'no_double' (with the figures of a centred cube), as in
+    `money_decision`.
+    """
+    if pos.match is not None:
+        return None
+    sides = bearoff_cube.homes(pos.me, pos.opp)
+    if sides is None:
+        return None
+    c = pos.cube
+    own = c is not None and c.owner == CubeOwner.ON_ROLL
+    figures = bearoff_cube.table(pos.rules.bear_off).money(*sides, "me" if own else "centre")
+    d = cubemod.decide(figures.no_double, figures.double_take, figures.double_pass,
+                       cubemod.efficiency(pos), "money")
+    if c is not None and c.owner == CubeOwner.OPPONENT:
+        d = cubemod.CubeDecision("no_double", d.take, d.no_double, d.double_take,
+                                 d.double_drop, d.cube_efficiency, d.mode)
+    return d
 
 
 def money_decision(searcher: Searcher, pos: Position, plies: int = 1,

@@ -39,8 +39,8 @@ def test_brute_force_expected_rolls(variant, rule):
             total += min(expected(h) for h in results) / 36.0
         return total
 
-    for pos in bearoff._all_positions(3):
-        r = bearoff._rank(pos)
+    for pos in bearoff.all_positions(3):
+        r = bearoff.rank(pos)
         assert db.expected[r] == pytest.approx(expected(pos), abs=1e-9), pos
         d = db.dist[r].astype(float)
         assert d.sum() == pytest.approx(1.0, abs=1e-6)
@@ -62,11 +62,11 @@ def test_plays_match_move_generator(variant, rule):
 
 
 def test_rank_is_a_bijection():
-    positions = bearoff._all_positions(15)
+    positions = bearoff.all_positions(15)
     assert len(positions) == bearoff.n_positions(15) == 54264
     ranks = bearoff.rank_batch(np.array(positions))
     assert sorted(ranks.tolist()) == list(range(54264))
-    assert all(bearoff._rank(p) == r for p, r in zip(positions[:500], ranks[:500], strict=True))
+    assert all(bearoff.rank(p) == r for p, r in zip(positions[:500], ranks[:500], strict=True))
 
 
 def test_race_probabilities_small():
