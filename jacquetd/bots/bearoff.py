@@ -21,7 +21,9 @@ jacquetd.bots.bearoff`` builds them ahead (at install); the daemon builds the mi
 ones in the background when it starts, and evaluates races with its network until then.
 
 Two one-sided tables give a pure race exactly when both sides have every
-checker in their finishing table: `race_probabilities`.
+checker in their finishing table: `race_probabilities`. The two-sided cubeful
+tables of short bear-offs (`bearoff_cube`) are cached, built ahead and built
+by the daemon in the same way (`missing_tables`, `build_missing`).
 """
 
 from __future__ import annotations
@@ -31,14 +33,17 @@ import fcntl
 import logging
 import multiprocessing
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from math import comb
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 POINTS = 6
 MAX_CHECKERS = 15
@@ -268,8 +273,12 @@ def cache_path(rule: str) -> Path:
 
 
 def missing_tables() -> list[str]:
-    """The rules whose table is not built yet (the daemon builds them at start)."""
-    return [rule for rule in RULES if not cache_path(rule).exists()]
+    """The tables not built yet, one-sided (named by their rule) and two-sided ('cube-'
+    and the rule, `bearoff_cube`): the daemon builds them at start."""
+    from . import bearoff_cube  # it builds on this module
+
+    return ([rule for rule in RULES if not cache_path(rule).exists()]
+            + [f"cube-{rule}" for rule in RULES if not bearoff_cube.cache_path(rule).exists()])
 
 
 def _load(rule: str, path: Path) -> OneSided | None:
@@ -295,57 +304,71 @@ def ready_database(rule: str) -> OneSided | None:
 
 
 def database(rule: str) -> OneSided:
-    """The 15-checker database of `rule`, from the cache or built (and cached) now.
+    """The 15-checker database of `rule`, from the cache or built (and cached) now."""
+    db = ready_database(rule)
+    if db is None:
+        db = locked_build(cache_path(rule), lambda: ready_database(rule),
+                          lambda: build(rule), _save, f"bearoff_build rule={rule}")
+        _LOADED[rule] = db
+    return db
+
+
+def _save(db: OneSided, path: Path) -> None:
+    np.savez_compressed(path, expected=db.expected, dist=db.dist,
+                        first_expected=db.first_expected, first_dist=db.first_dist)
+
+
+def locked_build(path: Path, ready: Callable[[], T | None], make: Callable[[], T],
+                 save: Callable[[T, Path], None], event: str) -> T:
+    """`ready()` if a table is there, else `make()` it and `save` it to `path`.
 
     The build runs under an exclusive file lock (`PATH.lock`): a second process that needs
     the table waits for the first one's and loads it instead of building it again. The file
     is written to a temporary name, synced and renamed, so a build cut short leaves no
-    half-written table."""
-    db = ready_database(rule)
-    if db is not None:
-        return db
-    path = cache_path(rule)
+    half-written table. A cache that cannot be written only costs the next process a
+    build of its own."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         lock_fd: int | None = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        log.warning("cannot lock the bear-off cache (%s); building without a lock", exc)
+        log.warning("cannot lock the table cache (%s); building without a lock", exc)
         lock_fd = None
     try:
         if lock_fd is not None:
             fcntl.flock(lock_fd, fcntl.LOCK_EX)  # another process may be building it
-        db = ready_database(rule)
-        if db is not None:
-            return db
-        log.info("event=bearoff_build rule=%s", rule)
-        db = build(rule)
+        table = ready()
+        if table is not None:
+            return table
+        log.info("event=%s", event)
+        table = make()
         try:
             tmp = path.with_name(path.name + f".{os.getpid()}.tmp.npz")
-            np.savez_compressed(tmp, expected=db.expected, dist=db.dist,
-                                first_expected=db.first_expected, first_dist=db.first_dist)
+            save(table, tmp)
             with open(tmp, "rb") as fh:
                 os.fsync(fh.fileno())
             tmp.replace(path)
         except OSError as exc:
-            log.warning("could not cache the bear-off database: %s", exc)
-        _LOADED[rule] = db
-        return db
+            log.warning("could not cache the table %s: %s", path.name, exc)
+        return table
     finally:
         if lock_fd is not None:
             os.close(lock_fd)
 
 
 def build_missing(jobs: int | None = None) -> list[str]:
-    """Build every table that is not cached yet, each under its lock; the rules built.
+    """Build every table that is not cached yet, each under its lock; the tables built.
 
     With more than one table missing, each is built in its own process (at most `jobs`,
-    by default one per CPU): the first start of a daemon on a fresh install has both
-    tables within the time of one."""
-    missing = [rule for rule in RULES if ready_database(rule) is None]
+    by default one per CPU): the first start of a daemon on a fresh install has its
+    tables within the time of the longest."""
+    from . import bearoff_cube
+
+    missing = ([rule for rule in RULES if ready_database(rule) is None]
+               + [f"cube-{rule}" for rule in RULES if bearoff_cube.ready_table(rule) is None])
     jobs = min(len(missing), jobs or os.cpu_count() or 1)
     if jobs <= 1:
-        for rule in missing:
-            database(rule)
+        for name in missing:
+            _build_and_save(name)
         return missing
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
@@ -353,8 +376,13 @@ def build_missing(jobs: int | None = None) -> list[str]:
     return missing
 
 
-def _build_and_save(rule: str) -> None:
-    database(rule)
+def _build_and_save(name: str) -> None:
+    if name.startswith("cube-"):
+        from . import bearoff_cube
+
+        bearoff_cube.table(name.removeprefix("cube-"))
+    else:
+        database(name)
 
 
 def race_probabilities(db: OneSided, me_home: np.ndarray, opp_home: np.ndarray,

@@ -1,35 +1,39 @@
 """Exact cubeful money equities of short bear-offs, for both sides at once.
 
 A two-sided table holds, for every pair of bear-off positions with at most
-`checkers` checkers on each side's six home points, the money equity of the
-side on roll under perfect play, checker play and cube alike:
+`CHECKERS` checkers on each side's six home points, the money equity of the
+side on roll under perfect play, checker play and cube alike, before it
+decides whether to double:
 
-- ``cubeless``: the cube ignored (2 x winning chance - 1);
 - ``centred``: the cube in the middle (the side on roll may double);
 - ``owned``: the side on roll owns the cube (it may redouble);
-- ``unavailable``: the opponent owns it (the side on roll may not double);
-- ``play_on_centred`` and ``play_on_owned``: not doubling, from the first two.
+- ``unavailable``: the opponent owns it (the side on roll may not double).
 
-Equities are per unit of the cube in play, before the side on roll decides
-whether to double. A double is taken or passed as the opponent's equity
-says; a passed double is worth 1. The tables are solved backwards over the
-sum of both pip counts, as GNU Backgammon's two-sided bear-off database is,
-and need no network: Janowski's formula and the one-roll cubeful search
-(`cubeful.py`) guess a short bear-off's cube efficiency; this table has it.
+Equities are per unit of the cube in play. A double is taken or passed as
+the opponent's equity says; a passed double is worth 1. The tables are
+solved backwards over the sum of both pip counts, as GNU Backgammon's
+two-sided bear-off database is, and need no network: Janowski's formula and
+the one-roll cubeful search (`cubeful.py`) guess a short bear-off's cube
+efficiency; this table has it. Playing on without doubling is solved again
+for one roll when asked (`TwoSided.money`), from the plays stored with the
+tables.
 
-Neither side can be gammoned here: with at most `checkers` (default 6) of
-its 15 checkers left, each side has borne some off. The same holds for
-Jacquet's marcia (J12): the tables serve every variant, one per bearing-off
-rule (`bearoff.RULES`), since a side's plays in a bear-off do not depend on
-the other side.
+Neither side can be gammoned here: with at most `CHECKERS` of its 15
+checkers left, each side has borne some off. The same holds for Jacquet's
+marcia (J12): the tables serve every variant, one per bearing-off rule
+(`bearoff.RULES`), since a side's plays in a bear-off do not depend on the
+other side. They are cached beside the one-sided databases
+(`bearoff.cache_dir`; 20 MB a rule), built ahead by ``python -m
+jacquetd.bots.bearoff`` and by the daemon at start, in about five seconds
+each.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from functools import cache
 from math import comb
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -38,9 +42,24 @@ from . import bearoff
 
 log = logging.getLogger(__name__)
 
-CHECKERS = 6
-"""Checkers per side of the shipped tables (924 positions a side, 853,776 pairs), as
-GNU Backgammon's default two-sided database: built in about two seconds."""
+CHECKERS = 7
+"""Checkers per side (1,716 positions a side, 2.9 million pairs). GNU Backgammon's
+default two-sided database holds 6; 7 measured closer to its 2-ply cube decisions
+(benchmarks/bench_cube.py, README)."""
+
+DB_VERSION = 1
+
+_SCALE = 32767.5
+"""Equities are kept as 16-bit integers, (equity + 1) x `_SCALE` (a step of 0.00003), as
+GNU Backgammon keeps its own: 6 MB a table instead of 12 in memory and on disk."""
+
+
+def _quantize(equities: np.ndarray) -> np.ndarray:
+    return np.round((equities.astype(np.float64) + 1.0) * _SCALE).astype(np.uint16)
+
+
+def _equity(stored: np.integer | int) -> float:
+    return float(stored) / _SCALE - 1.0
 
 _ROLL_WEIGHTS = np.array([w for _a, _b, w in bearoff.ROLLS])
 
@@ -55,27 +74,29 @@ class MoneyCube:
     """After doubling and a take (the opponent then owns the cube at twice the value)."""
     double_pass: float
     """1: the opponent passes."""
-    cubeless: float
 
 
 class TwoSided:
-    """One bearing-off rule's two-sided table (see the module's docstring)."""
+    """One bearing-off rule's two-sided tables (see the module's docstring)."""
 
-    def __init__(self, rule: str, checkers: int, cubeless: np.ndarray, centred: np.ndarray,
-                 owned: np.ndarray, unavailable: np.ndarray, play_on_centred: np.ndarray,
-                 play_on_owned: np.ndarray) -> None:
+    def __init__(self, rule: str, checkers: int, centred: np.ndarray, owned: np.ndarray,
+                 unavailable: np.ndarray, moves: np.ndarray, counts: np.ndarray,
+                 cubeless: np.ndarray | None = None) -> None:
         self.rule = rule
         self.checkers = checkers
-        self.cubeless = cubeless
-        """cubeless[a, b]: equity of the side on roll with home `a` against home `b`
-        (ranks of `bearoff.rank_batch`)."""
         self.centred = centred
+        """centred[a, b]: equity of the side on roll with home `a` against home `b`
+        (ranks of `bearoff.rank`), the cube centred, stored (`_SCALE`); `owned` and
+        `unavailable` alike. `equities` gives them as numbers."""
         self.owned = owned
         self.unavailable = unavailable
-        self.play_on_centred = play_on_centred
-        """The no-double equity with the cube centred (`centred` is the best of it and
-        doubling); `play_on_owned` the same with the side's own cube."""
-        self.play_on_owned = play_on_owned
+        self.moves = moves
+        """moves[a, r, :counts[a, r]]: the ranks the plays of roll r (`bearoff.ROLLS`)
+        reach from rank a; rank 0 is all borne off."""
+        self.counts = counts
+        self.cubeless = cubeless
+        """The cubeless equities (2 x winning chance - 1), kept only when asked
+        (`build(..., cubeless=True)`)."""
 
     @property
     def size(self) -> int:
@@ -90,38 +111,42 @@ class TwoSided:
             return None
         return bearoff.rank(home)
 
-    def covers(self, me_home: tuple[int, ...] | list[int],
-               opp_home: tuple[int, ...] | list[int]) -> bool:
-        """Whether both sides are in the table."""
-        return self.rank(me_home) is not None and self.rank(opp_home) is not None
+    def _ranks(self, me_home: tuple[int, ...] | list[int],
+               opp_home: tuple[int, ...] | list[int]) -> tuple[int, int]:
+        a = self.rank(me_home)
+        b = self.rank(opp_home)
+        if a is None or b is None:
+            raise ValueError("the position is not in the two-sided bear-off table")
+        return a, b
 
     def money(self, me_home: tuple[int, ...] | list[int],
               opp_home: tuple[int, ...] | list[int], owner: str) -> MoneyCube:
         """The figures of the side on roll (`me_home`) for a cube `owner` 'centre', 'me'
         or 'opponent'. With the opponent's cube, `double_take` is what a double would be
         worth if it were allowed (it is not): the caller answers 'no_double'."""
-        a = self.rank(me_home)
-        b = self.rank(opp_home)
-        if a is None or b is None:
-            raise ValueError("the position is not in the two-sided bear-off table")
-        dt = 2.0 * float(self.unavailable[a, b])
-        nd = {"centre": self.play_on_centred, "me": self.play_on_owned,
-              "opponent": self.unavailable}[owner][a, b]
-        return MoneyCube(float(nd), dt, 1.0, float(self.cubeless[a, b]))
+        a, b = self._ranks(me_home, opp_home)
+        after = {"centre": self.centred, "me": self.unavailable,
+                 "opponent": self.owned}[owner]  # the opponent's cube, on roll next
+        total = 0.0
+        for r, w in enumerate(_ROLL_WEIGHTS):
+            reached = self.moves[a, r, :self.counts[a, r]]
+            total += w * max(1.0 if a2 == 0 else -_equity(after[b, a2]) for a2 in reached)
+        return MoneyCube(total, 2.0 * _equity(self.unavailable[a, b]), 1.0)
 
     def leaf_equity(self, me_home: tuple[int, ...] | list[int],
                     opp_home: tuple[int, ...] | list[int], owner: str) -> float:
         """The cubeful equity of the side on roll taking its best cube action: what a
         search's leaf is worth."""
-        a = self.rank(me_home)
-        b = self.rank(opp_home)
-        if a is None or b is None:
-            raise ValueError("the position is not in the two-sided bear-off table")
+        a, b = self._ranks(me_home, opp_home)
         table = {"centre": self.centred, "me": self.owned, "opponent": self.unavailable}
-        return float(table[owner][a, b])
+        return _equity(table[owner][a, b])
+
+    def equities(self, name: str) -> np.ndarray:
+        """The table `name` ('centred', 'owned' or 'unavailable') as equities."""
+        stored: np.ndarray = getattr(self, name)
+        return stored.astype(np.float64) / _SCALE - 1.0
 
 
-@cache
 def _successors(rule: str, checkers: int) -> tuple[np.ndarray, np.ndarray]:
     """(moves, counts): moves[a, r, :counts[a, r]] are the ranks every legal play of roll
     r (in `bearoff.ROLLS` order) reaches from rank a; rank 0 is all borne off."""
@@ -135,8 +160,8 @@ def _successors(rule: str, checkers: int) -> tuple[np.ndarray, np.ndarray]:
         for r, (d1, d2, _w) in enumerate(bearoff.ROLLS):
             found[a][r] = sorted(bearoff.rank(p) for p in bearoff.plays(pos, d1, d2, rule))
     width = max(len(m) for row in found for m in row)
-    moves = np.zeros((size, len(bearoff.ROLLS), width), dtype=np.int32)
-    counts = np.zeros((size, len(bearoff.ROLLS)), dtype=np.int32)
+    moves = np.zeros((size, len(bearoff.ROLLS), width), dtype=np.int16)
+    counts = np.zeros((size, len(bearoff.ROLLS)), dtype=np.int16)
     for a, row in enumerate(found):
         for r, m in enumerate(row):
             moves[a, r, :len(m)] = m
@@ -147,10 +172,10 @@ def _successors(rule: str, checkers: int) -> tuple[np.ndarray, np.ndarray]:
 @njit(cache=True)
 def _solve(order_a: np.ndarray, order_b: np.ndarray, moves: np.ndarray, counts: np.ndarray,
            weights: np.ndarray, cl: np.ndarray, ec: np.ndarray, eo: np.ndarray,
-           ex: np.ndarray, nd_c: np.ndarray, nd_o: np.ndarray
-           ) -> None:  # pragma: no cover - compiled
-    """Fill the six tables pair by pair, in order of the pips left on both sides: every
-    pair a roll leads to (the opponent then on roll) comes earlier in that order."""
+           ex: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Fill the four tables (cubeless, centred, owned, unavailable) pair by pair, in order
+    of the pips left on both sides: every pair a roll leads to (the opponent then on
+    roll) comes earlier in that order."""
     for i in range(order_a.shape[0]):
         a = order_a[i]
         b = order_b[i]
@@ -189,27 +214,72 @@ def _solve(order_a: np.ndarray, order_b: np.ndarray, moves: np.ndarray, counts: 
         ec[a, b] = max(s_c, double)
         eo[a, b] = max(s_o, double)
         ex[a, b] = s_x
-        nd_c[a, b] = s_c
-        nd_o[a, b] = s_o
 
 
-def build(rule: str, checkers: int = CHECKERS) -> TwoSided:
-    """Solve the two-sided table of `rule` for up to `checkers` checkers a side."""
+def build(rule: str, checkers: int = CHECKERS, cubeless: bool = False) -> TwoSided:
+    """Solve the two-sided tables of `rule` for up to `checkers` checkers a side (and keep
+    the cubeless one with `cubeless`)."""
     if rule not in bearoff.RULES:
         raise ValueError(f"unknown bear-off rule {rule!r}")
     moves, counts = _successors(rule, checkers)
     size = moves.shape[0]
-    positions = bearoff.all_positions(checkers)
     pips = np.zeros(size, dtype=np.int64)
-    for pos in positions:
+    for pos in bearoff.all_positions(checkers):
         pips[bearoff.rank(pos)] = sum((q + 1) * c for q, c in enumerate(pos))
     grid_a, grid_b = np.meshgrid(np.arange(1, size), np.arange(1, size), indexing="ij")
     a_idx = grid_a.ravel()
     b_idx = grid_b.ravel()
     order = np.argsort(pips[a_idx] + pips[b_idx], kind="stable")
-    tables = [np.zeros((size, size)) for _ in range(6)]
-    _solve(a_idx[order], b_idx[order], moves, counts, _ROLL_WEIGHTS, *tables)
-    return TwoSided(rule, checkers, *(t.astype(np.float32) for t in tables))
+    cl, ec, eo, ex = (np.zeros((size, size), dtype=np.float32) for _ in range(4))
+    _solve(a_idx[order], b_idx[order], moves, counts, _ROLL_WEIGHTS, cl, ec, eo, ex)
+    return TwoSided(rule, checkers, _quantize(ec), _quantize(eo), _quantize(ex), moves, counts,
+                    cl if cubeless else None)
+
+
+def cache_path(rule: str) -> Path:
+    return bearoff.cache_dir() / f"bearoff-cube-{rule}-{CHECKERS}-v{DB_VERSION}.npz"
+
+
+_LOADED: dict[str, TwoSided] = {}
+
+
+def _save(t: TwoSided, path: Path) -> None:
+    np.savez(path, centred=t.centred, owned=t.owned, unavailable=t.unavailable,
+             moves=t.moves, counts=t.counts)
+
+
+def ready_table(rule: str) -> TwoSided | None:
+    """The table of `rule` if it is built (in this process or cached), else None."""
+    t = _LOADED.get(rule)
+    if t is None:
+        try:
+            with np.load(cache_path(rule)) as data:
+                t = TwoSided(rule, CHECKERS, data["centred"], data["owned"],
+                             data["unavailable"], data["moves"], data["counts"])
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, EOFError):
+            log.warning("ignoring unreadable bear-off cache %s", cache_path(rule))
+            return None
+        _LOADED[rule] = t
+    return t
+
+
+def table(rule: str) -> TwoSided:
+    """The table of `rule`, from the cache or built (and cached) now."""
+    t = ready_table(rule)
+    if t is None:
+        t = bearoff.locked_build(cache_path(rule), lambda: ready_table(rule),
+                                 lambda: build(rule), _save,
+                                 f"bearoff_cube_build rule={rule} checkers={CHECKERS}")
+        _LOADED[rule] = t
+    return t
+
+
+def usable_table(rule: str) -> TwoSided | None:
+    """The table where it may be used now: built on demand in tools, in the daemon's
+    workers only once the daemon has built it (`bearoff.BUILD_ON_DEMAND`)."""
+    return table(rule) if bearoff.BUILD_ON_DEMAND else ready_table(rule)
 
 
 def homes(me: tuple[int, ...] | np.ndarray, opp: tuple[int, ...] | np.ndarray,
@@ -227,11 +297,3 @@ def homes(me: tuple[int, ...] | np.ndarray, opp: tuple[int, ...] | np.ndarray,
             return None
         out.append(home)
     return out[0], out[1]
-
-
-@cache
-def table(rule: str) -> TwoSided:
-    """The shipped-size table of `rule`, solved on first use in this process (about two
-    seconds, the first time also the compile of its kernel)."""
-    log.info("event=bearoff_cube_build rule=%s checkers=%d", rule, CHECKERS)
-    return build(rule, CHECKERS)

@@ -138,9 +138,9 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
 
     def exact(on_roll: np.ndarray, other: np.ndarray) -> tuple[float, float] | None:
         sides = bearoff_cube.homes(on_roll, other)
-        if sides is None:
+        t = None if sides is None else bearoff_cube.usable_table(rule)
+        if sides is None or t is None:
             return None
-        t = bearoff_cube.table(rule)
         return (-t.leaf_equity(*sides, opp_owner_nd), -t.leaf_equity(*sides, "me"))
 
     nd, dt = _over_rolls(
@@ -152,7 +152,8 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
 
 
 def exact_money_decision(pos: Position) -> cubemod.CubeDecision | None:
-    """The money cube decision of a short bear-off, exact (`bearoff_cube`), else None.
+    """The money cube decision of a short bear-off, exact (`bearoff_cube`), else None
+    (also while a daemon's worker waits for the daemon to build the table).
 
     Any variant and any depth: the table's figures are those of perfect play. An
     opponent's cube gives 'no_double' (with the figures of a centred cube), as in
@@ -161,11 +162,12 @@ def exact_money_decision(pos: Position) -> cubemod.CubeDecision | None:
     if pos.match is not None:
         return None
     sides = bearoff_cube.homes(pos.me, pos.opp)
-    if sides is None:
+    t = None if sides is None else bearoff_cube.usable_table(pos.rules.bear_off)
+    if sides is None or t is None:
         return None
     c = pos.cube
     own = c is not None and c.owner == CubeOwner.ON_ROLL
-    figures = bearoff_cube.table(pos.rules.bear_off).money(*sides, "me" if own else "centre")
+    figures = t.money(*sides, "me" if own else "centre")
     d = cubemod.decide(figures.no_double, figures.double_take, figures.double_pass,
                        cubemod.efficiency(pos), "money")
     if c is not None and c.owner == CubeOwner.OPPONENT:

@@ -453,7 +453,7 @@ class Daemon:
             [sys.executable, "-m", bearoff.__name__], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             preexec_fn=lambda: os.nice(10))
-        log.info("event=bearoff_build_started rules=%s pid=%d", ",".join(missing),
+        log.info("event=bearoff_build_started tables=%s pid=%d", ",".join(missing),
                  self.table_builder.pid)
 
     def stop_table_builder(self) -> None:

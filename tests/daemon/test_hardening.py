@@ -404,7 +404,8 @@ def test_the_tables_are_built_once_and_saved(start_jacquetd: Start, tmp_path: Pa
         assert time.monotonic() < deadline, "the tables were not built"
         time.sleep(1)
     names = sorted(p.name for p in cache.iterdir() if p.suffix == ".npz")
-    assert names == ["bearoff-rearmost-v1.npz", "bearoff-standard-v1.npz"]
+    assert names == ["bearoff-cube-rearmost-7-v1.npz", "bearoff-cube-standard-7-v1.npz",
+                     "bearoff-rearmost-v1.npz", "bearoff-standard-v1.npz"]
 
 
 # ---- 8. idle and message timeouts, connection limits ------------------------------------------
