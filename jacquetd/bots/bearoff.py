@@ -277,8 +277,8 @@ def missing_tables() -> list[str]:
     and the rule, `bearoff_cube`): the daemon builds them at start."""
     from . import bearoff_cube  # it builds on this module
 
-    return ([rule for rule in RULES if not cache_path(rule).exists()]
-            + [f"cube-{rule}" for rule in RULES if not bearoff_cube.cache_path(rule).exists()])
+    return ([f"cube-{rule}" for rule in RULES if not bearoff_cube.cache_path(rule).exists()]
+            + [rule for rule in RULES if not cache_path(rule).exists()])
 
 
 def _load(rule: str, path: Path) -> OneSided | None:
@@ -363,8 +363,8 @@ def build_missing(jobs: int | None = None) -> list[str]:
     tables within the time of the longest."""
     from . import bearoff_cube
 
-    missing = ([rule for rule in RULES if ready_database(rule) is None]
-               + [f"cube-{rule}" for rule in RULES if bearoff_cube.ready_table(rule) is None])
+    missing = ([f"cube-{rule}" for rule in RULES if bearoff_cube.ready_table(rule) is None]
+               + [rule for rule in RULES if ready_database(rule) is None])  # quickest first
     jobs = min(len(missing), jobs or os.cpu_count() or 1)
     if jobs <= 1:
         for name in missing:

@@ -131,7 +131,7 @@ class TwoSided:
         for r, w in enumerate(_ROLL_WEIGHTS):
             reached = self.moves[a, r, :self.counts[a, r]]
             total += w * max(1.0 if a2 == 0 else -_equity(after[b, a2]) for a2 in reached)
-        return MoneyCube(total, 2.0 * _equity(self.unavailable[a, b]), 1.0)
+        return MoneyCube(float(total), 2.0 * _equity(self.unavailable[a, b]), 1.0)
 
     def leaf_equity(self, me_home: tuple[int, ...] | list[int],
                     opp_home: tuple[int, ...] | list[int], owner: str) -> float:
