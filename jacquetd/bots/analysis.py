@@ -147,7 +147,7 @@ def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
     `backgammon` at 1 ply and more, money and match play alike, the one-roll
     cubeful search (`cubeful.py`, leaves at `plies - 1`) replaces Janowski's
     formula: it measured closer to GNU Backgammon's 2-ply cubeful decisions.
-    A money decision in a short bear-off (at most six checkers a side, all
+    A money decision in a short bear-off (at most seven checkers a side, all
     home) is exact at every depth and in every variant: the two-sided table
     (`bearoff_cube.py`).
     """
