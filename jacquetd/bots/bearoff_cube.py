@@ -61,6 +61,7 @@ def _quantize(equities: np.ndarray) -> np.ndarray:
 def _equity(stored: np.integer | int) -> float:
     return float(stored) / _SCALE - 1.0
 
+
 _ROLL_WEIGHTS = np.array([w for _a, _b, w in bearoff.ROLLS])
 
 
@@ -256,6 +257,9 @@ def ready_table(rule: str) -> TwoSided | None:
             with np.load(cache_path(rule)) as data:
                 t = TwoSided(rule, CHECKERS, data["centred"], data["owned"],
                              data["unavailable"], data["moves"], data["counts"])
+            if any(getattr(t, name).shape != (t.size, t.size)
+                   for name in ("centred", "owned", "unavailable")):
+                raise ValueError("the tables do not have the size of their name")
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, EOFError):
@@ -270,7 +274,7 @@ def table(rule: str) -> TwoSided:
     t = ready_table(rule)
     if t is None:
         t = bearoff.locked_build(cache_path(rule), lambda: ready_table(rule),
-                                 lambda: build(rule), _save,
+                                 lambda: build(rule, CHECKERS), _save,
                                  f"bearoff_cube_build rule={rule} checkers={CHECKERS}")
         _LOADED[rule] = t
     return t

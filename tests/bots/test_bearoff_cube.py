@@ -107,6 +107,12 @@ def test_the_table_is_cached_and_read_back(tmp_path: Path,
     assert read is not None and read is not built
     for name in ("centred", "owned", "unavailable", "moves", "counts"):
         assert np.array_equal(getattr(read, name), getattr(built, name))
+    # a cache file that is not a table is ignored (and built again by `table`)
+    monkeypatch.setattr(bearoff_cube, "_LOADED", {})
+    bearoff_cube.cache_path("rearmost").write_bytes(b"not a table")
+    assert bearoff_cube.ready_table("rearmost") is None
+    read = bearoff_cube.table("rearmost")
+    assert np.array_equal(read.centred, built.centred)
     # a daemon's worker (no building on demand) uses a built table, never builds one
     monkeypatch.setattr(bearoff, "BUILD_ON_DEMAND", False)
     assert bearoff_cube.usable_table("rearmost") is read
