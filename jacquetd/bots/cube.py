@@ -15,7 +15,7 @@ equity after a double and a take, `double_drop` after a pass.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from itertools import pairwise
 
 from jacquetd.rules import Position
@@ -70,6 +70,11 @@ class CubeDecision:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+    def without_double(self) -> CubeDecision:
+        """The same figures where the side on roll may not double (the opponent's cube,
+        the Crawford game) or would gain nothing by it (a cube that wins the match)."""
+        return replace(self, action="no_double")
 
 
 def _averages(p: list[float] | tuple[float, ...]) -> tuple[float, float]:
@@ -181,7 +186,7 @@ def match_decision(probs: list[float] | tuple[float, ...], need_me: int, need_op
     decision = decide(nd, dt, dp, x, "match")
     if crawford or cube >= need_me:
         # no double possible (Crawford game, C5) or useless (the cube already wins the match)
-        decision = CubeDecision("no_double", decision.take, nd, dt, dp, x, "match")
+        decision = decision.without_double()
     return decision
 
 
@@ -217,6 +222,5 @@ def position_decision(pos: Position, probs: tuple[float, ...], gammon_rate: floa
     else:
         d = money_decision(probs, owner if owner != "opponent" else "centre", x)
     if owner == "opponent":
-        d = CubeDecision("no_double", d.take, d.no_double, d.double_take, d.double_drop,
-                         d.cube_efficiency, d.mode)
+        d = d.without_double()
     return d
