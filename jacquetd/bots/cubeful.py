@@ -67,16 +67,25 @@ def leaf_value(probs: np.ndarray, owner: str, x: float) -> float:
     return max(nd, min(dt, 1.0))
 
 
-def _one_roll(searcher: Searcher, state: State, plies: int
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int], dict[int, np.ndarray]]:
-    """For each of the 21 rolls, the best play's index (cubeless, 0 plies) and, unless it
-    ends the game, the probabilities of the position it leaves, seen by the opponent on
-    roll (at `plies - 1` plies): (after_me, after_opp, equities, indices, leaf probs)."""
+def _one_roll(searcher: Searcher, state: State, plies: int, exact: ExactLeaf | None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int], dict[int, np.ndarray],
+                         dict[int, tuple[float, float]]]:
+    """For each of the 21 rolls, the best play (cubeless, 0 plies) and what its leaf is
+    worth: (after_me, after_opp, equities, indices of the best plays, leaf probabilities
+    seen by the opponent on roll at `plies - 1` plies, exact leaf values by `exact`).
+    A play that ends the game has neither; a leaf `exact` knows is not evaluated."""
     v = searcher.variant
     after_me, after_opp, p, bounds = roll_replies(searcher.ev, state)
     eq = equity(p)
     ks = [bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]])) for r in range(len(ROLLS))]
     live = [r for r, k in enumerate(ks) if after_me[k, 0] < 15]
+    known: dict[int, tuple[float, float]] = {}
+    if exact is not None:
+        for r in live:
+            value = exact(after_opp[ks[r]], after_me[ks[r]])
+            if value is not None:
+                known[r] = value
+    live = [r for r in live if r not in known]
     leaf_probs: dict[int, np.ndarray] = {}
     if live:
         if plies <= 1:
@@ -94,7 +103,7 @@ def _one_roll(searcher: Searcher, state: State, plies: int
             deeper = searcher.evaluate_states(states, plies - 1)
             for r, row in zip(live, deeper, strict=True):
                 leaf_probs[r] = row
-    return after_me, after_opp, eq, ks, leaf_probs
+    return after_me, after_opp, eq, ks, leaf_probs, known
 
 
 def _over_rolls(searcher: Searcher, state: State, plies: int, x_contact: float | None,
@@ -107,15 +116,13 @@ def _over_rolls(searcher: Searcher, state: State, plies: int, x_contact: float |
     leaf's probabilities (seen by the opponent, on roll) and its cube efficiency."""
     v = searcher.variant
     xc = cubemod.contact_efficiency(v.name) if x_contact is None else x_contact
-    after_me, after_opp, eq, ks, leaf_probs = _one_roll(searcher, state, plies)
+    after_me, after_opp, eq, ks, leaf_probs, known = _one_roll(searcher, state, plies, exact)
     nd = 0.0
     dt = 0.0
     for r, (_a, _b, w) in enumerate(ROLLS):
         k = ks[r]
-        known = exact(after_opp[k], after_me[k]) if exact is not None and r in leaf_probs \
-            else None
-        if known is not None:
-            a, b = known
+        if r in known:
+            a, b = known[r]
         elif r in leaf_probs:
             a, b = leaf(leaf_probs[r], side_efficiency(v, after_opp[k], after_me[k], xc))
         else:
@@ -165,15 +172,9 @@ def exact_money_decision(pos: Position) -> cubemod.CubeDecision | None:
     t = None if sides is None else bearoff_cube.usable_table(pos.rules.bear_off)
     if sides is None or t is None:
         return None
-    c = pos.cube
-    own = c is not None and c.owner == CubeOwner.ON_ROLL
-    figures = t.money(*sides, "me" if own else "centre")
-    d = cubemod.decide(figures.no_double, figures.double_take, figures.double_pass,
-                       cubemod.efficiency(pos), "money")
-    if c is not None and c.owner == CubeOwner.OPPONENT:
-        d = cubemod.CubeDecision("no_double", d.take, d.no_double, d.double_take,
-                                 d.double_drop, d.cube_efficiency, d.mode)
-    return d
+    figures = t.money(*sides, _money_owner(pos))
+    return _money_decided(pos, figures.no_double, figures.double_take,
+                          cubemod.efficiency(pos))
 
 
 def money_decision(searcher: Searcher, pos: Position, plies: int = 1,
@@ -182,18 +183,22 @@ def money_decision(searcher: Searcher, pos: Position, plies: int = 1,
 
     An opponent's cube gives 'no_double' (with the figures of a centred cube).
     """
-    c = pos.cube
-    owner = "centre"
-    if c is not None and c.owner == CubeOwner.ON_ROLL:
-        owner = "me"
     base = pos.without_dice() if pos.dice else pos
-    nd, dt = money_cubeful(searcher, state_of(base), owner, plies, x_contact)
-    x = cubemod.efficiency(pos, x_contact)
+    nd, dt = money_cubeful(searcher, state_of(base), _money_owner(pos), plies, x_contact)
+    return _money_decided(pos, nd, dt, cubemod.efficiency(pos, x_contact))
+
+
+def _money_owner(pos: Position) -> str:
+    """'me' when the side on roll owns the cube, else 'centre' (the opponent's cube is
+    valued as a centred one, then the double refused by `_money_decided`)."""
+    c = pos.cube
+    return "me" if c is not None and c.owner == CubeOwner.ON_ROLL else "centre"
+
+
+def _money_decided(pos: Position, nd: float, dt: float, x: float) -> cubemod.CubeDecision:
     d = cubemod.decide(nd, dt, 1.0, x, "money")
-    if c is not None and c.owner == CubeOwner.OPPONENT:
-        d = cubemod.CubeDecision("no_double", d.take, d.no_double, d.double_take,
-                                 d.double_drop, d.cube_efficiency, d.mode)
-    return d
+    c = pos.cube
+    return d.without_double() if c is not None and c.owner == CubeOwner.OPPONENT else d
 
 
 def match_leaf_value(probs: np.ndarray, need: int, need_other: int, cube: int, owner: str,
@@ -254,6 +259,5 @@ def match_decision(searcher: Searcher, pos: Position, gammon_rate: float, plies:
     d = cubemod.decide(nd, dt, dp, x, "match")
     if (ms.crawford or value >= need_me
             or (c is not None and c.owner == CubeOwner.OPPONENT)):
-        d = cubemod.CubeDecision("no_double", d.take, d.no_double, d.double_take,
-                                 d.double_drop, d.cube_efficiency, d.mode)
+        d = d.without_double()
     return d
