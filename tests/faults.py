@@ -1,7 +1,8 @@
 """Fault-injection levels for the daemon's own tests (installed by `fault_daemon.py`
 through `jacquetd.daemon.fault_hook`; never part of the installed package):
 `test-sleep` sleeps `time_ms` watching the stop flag, `test-hang` sleeps ignoring it,
-`test-crash` kills its worker process, `test-hog` takes memory until stopped."""
+`test-crash` kills its worker process, `test-hog` takes memory until stopped; with
+`start_s`, every worker sleeps that long before it says it is ready."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ class TestLevels:
 
     __test__ = False  # not a pytest test class
     levels: tuple[str, ...] = ("test-sleep", "test-hang", "test-crash", "test-hog")
+    start_s: float = 0.0
+
+    def start(self) -> None:
+        time.sleep(self.start_s)
 
     def run(self, level: str, should_stop: Callable[[], bool], time_ms: int | None) -> None:
         seconds = (time_ms or 1000) / 1000.0

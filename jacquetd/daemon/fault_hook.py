@@ -6,7 +6,7 @@ it: a running daemon has fault levels only when the Python code that starts it
 installs them here first (the test suite's launcher, ``tests/fault_daemon.py``, with
 the levels of ``tests/faults.py``; neither is shipped). The front then lists them in
 ``hello``, and the worker pool hands them to every worker process (pickled by
-reference), whose ``best_move`` runs them.
+reference), whose ``best_move`` runs them (and which call ``start`` once, before they are ready).
 """
 
 from __future__ import annotations
@@ -24,6 +24,10 @@ class FaultLevels(Protocol):
     def run(self, level: str, should_stop: Callable[[], bool], time_ms: int | None) -> None:
         """Misbehave as `level` says (or raise ``jacquetd.errors.SearchTimedOut`` when
         stopped); returning means: answer the first legal play."""
+
+    def start(self) -> None:
+        """Called once in each worker process before it says it is ready (a test may
+        make workers slow to start)."""
 
 
 _installed: FaultLevels | None = None

@@ -1,7 +1,8 @@
 """What crosses the worker pipe, as typed values.
 
-The front process sends a :class:`Job` (or ``None``: exit); the worker answers with
-any number of :class:`Progress` messages, then one :class:`Done` or :class:`Failed`.
+The front process sends a :class:`Job` (or ``None``: exit); the worker, once it has
+loaded what it needs, says :class:`Ready` (once), and answers each job with any number
+of :class:`Progress` messages, then one :class:`Done` or :class:`Failed`.
 A job's future in the pool ends with an :data:`Outcome` (``Done | Failed``), which is
 also what the pool makes up itself when a worker dies or the daemon shuts down.
 All of them are frozen dataclasses pickled by ``Connection.send``; both ends are ours.
@@ -25,6 +26,14 @@ class Job:
     args: dict[str, Any]
     deadline: float | None  # time.monotonic() after which the job should stop
     seed: int | None
+
+
+@dataclass(frozen=True)
+class Ready:
+    """Worker to front, once: its imports and networks are loaded, jobs start at once.
+
+    Until then a stopped search cannot answer yet, so the pool waits for this before
+    it counts a stop's grace (a worker is not replaced for being slow to start)."""
 
 
 @dataclass(frozen=True)

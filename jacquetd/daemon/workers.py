@@ -15,7 +15,8 @@ Faults are the pool's business:
 
 Messages on a pipe are the typed values of :mod:`jacquetd.daemon.jobs` (pickled by
 ``Connection.send``; both ends are ours): front to worker a ``Job`` or ``None``
-(exit); worker to front ``Progress``, then ``Done`` or ``Failed``. A job's future
+(exit); worker to front ``Ready`` once loaded, then for each job ``Progress``, then
+``Done`` or ``Failed``. A job's future
 ends with an ``Outcome`` (``Done | Failed``).
 """
 
@@ -41,7 +42,7 @@ from jacquetd_protocol.errors import ErrorCode
 
 from jacquetd.daemon import fault_hook
 from jacquetd.daemon.fault_hook import FaultLevels
-from jacquetd.daemon.jobs import Done, Failed, Job, Outcome, Progress
+from jacquetd.daemon.jobs import Done, Failed, Job, Outcome, Progress, Ready
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +50,8 @@ log = logging.getLogger(__name__)
 THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 RSS_CHECK_S = 0.25  # how often the workers' memory is looked at
-# A search told to answer with what it has (`stop`) gets this long, at least, before its
-# worker is replaced: a fresh worker may still be loading its networks.
+# A search told to answer with what it has (`stop`) gets this long, at least, counted from
+# when its worker is loaded (`Ready`), before the worker is replaced.
 STOP_GRACE_S = 5.0
 PartialSink = Callable[[dict[str, Any]], None]
 JobOutcome = Outcome
@@ -168,6 +169,7 @@ class _Worker:
     started: float = field(default_factory=time.monotonic)
     job: _Job | None = None
     kill_timer: asyncio.TimerHandle | None = None
+    ready: bool = False  # it said Ready: its imports and networks are loaded
     dead: bool = False
     over_memory: int = 0  # MB it held when it was killed for holding too much
 
@@ -357,9 +359,9 @@ class WorkerPool:
     def stop(self, job_id: int) -> bool:
         """Tell a job to answer now with what it has (a search's deepest finished result;
         a job still waiting runs with its stop flag set); False when the pool no longer
-        has it. A worker that does not answer within ``STOP_GRACE_S`` of the stop (it may
-        still be loading its networks) is replaced and the job fails (the front answers
-        it `cancelled`)."""
+        has it. A worker that does not answer within ``STOP_GRACE_S`` of the stop (or of
+        its `Ready`, when it was still loading) is replaced and the job fails (the front
+        answers it `cancelled`)."""
         job = self._jobs.get(job_id)
         if job is None or job.abandoned:
             return False
@@ -371,7 +373,9 @@ class WorkerPool:
 
     def _stop_worker(self, worker: _Worker, job: _Job) -> None:
         worker.stop_flag.value = 1
-        if worker.kill_timer is None:
+        # the grace counts from when the worker can answer: one still loading is not
+        # replaced for it (the timer starts on its Ready; a hung start meets the deadline)
+        if worker.kill_timer is None and worker.ready:
             worker.kill_timer = self._require_loop().call_later(
                 max(self.cancel_grace_s, STOP_GRACE_S), self._kill_overrun, worker, job)
 
@@ -428,6 +432,11 @@ class WorkerPool:
             self._on_death(worker)
 
     def _on_message(self, worker: _Worker, msg: object) -> None:
+        if isinstance(msg, Ready):
+            worker.ready = True
+            if worker.job is not None and worker.job.stopping:
+                self._stop_worker(worker, worker.job)
+            return
         if not isinstance(msg, Progress | Done | Failed):
             log.error("event=worker_garbage index=%d", worker.index)
             return
@@ -562,6 +571,10 @@ def worker_main(
 
     handlers.init_worker(seed, faults)
     log.debug("event=worker_ready index=%d pid=%d", index, os.getpid())
+    try:
+        conn.send(Ready())
+    except (OSError, ValueError):
+        return
     while True:
         try:
             msg = conn.recv()

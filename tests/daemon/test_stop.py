@@ -45,3 +45,30 @@ def test_a_waiting_analysis_that_is_cancelled_answers_its_first_depth(
                            level="random").ok
     finally:
         client.close()
+
+
+def test_a_search_cancelled_while_its_worker_loads_still_answers(
+        start_jacquetd: Callable[..., DaemonProcess]) -> None:
+    # the worker takes longer to start than a stop's grace (workers.STOP_GRACE_S, 5 s): the
+    # grace counts from when it is ready, so it is not replaced for being slow to start,
+    # and the stopped search answers with its first depth, not `cancelled`
+    daemon = start_jacquetd("--workers", "1", "--test-levels", "--test-worker-start-s=7")
+    client = ZmqClient(daemon.zmq)
+    try:
+        search = client.send("best_move", position="start:backgammon", dice=[3, 1],
+                             level="neural", plies=4, time_ms=600000)
+        cancel = client.send("cancel", target=search)
+        finals: dict[object, Reply] = {}
+        while len(finals) < 2:
+            msg = client.recv(timeout=120)
+            if isinstance(msg, Reply):
+                finals[msg.id] = msg
+        assert finals[cancel].ok
+        stopped = finals[search]
+        assert stopped.ok, stopped.error
+        assert (stopped.result or {})["stopped"] is True
+        assert (stopped.result or {})["play"]["move"]
+        stats = client.call("stats")
+        assert stats.ok and stats.result["worker_restarts"] == 0, stats.result
+    finally:
+        client.close()
