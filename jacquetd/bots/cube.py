@@ -5,8 +5,9 @@ equity and the fully live cube equity, weighted by a cube efficiency x: with
 contact, the variant's measured value (`CONTACT_EFFICIENCIES`) and, in a race,
 a value rising with the length of the race from 0 (last roll) to 0.68 (50
 pips and more). Match play uses the same interpolation on match-winning
-chances, the live part coming from the project's own match model (`met.py`)
-and the position's own gammon chances (`live_match`).
+chances, the live part coming from the project's own match model (`met.py`),
+its take and cash points at every cube level computed with the position's own
+gammon chances (`met.MatchModel.segment`, `live_match`).
 
 Equities are normalised to the current cube (money: points per unit of the
 cube in play; match: match-winning chances). `double_take` is the doubler's
@@ -136,14 +137,14 @@ def money_decision(probs: list[float] | tuple[float, ...], owner: str, x: float
 def live_match(seg: met.Segment, p: float, lose: float, win: float) -> float:
     """The live-cube match-winning chance at winning chance `p`, as Janowski's money
     line (`live_money`) is drawn: from the position's own loss value at p = 0 to the
-    opponent's cash point, along the cube segment `seg` (the model's take and cash
-    points), then from the cash point to the position's own win value at p = 1.
+    opponent's cash point, along the cube segment `seg` (take and cash points),
+    then from the cash point to the position's own win value at p = 1.
 
     Past a cash point the model's segment is flat at the cash value; this line keeps
     climbing with the position's gammons instead, so that "too good" (playing on for
     a gammon that is worth more than the cash) can be seen in match play as in money
-    play. Where a side cannot double, the segment's end at p = 0 or 1 (the model's
-    average gammon rate) is replaced by the position's own value.
+    play. Where a side cannot double, the segment's end at p = 0 or 1 is replaced by
+    the position's own value (the same when `seg` was computed with its gammons).
     """
     pts = [(0.0, lose)]
     if seg.lo > 0.0:
@@ -177,8 +178,11 @@ def match_decision(probs: list[float] | tuple[float, ...], need_me: int, need_op
         lose, win = ends(c)
         return w * win + (1 - w) * lose
 
+    shares = met.GammonShares(gw, bw, gl, bl)
+
     def live(c: int, who: int) -> float:
-        return live_match(m.segment(need_me, need_opp, c, who, crawford, post), w, *ends(c))
+        seg = m.segment(need_me, need_opp, c, who, crawford, post, shares)
+        return live_match(seg, w, *ends(c))
 
     nd = x * live(cube, own) + (1 - x) * dead(cube)
     dt = x * live(2 * cube, met.THEIRS) + (1 - x) * dead(2 * cube)

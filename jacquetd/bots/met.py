@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -62,6 +63,16 @@ class Segment:
         if value >= self.v_hi:
             return self.hi
         return self.lo + (self.hi - self.lo) * (value - self.v_lo) / (self.v_hi - self.v_lo)
+
+
+class GammonShares(NamedTuple):
+    """Of the games side a wins (loses): the shares that are gammons and backgammons
+    (backgammons counted within the gammons)."""
+
+    win_g: float
+    win_bg: float
+    lose_g: float
+    lose_bg: float
 
 
 class MatchModel:
@@ -135,32 +146,50 @@ class MatchModel:
                 + bg * self.mwc(a, b - 3 * cube, nxt_post))
 
     def segment(self, a: int, b: int, cube: int, owner: int, crawford: bool,
-                post: bool) -> Segment:
-        """The live-cube segment of a game at needs (a, b), `owner` relative to side a."""
+                post: bool, shares: GammonShares | None = None) -> Segment:
+        """The live-cube segment of a game at needs (a, b), `owner` relative to side a.
+
+        The take and cash points at every cube level are computed with the model's
+        average gammon rate, or with `shares`, this game's own gammon and backgammon
+        shares, as GNU Backgammon's match-play cube formulas use a position's own
+        gammon chances: a gammonish game moves the take and cash points.
+        """
         if max(a, b) > EXACT_NEEDS:
             scale = max(a, b) / EXACT_NEEDS
             cube = max(1, 2 ** round(math.log2(max(1.0, cube / scale))))
             a, b = _scaled(a, scale), _scaled(b, scale)
         if a > self._filled[0] or b > self._filled[1]:
             self._fill(a, b)
+        if shares is not None:
+            return self._segment_of(a, b, cube, owner, crawford, post or crawford, shares)
         return self._segment(a, b, cube, owner, crawford, post or crawford)
 
     def _segment_uncached(self, a: int, b: int, cube: int, owner: int, crawford: bool,
                           nxt_post: bool) -> Segment:
+        return self._segment_of(a, b, cube, owner, crawford, nxt_post, None)
+
+    def _segment_of(self, a: int, b: int, cube: int, owner: int, crawford: bool,
+                    nxt_post: bool, shares: GammonShares | None) -> Segment:
+        """The segment, the game's gammons those of `shares` (None: the model's); the
+        cube levels above are computed the same way (cached only for the model's)."""
+        def deeper(c: int, who: int) -> Segment:
+            if shares is None:
+                return self._segment(a, b, c, who, False, nxt_post)
+            return self._segment_of(a, b, c, who, False, nxt_post, shares)
+
+        g_win, bg_win, g_lose, bg_lose = (None, 0.0, None, 0.0) if shares is None else shares
         i_double = not crawford and owner in (CENTRE, MINE) and cube < a
         they_double = not crawford and owner in (CENTRE, THEIRS) and cube < b
         if i_double:
             drop = self.mwc(a - cube, b, nxt_post)
-            take = self._segment(a, b, 2 * cube, THEIRS, False, nxt_post)
-            hi, v_hi = take.solve(drop), drop
+            hi, v_hi = deeper(2 * cube, THEIRS).solve(drop), drop
         else:
-            hi, v_hi = 1.0, self.win_value(a, b, cube, nxt_post)
+            hi, v_hi = 1.0, self.win_value(a, b, cube, nxt_post, g_win, bg_win)
         if they_double:
             drop = self.mwc(a, b - cube, nxt_post)
-            take = self._segment(a, b, 2 * cube, MINE, False, nxt_post)
-            lo, v_lo = take.solve(drop), drop
+            lo, v_lo = deeper(2 * cube, MINE).solve(drop), drop
         else:
-            lo, v_lo = 0.0, self.lose_value(a, b, cube, nxt_post)
+            lo, v_lo = 0.0, self.lose_value(a, b, cube, nxt_post, g_lose, bg_lose)
         if hi <= lo:  # degenerate: both would cash at once; split the difference
             mid = (hi + lo) / 2
             return Segment(mid - 1e-9, v_lo, mid + 1e-9, v_hi)

@@ -106,6 +106,24 @@ def test_match_live_line_follows_the_cube_segment_inside_the_window():
     assert all(b > a for a, b in itertools.pairwise(above))
 
 
+def test_match_segment_with_the_games_own_gammons():
+    m = met.model(0.25)
+    # the model's own rate given as shares: the model's segment, at every score and cube
+    same = met.GammonShares(0.25, 0.0, 0.25, 0.0)
+    for a, b, c, who in itertools.product((2, 3, 5, 7), (2, 4, 7), (1, 2), (met.CENTRE, met.MINE)):
+        assert m.segment(a, b, c, who, False, False, same) == m.segment(a, b, c, who, False,
+                                                                          False)
+    # cube theory: the more of the doubler's wins are gammons, the worse a take is (the
+    # taker's gammon losses come at twice the cube), so the doubler cashes sooner
+    plain = m.segment(5, 5, 1, met.CENTRE, False, False, met.GammonShares(0.0, 0.0, 0.0, 0.0))
+    gammons = m.segment(5, 5, 1, met.CENTRE, False, False,
+                        met.GammonShares(0.5, 0.0, 0.0, 0.0))
+    assert gammons.hi < plain.hi
+    # and the more of the doubler's losses are gammons, the sooner the opponent cashes
+    losses = m.segment(5, 5, 1, met.CENTRE, False, False, met.GammonShares(0.0, 0.0, 0.5, 0.0))
+    assert losses.lo > plain.lo
+
+
 def test_match_too_good_with_gammons():
     # 5-away/5-away, cube centred: an 85% position with 30% of its wins gammons is worth
     # more played on than cashed (a gammon wins 2 of the 5 points), as in money play;
