@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from . import bearoff
+from . import bearoff, bearoff_kernel
 
 log = logging.getLogger(__name__)
 
@@ -151,15 +151,15 @@ class TwoSided:
 def _successors(rule: str, checkers: int) -> tuple[np.ndarray, np.ndarray]:
     """(moves, counts): moves[a, r, :counts[a, r]] are the ranks every legal play of roll
     r (in `bearoff.ROLLS` order) reaches from rank a; rank 0 is all borne off."""
-    positions = bearoff.all_positions(checkers)
-    size = comb(checkers + bearoff.POINTS, bearoff.POINTS)
-    found: list[list[list[int]]] = [[[] for _ in bearoff.ROLLS] for _ in range(size)]
-    for pos in positions:
-        if not any(pos):
-            continue
-        a = bearoff.rank(pos)
+    positions = bearoff.by_rank(checkers)
+    size = positions.counts.shape[0]
+    work = bearoff_kernel.Workspace(size)
+    out = np.zeros(size, dtype=np.int64)
+    found: list[list[np.ndarray]] = [[out[:0]] * len(bearoff.ROLLS) for _ in range(size)]
+    for a in range(1, size):
         for r, (d1, d2, _w) in enumerate(bearoff.ROLLS):
-            found[a][r] = sorted(bearoff.rank(p) for p in bearoff.plays(pos, d1, d2, rule))
+            n = bearoff_kernel.plays_into(positions, work, a, d1, d2, rule, out)
+            found[a][r] = out[:n].copy()
     width = max(len(m) for row in found for m in row)
     moves = np.zeros((size, len(bearoff.ROLLS), width), dtype=np.int16)
     counts = np.zeros((size, len(bearoff.ROLLS)), dtype=np.int16)

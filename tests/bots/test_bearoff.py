@@ -8,7 +8,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from jacquetd.bots import bearoff
+from jacquetd.bots import bearoff, bearoff_kernel
 from jacquetd.rules import find_variant, generate_raw
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]
@@ -80,3 +80,24 @@ def test_race_probabilities_small():
     six = np.array([[0, 0, 0, 0, 0, 2]])
     p = bearoff.race_probabilities(db, six, one, np.array([13]), np.array([14]))
     assert p[0, 0] == pytest.approx(4 / 36)
+
+
+@pytest.mark.parametrize("rule", bearoff.RULES)
+def test_compiled_plays_equal_the_reference(rule):
+    """The kernel that builds the tables reaches exactly the positions `plays` (checked
+    against the rules core's generator above) does: every position of up to 6 checkers
+    and 400 random ones of up to 15, every roll."""
+    positions = bearoff.by_rank(15)
+    work = bearoff_kernel.Workspace(positions.counts.shape[0])
+    out = np.zeros(positions.counts.shape[0], dtype=np.int64)
+    rng = random.Random(7)
+    sample = bearoff.all_positions(6) + [
+        tuple(int(c) for c in positions.counts[rng.randrange(1, len(positions.counts))])
+        for _ in range(400)]
+    for pos in sample:
+        a = bearoff.rank(pos)
+        for d1, d2, _w in bearoff.ROLLS:
+            n = bearoff_kernel.plays_into(positions, work, a, d1, d2, rule, out)
+            got = {tuple(int(c) for c in positions.counts[q]) for q in out[:n]}
+            assert got == bearoff.plays(pos, d1, d2, rule), (pos, d1, d2)
+            assert list(out[:n]) == sorted(out[:n])
