@@ -4,7 +4,7 @@ The one-sided tables (`bearoff.build`) and the two-sided cubeful ones
 (`bearoff_cube.build`) need, for every position of up to 15 checkers on the six
 points and each of the 21 rolls, the positions its legal plays reach: a million
 move generations. `bearoff.plays` does one in Python and is the reference
-(checked against the rules core's generator); `plays` here is the same
+(checked against the rules core's generator); `plays_into` here is the same
 algorithm on arrays, compiled, so that the tables build in seconds instead of
 minutes (a daemon's first start builds them in the background).
 
