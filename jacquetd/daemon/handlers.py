@@ -9,14 +9,12 @@ error reply through the one mapping, :func:`jacquetd.errors.to_protocol_error`.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any
 
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
 from jacquetd.bots import bearoff
-from jacquetd.bots.interface import ENGINE
 from jacquetd.daemon import fault_hook, scale_commands
 from jacquetd.daemon.engine_commands import (
     WorkerCall,
@@ -37,8 +35,6 @@ from jacquetd.daemon.gnubg_commands import (
     run_gnubg_decide,
     run_gnubg_evaluate,
 )
-from jacquetd.rules import Position
-from jacquetd.rules.variants import VARIANTS
 
 __all__ = ["FRONT_HANDLERS", "GNUBG_DECIDE", "GNUBG_EVALUATE", "WORKER_HANDLERS",
            "init_worker", "run_worker_command"]
@@ -57,7 +53,6 @@ WORKER_HANDLERS: dict[str, WorkerHandler] = {
 
 WORKER_HANDLERS.update(scale_commands.WORKER_HANDLERS)
 
-log = logging.getLogger(__name__)
 _worker_state: dict[str, Any] = {"seed": None}
 
 
@@ -70,19 +65,6 @@ def init_worker(seed: int | None, faults: FaultLevels | None = None) -> None:
         faults.start()
     bearoff.BUILD_ON_DEMAND = False  # a request never builds a table: its deadline would
     # cut the build short; races are evaluated without it until the daemon has built it
-    _warm()
-
-
-def _warm() -> None:
-    """Load what the default level's play needs in every variant (the networks and their
-    compiled encoders, under a second) before the worker says it is ready: its first
-    request is then as quick as the next, and a `cancel`'s stop is not spent loading.
-    A failure here is left for the first request that needs the part to report."""
-    for name in VARIANTS:
-        try:
-            ENGINE.choose(Position.initial(name).with_dice((3, 1)), ENGINE.default_level)
-        except Exception:  # reported by the request that needs the part
-            log.warning("event=worker_warm_failed variant=%s", name, exc_info=True)
 
 
 def run_worker_command(

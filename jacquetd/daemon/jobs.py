@@ -1,7 +1,7 @@
 """What crosses the worker pipe, as typed values.
 
-The front process sends a :class:`Job` (or ``None``: exit); the worker, once it has
-loaded what it needs, says :class:`Ready` (once), and answers each job with any number
+The front process sends a :class:`Job` (or ``None``: exit); the worker, once its
+imports are done, says :class:`Ready` (once), and answers each job with any number
 of :class:`Progress` messages, then one :class:`Done` or :class:`Failed`.
 A job's future in the pool ends with an :data:`Outcome` (``Done | Failed``), which is
 also what the pool makes up itself when a worker dies or the daemon shuts down.
@@ -30,7 +30,8 @@ class Job:
 
 @dataclass(frozen=True)
 class Ready:
-    """Worker to front, once: its imports and networks are loaded, jobs start at once.
+    """Worker to front, once: its imports are done (seconds on a loaded machine), jobs
+    start at once.
 
     Until then a stopped search cannot answer yet, so the pool waits for this before
     it counts a stop's grace (a worker is not replaced for being slow to start)."""

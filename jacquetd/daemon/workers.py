@@ -15,7 +15,7 @@ Faults are the pool's business:
 
 Messages on a pipe are the typed values of :mod:`jacquetd.daemon.jobs` (pickled by
 ``Connection.send``; both ends are ours): front to worker a ``Job`` or ``None``
-(exit); worker to front ``Ready`` once loaded, then for each job ``Progress``, then
+(exit); worker to front ``Ready`` once started, then for each job ``Progress``, then
 ``Done`` or ``Failed``. A job's future
 ends with an ``Outcome`` (``Done | Failed``).
 """
@@ -51,7 +51,7 @@ THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 RSS_CHECK_S = 0.25  # how often the workers' memory is looked at
 # A search told to answer with what it has (`stop`) gets this long, at least, counted from
-# when its worker is loaded (`Ready`), before the worker is replaced.
+# when its worker has started (`Ready`), before the worker is replaced.
 STOP_GRACE_S = 5.0
 PartialSink = Callable[[dict[str, Any]], None]
 JobOutcome = Outcome
@@ -169,7 +169,7 @@ class _Worker:
     started: float = field(default_factory=time.monotonic)
     job: _Job | None = None
     kill_timer: asyncio.TimerHandle | None = None
-    ready: bool = False  # it said Ready: its imports and networks are loaded
+    ready: bool = False  # it said Ready: its imports are done
     dead: bool = False
     over_memory: int = 0  # MB it held when it was killed for holding too much
 
@@ -360,7 +360,7 @@ class WorkerPool:
         """Tell a job to answer now with what it has (a search's deepest finished result;
         a job still waiting runs with its stop flag set); False when the pool no longer
         has it. A worker that does not answer within ``STOP_GRACE_S`` of the stop (or of
-        its `Ready`, when it was still loading) is replaced and the job fails (the front
+        its `Ready`, when it was still starting) is replaced and the job fails (the front
         answers it `cancelled`)."""
         job = self._jobs.get(job_id)
         if job is None or job.abandoned:
