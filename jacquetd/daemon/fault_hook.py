@@ -6,7 +6,8 @@ it: a running daemon has fault levels only when the Python code that starts it
 installs them here first (the test suite's launcher, ``tests/fault_daemon.py``, with
 the levels of ``tests/faults.py``; neither is shipped). The front then lists them in
 ``hello``, and the worker pool hands them to every worker process (pickled by
-reference), whose ``best_move`` runs them (and which call ``start`` once, before they are ready).
+reference), whose ``best_move`` runs them (and which call ``start`` once, before they
+say they are ready).
 """
 
 from __future__ import annotations

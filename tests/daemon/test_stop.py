@@ -47,7 +47,7 @@ def test_a_waiting_analysis_that_is_cancelled_answers_its_first_depth(
         client.close()
 
 
-def test_a_search_cancelled_while_its_worker_loads_still_answers(
+def test_a_search_cancelled_while_its_worker_starts_still_answers(
         start_jacquetd: Callable[..., DaemonProcess]) -> None:
     # the worker takes longer to start than a stop's grace (workers.STOP_GRACE_S, 5 s): the
     # grace counts from when it is ready, so it is not replaced for being slow to start,
