@@ -86,6 +86,17 @@ def _die_moves(pos: np.ndarray, d: int, rearmost: bool, out: np.ndarray
 
 
 @njit(cache=True)
+def _note(p: int, call: int, found_at: np.ndarray, found: np.ndarray, nf: int
+          ) -> int:  # pragma: no cover - compiled
+    """Add rank `p` to this call's found list unless it is there: the list's new length."""
+    if found_at[p] != call:
+        found_at[p] = call
+        found[nf] = p
+        nf += 1
+    return nf
+
+
+@njit(cache=True)
 def _plays(a: int, d1: int, d2: int, rearmost: bool, counts: np.ndarray,
            checkers: np.ndarray, binom: np.ndarray, value: np.ndarray, found_at: np.ndarray,
            seen_at: np.ndarray, stamp: np.ndarray, found: np.ndarray, level: np.ndarray,
@@ -116,13 +127,9 @@ def _plays(a: int, d1: int, d2: int, rearmost: bool, counts: np.ndarray,
                     if k == 0:
                         v = depth
                 if v >= 0:
-                    if found_at[p] != call:
-                        found_at[p] = call
-                        value[p] = v
-                        found[nf] = p
-                        nf += 1
-                    elif v > value[p]:
-                        value[p] = v
+                    grown = _note(p, call, found_at, found, nf)
+                    value[p] = v if grown > nf else max(value[p], v)
+                    nf = grown
                     continue
                 for j in range(k):
                     q = _rank(first[j], binom)
@@ -145,26 +152,19 @@ def _plays(a: int, d1: int, d2: int, rearmost: bool, counts: np.ndarray,
             for i in range(k1):
                 s1 = _rank(first[i], binom)
                 if checkers[s1] == 0:
-                    if found_at[s1] != call:
-                        found_at[s1] = call
-                        found[nf] = s1
-                        nf += 1
+                    nf = _note(s1, call, found_at, found, nf)
                     value[s1] = 2
                     continue
                 k2 = _die_moves(counts[s1], die2, rearmost, second)
                 if k2 == 0:
-                    if found_at[s1] != call:
-                        found_at[s1] = call
-                        found[nf] = s1
-                        nf += 1
+                    grown = _note(s1, call, found_at, found, nf)
+                    if grown > nf:  # one die only, unless a play of both reached it
                         value[s1] = 10 + die1
+                    nf = grown
                     continue
                 for j in range(k2):
                     s2 = _rank(second[j], binom)
-                    if found_at[s2] != call:
-                        found_at[s2] = call
-                        found[nf] = s2
-                        nf += 1
+                    nf = _note(s2, call, found_at, found, nf)
                     value[s2] = 2
         if nf == 0:
             out[0] = a
