@@ -1,4 +1,4 @@
-"""The version-2 and version-3 input encodings of `features.py`, compiled with numba.
+"""The version-2, 3 and 4 input encodings of `features.py`, compiled with numba.
 
 `features.encode` spends most of a 0-ply evaluation (and of a self-play
 training game) in dozens of small numpy operations per batch; this kernel
@@ -27,7 +27,7 @@ if os.environ.get("JACQUETD_FASTGEN", "1").strip().lower() not in ("0", "off", "
         _njit = None
 
 HITTING, COURIER, START_LIMIT, PRIMES, SAME_DIRECTION = 1, 2, 4, 8, 16
-_EXTRAS = {2: 16, 3: 22}
+_EXTRAS = {2: 16, 3: 22, 4: 34}
 SUPPORTED = tuple(_EXTRAS)
 """The feature versions this kernel computes."""
 
@@ -76,9 +76,11 @@ def _most(hit: int, blot_at: np.ndarray) -> int:
     return best
 
 
-def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int) -> tuple[int, int]:
-    """(rolls, pips): of the 36 rolls of `opp`, how many hit a blot of `me`, and the
-    sum over the rolls of the most pips a hit with that roll costs `me` (version 3).
+def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int
+           ) -> tuple[int, int, int]:
+    """(rolls, pips, doubles): of the 36 rolls of `opp`, how many hit a blot of `me`,
+    the sum over the rolls of the most pips a hit with that roll costs `me`
+    (version 3), and how many could hit either of two different blots (version 4).
 
     The bar is entered first (two or more checkers there: the entering hits only;
     one: it enters with either die, then the other die moves any checker); a
@@ -97,7 +99,7 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int) -> tup
         if me[q] >= hold:
             closed |= 1 << m
     if blots == 0:
-        return 0, 0
+        return 0, 0, 0
     open_ = ((1 << 25) - 2) & ~closed  # points 1-24 a checker may land on
     board = 0
     for k in range(1, 25):
@@ -105,10 +107,11 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int) -> tup
             board |= 1 << k
     bar = opp[25]
     if bar == 0 and board >> 1 < (blots & -blots):
-        return 0, 0  # every blot is behind every opposing checker
+        return 0, 0, 0  # every blot is behind every opposing checker
     entry = 1 << 25
     rolls = 0
     pips = 0
+    doubles = 0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             hit = 0
@@ -141,7 +144,9 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int) -> tup
                 w = 1 if d1 == d2 else 2
                 rolls += w
                 pips += w * _most(hit, blot_at)
-    return rolls, pips
+                if hit & (hit - 1):
+                    doubles += w
+    return rolls, pips, doubles
 
 
 def _escape_table() -> np.ndarray:
@@ -279,7 +284,7 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     out[col + 14] = outside / 15.0
     out[col + 15] = pips_home / 100.0
     if version >= 3 and vflags & HITTING:
-        rolls, lost = _shots(me, opp, table, hold)
+        rolls, lost, _ = _shots(me, opp, table, hold)
         out[col + 16] = rolls / 36.0
         out[col + 17] = lost / (36.0 * 12.0)
         if me[25] > 0:
@@ -313,6 +318,136 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
             if e < least:
                 least = e
         out[col + 21] = 1.0 - least / 36.0
+    if version >= 4:
+        _side_v4(me, opp, table, vflags, hold, out, col + 22)
+
+
+def _side_v4(me: np.ndarray, opp: np.ndarray, table: np.ndarray, vflags: int, hold: int,
+             out: np.ndarray, col: int) -> None:
+    """The twelve version-4 features (`features._v4_extras` defines them)."""
+    rear = 0
+    for p in range(25, 0, -1):
+        if me[p] > 0:
+            rear = p
+            break
+    out[col] = (rear - 1) / 24.0 if rear > 0 else 0.0
+    anchor = 0
+    for q in range(24, 0, -1):
+        if me[q] >= hold:
+            anchor = q
+            break
+    out[col + 1] = (anchor - 1) / 24.0 if anchor > 0 else 0.0
+    forward = 2.0
+    for k in range(6, 0, -1):
+        if me[table[k]] >= hold:
+            forward = k / 6.0
+            break
+    if forward == 2.0:
+        for k in range(7, 13):
+            if me[table[k]] >= hold:
+                forward = k / 6.0
+                break
+    out[col + 2] = forward
+    if vflags & HITTING:
+        out[col + 3] = _shots(me, opp, table, hold)[2] / 36.0
+        if me[25] > 0:
+            two = me[25] >= 2
+            loss = 0
+            for d1 in range(1, 7):
+                h1 = opp[table[25 - d1]] >= hold
+                if h1:
+                    loss += 4 * d1
+                for d2 in range(d1 + 1, 7):
+                    h2 = opp[table[25 - d2]] >= hold
+                    if h1 and h2:
+                        loss += 2 * (d1 + d2)
+                    elif two and h1:
+                        loss += 2 * d1
+                    elif two and h2:
+                        loss += 2 * d2
+            out[col + 4] = loss / (36.0 * 49.0 / 6.0)
+    # the opponent's rearmost checker as an index of my points (point - 1)
+    back = -1
+    if not vflags & SAME_DIRECTION:
+        r = 0
+        for p in range(25, 0, -1):
+            if opp[p] > 0:
+                r = p
+                break
+        back = 24 - r
+    m = back if back > 11 else 11
+    t = 24 * me[25]
+    spare = me[25]
+    for i in range(23, 5, -1):
+        c = me[i + 1]
+        if i > m:
+            if c > 2:
+                add = c - 2
+            elif c > 0 and c != 2:
+                add = 1
+            else:
+                add = 0
+        else:
+            add = c
+        t += i * add
+        spare += add
+    for i in range(5, -1, -1):
+        c = me[i + 1]
+        if c > 2:
+            t += i * (c - 2)
+            spare += c - 2
+        elif c < 2:
+            need = 2 - c
+            if spare >= need:
+                t -= i * need
+                spare -= need
+    out[col + 5] = max(t, 0) / 100.0
+    if not vflags & SAME_DIRECTION:
+        brk = 0
+        free = 0
+        for i in range(25):
+            c = me[i + 1]
+            if i > back:
+                brk += (i + 1 - back) * c
+            elif i < back:
+                free += (i + 1) * c
+        out[col + 6] = brk / 167.0
+        out[col + 7] = free / 100.0
+    total = 0
+    moment = 0
+    for p in range(1, 26):
+        total += me[p]
+        moment += p * me[p]
+    mean = (moment + total - 1) // total if total > 0 else 0
+    k = 0
+    j = 0
+    for p in range(mean + 1, 26):
+        if me[p] > 0:
+            j += me[p]
+            k += me[p] * (p - mean) * (p - mean)
+    out[col + 8] = ((k + j - 1) // j if j > 0 else 0) / 400.0
+    prev = 0
+    w = 0
+    tot = 0
+    for q in range(24, 0, -1):
+        if me[q] >= hold:
+            if prev > 0:
+                d = prev - q
+                c = 11 if d <= 6 else (13 - d if d <= 11 else 0)
+                w += c * me[prev]
+                tot += me[prev]
+            prev = q
+    out[col + 9] = 1.0 - w / (11.0 * tot) if tot > 0 else 0.0
+    anchors = 0
+    there = me[25]
+    for k in range(1, 7):
+        there += me[table[k]]
+        if me[table[k]] >= hold:
+            anchors += 1
+    if anchors >= 2:
+        out[col + 10] = (there - 3) / 4.0
+    elif anchors == 1:
+        out[col + 11] = there / 8.0
 
 
 def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndarray,
@@ -359,6 +494,7 @@ if _njit is not None:
     _most = _njit(cache=True)(_most)
     _shots = _njit(cache=True)(_shots)
     _escapes = _njit(cache=True)(_escapes)
+    _side_v4 = _njit(cache=True)(_side_v4)
     _side = _njit(cache=True)(_side)
     _encode_rows = _njit(cache=True)(_encode_rows)
 

@@ -9,7 +9,7 @@ make important: pip counts, the courier phase (J6/B4), closed points in the
 starting table (J7), the 'has held a prime' flags (J12), the longest run of
 made points, exposed blots and the contact flag.
 
-Version 2 (`FEATURE_VERSION`) counts a point as held by one checker in the
+Version 2 counts a point as held by one checker in the
 variants without hitting (B3), as the rules do, and adds five features per
 side that the first networks had to learn from the raw code and did not:
 how much of the six points ahead of each checker the opponent holds, how
@@ -29,6 +29,15 @@ its checkers outside home weighted by their pips to home (mobility), and how
 well its own points contain the opponent (one minus the fewest such rolls of
 an opposing checker on the opponent's points 13-24). A network records the
 version it was trained on; `encode` reproduces every version.
+
+Version 4 adds twelve per side, more of GNU Backgammon's contact inputs
+(`_v4_extras` says each in full): where the rearmost checker and the rearmost
+and most forward anchors are, the opponent's rolls that hit two blots, the
+pips lost by dancing, the spare pips before the home board must break
+(timing), the pips still to travel to pass the opponent's rearmost checker
+and those already past it, how far the rearmost checkers trail the bulk (one-sided
+moment), how well the held points are spaced to support each other
+(backbone), and the backgame anchors.
 """
 
 from __future__ import annotations
@@ -40,11 +49,11 @@ from jacquetd.rules.variants import opponent_point_map
 
 from . import fastencode
 
-FEATURE_VERSION = 3
-"""The encoding new networks are trained on; versions 1 and 2 stay readable."""
+FEATURE_VERSION = 4
+"""The encoding new networks are trained on by default; every version stays readable."""
 
 _PER_SIDE_UNARY = 24 * 4 + 2  # four units per point, bar, off
-_PER_SIDE_EXTRA = {1: 11, 2: 16, 3: 22}
+_PER_SIDE_EXTRA = {1: 11, 2: 16, 3: 22, 4: 34}
 
 
 def n_inputs(version: int = FEATURE_VERSION) -> int:
@@ -53,6 +62,9 @@ def n_inputs(version: int = FEATURE_VERSION) -> int:
         raise ValueError(f"unknown feature version {version}")
     return 2 * (_PER_SIDE_UNARY + _PER_SIDE_EXTRA[version]) + 3
 
+
+VERSIONS = tuple(_PER_SIDE_EXTRA)
+"""Every encoding `encode` computes."""
 
 N_INPUTS = n_inputs()
 
@@ -178,10 +190,12 @@ def _blocking(variant: Variant, me: np.ndarray, opp: np.ndarray
     return blocked, trapped, power
 
 
-def _shots(variant: Variant, me: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(rolls, pips) of `fastencode._shots` for a batch: of `opp`'s 36 rolls, those
-    that hit a blot of `me`, and the pips the most costly hit of each roll costs,
-    summed over the rolls (version 3)."""
+def _shots(variant: Variant, me: np.ndarray, opp: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rolls, pips, doubles) of `fastencode._shots` for a batch: of `opp`'s 36 rolls,
+    those that hit a blot of `me`, the pips the most costly hit of each roll costs,
+    summed over the rolls (version 3), and the rolls that could hit either of two
+    or more different blots (version 4)."""
     n = me.shape[0]
     hold = hold_threshold(variant)
     table = np.array(opponent_point_map(variant))
@@ -194,15 +208,21 @@ def _shots(variant: Variant, me: np.ndarray, opp: np.ndarray) -> tuple[np.ndarra
     bar = opp[:, 25].astype(np.int64)
     zero = np.zeros(n, dtype=np.int64)
 
+    targets = np.zeros((n, 26), dtype=bool)  # the blots one roll could hit
+
     def hit(t: int, ok: np.ndarray) -> np.ndarray:
         if t < 1:
             return zero
-        return np.where(ok & ~blocked[:, t], blot_at[:, t], 0)
+        lands = ok & ~blocked[:, t]
+        targets[:, t] |= lands & (blot_at[:, t] > 0)
+        return np.where(lands, blot_at[:, t], 0)
 
     rolls = np.zeros(n, dtype=np.int64)
     pips = np.zeros(n, dtype=np.int64)
+    doubles = np.zeros(n, dtype=np.int64)
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
+            targets[:] = False
             best = zero
             if d1 != d2:
                 for d in (d1, d2):  # two or more on the bar: entering hits only
@@ -234,11 +254,13 @@ def _shots(variant: Variant, me: np.ndarray, opp: np.ndarray) -> tuple[np.ndarra
                         if t < 1:
                             break
                         alive = alive & (steps >= s) & ~blocked[:, t]
+                        targets[:, t] |= alive & (blot_at[:, t] > 0)
                         best = np.maximum(best, np.where(alive, blot_at[:, t], 0))
             w = 1 if d1 == d2 else 2
             rolls += w * (best > 0)
             pips += w * best
-    return rolls, pips
+            doubles += w * (targets.sum(axis=1) >= 2)
+    return rolls, pips, doubles
 
 
 def _escapes(blocked: np.ndarray) -> np.ndarray:
@@ -291,6 +313,160 @@ def _dance(variant: Variant, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     return np.where(me[:, 25] > 0, (closed / 6.0) ** 2, 0.0)
 
 
+def _opp_rear_index(variant: Variant, opp: np.ndarray) -> np.ndarray:
+    """(N,) the opponent's rearmost checker as an index of `me`'s points (point - 1):
+    -1 for the bar, 24 with nothing left on the board. In the same-direction
+    geometry (G3) no point of ours lies past all the opponent's checkers: -1."""
+    n = opp.shape[0]
+    if variant.same_direction:
+        return np.full(n, -1, dtype=np.int64)
+    on = opp[:, 1:26] > 0
+    rear = np.where(on.any(axis=1), 25 - np.argmax(on[:, ::-1], axis=1), 0)
+    return 24 - rear
+
+
+def _timing(me: np.ndarray, back: np.ndarray) -> np.ndarray:
+    """Pips `me` can play before it must break its home board points (version 4).
+
+    Counted from the rearmost point down: a checker beyond the opponent's
+    rearmost checker (or beyond point 12) is spare unless it makes a point of
+    exactly two; every checker on points 7 to there is spare; spares then fill
+    the home points below two checkers (their pips are no longer free), and
+    home checkers above two are spare. Over 100, never negative.
+    """
+    m = np.maximum(back, 11)
+    t = 24 * me[:, 25].astype(np.int64)
+    spare = me[:, 25].astype(np.int64)
+    for i in range(23, 5, -1):  # point i + 1
+        c = me[:, i + 1].astype(np.int64)
+        outer = i > m
+        kept = np.where(c > 2, c - 2, np.where((c > 0) & (c != 2), 1, 0))
+        add = np.where(outer, kept, c)
+        t += i * add
+        spare += add
+    for i in range(5, -1, -1):
+        c = me[:, i + 1].astype(np.int64)
+        t += np.where(c > 2, i * (c - 2), 0)
+        spare += np.where(c > 2, c - 2, 0)
+        need = np.where(c < 2, 2 - c, 0)
+        fill = (need > 0) & (spare >= need)
+        t -= np.where(fill, i * need, 0)
+        spare -= np.where(fill, need, 0)
+    return np.maximum(t, 0) / 100.0
+
+
+def _moment2(me: np.ndarray) -> np.ndarray:
+    """How far `me`'s rearmost checkers trail the rest (version 4): the mean squared
+    distance, rounded up, of the checkers beyond the mean point (rounded up) from
+    it, over 400."""
+    counts = me[:, 1:26].astype(np.int64)
+    points = np.arange(1, 26)
+    total = counts.sum(axis=1)
+    mean = np.where(total > 0, (counts @ points + total - 1) // np.maximum(total, 1), 0)
+    beyond = points[None, :] > mean[:, None]
+    far = np.where(beyond, counts, 0)
+    k = (far * (points[None, :] - mean[:, None]) ** 2).sum(axis=1)
+    j = far.sum(axis=1)
+    return np.where(j > 0, (k + j - 1) // np.maximum(j, 1), 0) / 400.0
+
+
+def _backbone(me: np.ndarray, made: np.ndarray) -> np.ndarray:
+    """How well `me`'s held points are spaced to cover each other (version 4).
+
+    Going forward from the rearmost held point, each held point scores how
+    well the next one ahead covers it: 11 within 6 pips, 13 - d at d = 7 to 11
+    pips, 0 further, weighted by its checkers; one minus the weighted mean over 11.
+    """
+    n = me.shape[0]
+    prev = np.zeros(n, dtype=np.int64)
+    w = np.zeros(n, dtype=np.float64)
+    tot = np.zeros(n, dtype=np.float64)
+    rows = np.arange(n)
+    for q in range(24, 0, -1):
+        m = made[:, q - 1]
+        link = m & (prev > 0)
+        d = prev - q
+        c = np.where(d <= 6, 11, np.where(d <= 11, 13 - d, 0))
+        held = me[rows, prev]
+        w += np.where(link, c * held, 0)
+        tot += np.where(link, held, 0)
+        prev = np.where(m, q, prev)
+    return np.where(tot > 0, 1.0 - w / (11.0 * np.maximum(tot, 1.0)), 0.0)
+
+
+def _enter_loss(variant: Variant, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
+    """With `me` on the bar, the pips its rolls leave unplayed because the entry
+    points are held (version 4): a held double loses four moves, a roll with both
+    dice held both, and with two or more on the bar a held die its own pips;
+    over 36 * 49/6."""
+    n = me.shape[0]
+    if not variant.hitting:
+        return np.zeros(n)
+    table = np.array(opponent_point_map(variant))
+    hold = hold_threshold(variant)
+    held = {d: opp[:, table[25 - d]] >= hold for d in range(1, 7)}
+    two = me[:, 25] >= 2
+    loss = np.zeros(n)
+    for d1 in range(1, 7):
+        loss += np.where(held[d1], 4 * d1, 0)
+        for d2 in range(d1 + 1, 7):
+            both = held[d1] & held[d2]
+            loss += np.where(both, 2 * (d1 + d2), 0)
+            loss += np.where(two & held[d1] & ~held[d2], 2 * d1, 0)
+            loss += np.where(two & held[d2] & ~held[d1], 2 * d2, 0)
+    return np.where(me[:, 25] > 0, loss / (36.0 * 49.0 / 6.0), 0.0)
+
+
+def _v4_extras(variant: Variant, me: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The twelve version-4 features of `me` against `opp`, in their order.
+
+    back checker: the rearmost point with a checker (the bar 25), (point - 1) / 24;
+    back anchor: the rearmost held point, (point - 1) / 24, 0 without one;
+    forward anchor: the most advanced held point of the opponent's home (its
+    point k = 6 down to 1), else the nearest of its 7 to 12, as k / 6; 2 without;
+    double shots: of the opponent's 36 rolls, those that could hit either of two
+    blots (hitting variants), over 36;
+    enter loss: `_enter_loss`; timing: `_timing`;
+    break contact: the pips `me`'s checkers still need to pass the opponent's
+    rearmost one, over 167; free pips: the pips of those already past it, over 100
+    (both 0 in the same-direction geometry, where the sides share the road);
+    one-sided moment: `_moment2`; backbone: `_backbone`;
+    backgame: with two or more points held in the opponent's home, (checkers there
+    and on the bar - 3) / 4; with one, the same checkers over 8 (second input).
+    """
+    n = me.shape[0]
+    hold = hold_threshold(variant)
+    table = np.array(opponent_point_map(variant))
+    made = me[:, 1:25] >= hold
+    on = me[:, 1:26] > 0
+    rear = np.where(on.any(axis=1), 25 - np.argmax(on[:, ::-1], axis=1), 0)
+    back_checker = np.where(rear > 0, (rear - 1) / 24.0, 0.0)
+    anchor = np.where(made.any(axis=1), 24 - np.argmax(made[:, ::-1], axis=1), 0)
+    back_anchor = np.where(anchor > 0, (anchor - 1) / 24.0, 0.0)
+    order = np.array([6, 5, 4, 3, 2, 1, 7, 8, 9, 10, 11, 12])
+    held = me[:, table[order]] >= hold
+    forward = np.where(held.any(axis=1), order[np.argmax(held, axis=1)] / 6.0, 2.0)
+    doubles = _shots(variant, me, opp)[2] / 36.0 if variant.hitting else np.zeros(n)
+    back = _opp_rear_index(variant, opp)
+    counts = me[:, 1:26].astype(np.int64)
+    idx = np.arange(25)
+    if variant.same_direction:
+        brk = np.zeros(n)
+        free = np.zeros(n)
+    else:
+        behind = idx[None, :] > back[:, None]
+        brk = (np.where(behind, idx[None, :] + 1 - back[:, None], 0) * counts).sum(axis=1) / 167.0
+        past = idx[None, :] < back[:, None]
+        free = (np.where(past, idx[None, :] + 1, 0) * counts).sum(axis=1) / 100.0
+    home = table[1:7]
+    anchors = (me[:, home] >= hold).sum(axis=1)
+    there = me[:, home].sum(axis=1) + me[:, 25]
+    backg = np.where(anchors >= 2, (there - 3) / 4.0, 0.0)
+    backg1 = np.where(anchors == 1, there / 8.0, 0.0)
+    return (back_checker, back_anchor, forward, doubles, _enter_loss(variant, me, opp),
+            _timing(me, back), brk, free, _moment2(me), _backbone(me, made), backg, backg1)
+
+
 def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.ndarray,
                    out: np.ndarray, col: int, version: int) -> int:
     pts = me[:, 1:25].astype(np.float32)
@@ -332,11 +508,13 @@ def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.n
         )
     if version >= 3:
         if variant.hitting:
-            rolls, lost = _shots(variant, me, opp)
+            rolls, lost, _ = _shots(variant, me, opp)
             extras += (rolls / 36.0, lost / (36.0 * 12.0), _dance(variant, me, opp))
         else:
             extras += (np.zeros(n), np.zeros(n), np.zeros(n))
         extras += _mobility(variant, me, opp)
+    if version >= 4:
+        extras += _v4_extras(variant, me, opp)
     for k, value in enumerate(extras):
         out[:, col + k] = value
     return col + _PER_SIDE_EXTRA[version]

@@ -332,8 +332,12 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--hidden", type=int, default=None,
                     help="start from a fresh network with this many hidden units instead")
     ap.add_argument("--widen", action="store_true",
-                    help="give the starting network the current feature version's new inputs "
-                         f"(version {features.FEATURE_VERSION}), with zero weights, before fitting")
+                    help="give the starting network the new inputs of --feature-version, "
+                         "with zero weights, before fitting")
+    ap.add_argument("--feature-version", type=int, default=features.FEATURE_VERSION,
+                    choices=sorted(features.VERSIONS),
+                    help="the input encoding of a fresh (--hidden) or widened network "
+                         f"(default {features.FEATURE_VERSION})")
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate at the start")
     ap.add_argument("--batch", type=int, default=256)
@@ -371,10 +375,14 @@ def widen(net: Net, version: int = features.FEATURE_VERSION) -> Net:
 
 
 def starting_net(variant: Variant, weights: str | None, hidden: int | None, seed: int,
-                 widen_to: int | None = None) -> Net:
+                 widen_to: int | None = None,
+                 version: int = features.FEATURE_VERSION) -> Net:
+    """The network a fit starts from: a fresh one of `hidden` units reading
+    feature `version`, else `weights` (or the shipped network), widened to
+    `widen_to` if given."""
     if hidden is not None:
-        return Net(features.n_inputs(), hidden, seed=seed,
-                   meta={"feature_version": features.FEATURE_VERSION})
+        return Net(features.n_inputs(version), hidden, seed=seed,
+                   meta={"feature_version": version})
     net = Net.load(weights) if weights else load_net(variant.name)
     return widen(net, widen_to) if widen_to is not None else net
 
@@ -406,7 +414,7 @@ def run(args: argparse.Namespace, teacher_name: str,
         if data is not None:
             pos.save(data, targets=targets)
     net = starting_net(v, args.weights, args.hidden, args.seed,
-                       features.FEATURE_VERSION if args.widen else None)
+                       args.feature_version if args.widen else None, args.feature_version)
 
     def show(point: dict[str, float]) -> None:
         say(f"epoch {int(point['epoch'])}: held-out equity error {point['equity_mae']:.4f}, "

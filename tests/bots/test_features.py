@@ -22,7 +22,7 @@ def _start(variant: str) -> tuple[np.ndarray, np.ndarray]:
     return side, side.copy()
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_width_matches_the_version(variant, version):
     me, opp = _start(variant)
@@ -99,7 +99,7 @@ def test_network_and_version_must_agree():
         NeuralEvaluator(find_variant("jacquet"), net)
 
 
-@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("version", [2, 3, 4])
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_compiled_encoder_equals_the_numpy_reference(variant, version):
     from jacquetd.bots import fastencode
@@ -251,3 +251,63 @@ def test_blocking_features_in_every_variant(variant):
     me, opp = _start(variant)
     back, mobility, contain = _blocking_features(me, opp, variant)
     assert 0.0 <= back <= 1.0 and mobility >= 0.0 and 0.0 <= contain <= 1.0
+
+
+# the twelve version-4 extras close each side's block
+_SIDE4 = 98 + 34
+
+
+def _v4(me: np.ndarray, opp: np.ndarray, variant: str = "backgammon") -> np.ndarray:
+    """The side on roll's twelve version-4 extras, the compiled encoder checked against numpy."""
+    x = features.encode(find_variant(variant), me, opp, version=4)[0]
+    ref = features.encode_numpy(find_variant(variant), me, opp, version=4)[0]
+    np.testing.assert_allclose(x, ref, rtol=1e-6, atol=1e-6)
+    return x[_SIDE4 - 12:_SIDE4]
+
+
+def test_version_4_features_of_the_backgammon_start_by_hand():
+    me, opp = _start("backgammon")
+    (back, back_anchor, forward, doubles, enter, timing, brk, free, moment, backbone,
+     backg, backg1) = _v4(me, opp)
+    assert back == pytest.approx(23 / 24) and back_anchor == pytest.approx(23 / 24)
+    assert forward == pytest.approx(1 / 6)  # the anchor on the opponent's 1-point
+    assert doubles == 0.0 and enter == 0.0
+    # spares: three on 13, all three on 8, three on 6 (24 + 21 + 15 = 60 pips... less
+    # the pips of the four home points they fill: 5, 4, 3 and 2 take two each)
+    assert timing == pytest.approx((36 + 21 + 15 - 8 - 6 - 4 - 2) / 100)
+    # every checker must pass the opponent's rearmost (on our 1-point): 167 pips
+    assert brk == pytest.approx(1.0) and free == 0.0
+    # mean point 167/15 rounded up is 12; beyond it 5 on 13 and 2 on 24
+    assert moment == pytest.approx(42 / 400)  # (5 * 1 + 2 * 144) / 7 rounded up
+    # held points 24, 13, 8, 6: 24 -> 13 is 11 pips (2), then 5 and 2 pips (11)
+    assert backbone == pytest.approx(1 - (2 * 2 + 11 * 5 + 11 * 3) / (11 * 10))
+    assert backg == 0.0 and backg1 == pytest.approx(2 / 8)
+
+
+@pytest.mark.parametrize("on_bar, lost", [(1, 4 + 6 + 8), (2, 4 + 6 + 8 + 8 + 16)])
+def test_version_4_pips_lost_on_the_bar(on_bar, lost):
+    # the opponent holds its 1 and 2 points: 1-1 and 2-2 lose four moves, 2-1 both
+    # dice; with two on the bar a roll of one held die loses that die's pips too
+    me = np.zeros((1, 26), dtype=np.int16)
+    me[0, 25], me[0, 6] = on_bar, 15 - on_bar
+    opp = np.zeros((1, 26), dtype=np.int16)
+    opp[0, 1], opp[0, 2], opp[0, 13] = 2, 2, 11
+    assert _v4(me, opp)[4] == pytest.approx(lost / (36 * 49 / 6))
+
+
+def test_version_4_counts_the_rolls_that_could_hit_two_blots():
+    # blots on our 10 and 11 points are the opponent's 15 and 14, five and six pips
+    # in front of its checker on its 20; our 6-point (its 19) is the only held point
+    # on the way, and every combined 5 or 6 has another route: a roll counts when
+    # it reaches both distances
+    me = np.zeros((1, 26), dtype=np.int16)
+    me[0, 10], me[0, 11], me[0, 6] = 1, 1, 13
+    opp = np.zeros((1, 26), dtype=np.int16)
+    opp[0, 20], opp[0, 6] = 1, 14
+    both = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            reach = {d1, d2, d1 + d2} if d1 != d2 else {d1 * k for k in range(1, 5)}
+            both += {5, 6} <= reach
+    assert both == 4  # 6-5 and 5-1 (5 direct, then 5 + 1 reaches 6), in both orders
+    assert _v4(me, opp)[3] == pytest.approx(both / 36)

@@ -121,17 +121,26 @@ def test_gnubg_teacher_labels_as_gnubg_evaluates(tmp_path, monkeypatch):
     assert json.loads((out / "backgammon.json").read_text())["teacher"] == "gnubg-0"
 
 
-@pytest.mark.parametrize("variant", ["jacquet", "backgammon"])
-def test_widening_keeps_the_figures(variant):
-    """A network widened to the current feature version rates every position as before."""
+@pytest.mark.parametrize("variant, start, to", [("jacquet", 2, 3), ("backgammon", 2, 3),
+                                                ("jacquet", 3, 4), ("backgammon", 2, 4)])
+def test_widening_keeps_the_figures(variant, start, to):
+    """A network widened to a later feature version rates every position as before."""
     v = find_variant(variant)
-    old = Net(features.n_inputs(2), 10, seed=5, meta={"feature_version": 2})
-    wide = supervised.widen(old, 3)
-    assert wide.n_inputs == features.n_inputs(3) and wide.meta["feature_version"] == 3
+    old = Net(features.n_inputs(start), 10, seed=5, meta={"feature_version": start})
+    wide = supervised.widen(old, to)
+    assert wide.n_inputs == features.n_inputs(to) and wide.meta["feature_version"] == to
     pos = supervised.collect(v, 2, seed=6, per_turn=4)
     a = NeuralEvaluator(v, old, use_bearoff=False).probs(pos.me, pos.opp, pos.me_flag, pos.opp_flag)
     b = NeuralEvaluator(v, wide, use_bearoff=False).probs(pos.me, pos.opp, pos.me_flag,
                                                          pos.opp_flag)
     np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    with pytest.raises(ValueError, match="version-3 network to version 2"):
+    with pytest.raises(ValueError, match=f"version-{to} network to version 2"):
         supervised.widen(wide, 2)
+
+
+def test_a_fresh_network_reads_the_chosen_feature_version():
+    v = find_variant("backgammon")
+    for version in features.VERSIONS[1:]:
+        net = supervised.starting_net(v, None, 8, seed=1, version=version)
+        assert net.n_inputs == features.n_inputs(version)
+        assert net.meta["feature_version"] == version
