@@ -328,11 +328,12 @@ def _opp_rear_index(variant: Variant, opp: np.ndarray) -> np.ndarray:
 def _timing(me: np.ndarray, back: np.ndarray) -> np.ndarray:
     """Pips `me` can play before it must break its home board points (version 4).
 
-    Counted from the rearmost point down: a checker beyond the opponent's
-    rearmost checker (or beyond point 12) is spare unless it makes a point of
-    exactly two; every checker on points 7 to there is spare; spares then fill
-    the home points below two checkers (their pips are no longer free), and
-    home checkers above two are spare. Over 100, never negative.
+    Counted from the rearmost point down, each spare checker adding its pips:
+    on the bar and the points beyond the opponent's rearmost checker (or beyond
+    point 12) the checkers above two of a point and a lone checker are spare (a
+    point of exactly two is kept); on points 7 to there every checker is; in
+    home the checkers above two are, and spares fill the home points below two
+    checkers, their pips no longer free. Over 100, never negative.
     """
     m = np.maximum(back, 11)
     t = 24 * me[:, 25].astype(np.int64)
