@@ -283,8 +283,9 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     out[col + 13] = power / 90.0
     out[col + 14] = outside / 15.0
     out[col + 15] = pips_home / 100.0
+    doubles = 0  # version 4's double shots, from the same count as version 3's shots
     if version >= 3 and vflags & HITTING:
-        rolls, lost, _ = _shots(me, opp, table, hold)
+        rolls, lost, doubles = _shots(me, opp, table, hold)
         out[col + 16] = rolls / 36.0
         out[col + 17] = lost / (36.0 * 12.0)
         if me[25] > 0:
@@ -293,6 +294,11 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
                 if opp[table[25 - d]] >= hold:
                     closed += 1
             out[col + 18] = (closed / 6.0) ** 2
+    rear = 0
+    for p in range(25, 0, -1):
+        if me[p] > 0:
+            rear = p
+            break
     if version >= 3:
         opp_bits = 0  # bit q: the opponent holds my point q
         my_bits = 0  # bit m: I hold the opponent's point m
@@ -301,11 +307,6 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
                 opp_bits |= 1 << q
             if me[q] >= hold:
                 my_bits |= 1 << table[q]
-        rear = 0
-        for p in range(25, 0, -1):
-            if me[p] > 0:
-                rear = p
-                break
         out[col + 19] = _escapes(opp_bits, rear, escapes) / 36.0 if rear > 0 else 0.0
         mobility = 0
         for p in range(7, 26):
@@ -319,17 +320,13 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
                 least = e
         out[col + 21] = 1.0 - least / 36.0
     if version >= 4:
-        _side_v4(me, opp, table, vflags, hold, out, col + 22)
+        _side_v4(me, opp, table, vflags, hold, rear, doubles, out, col + 22)
 
 
 def _side_v4(me: np.ndarray, opp: np.ndarray, table: np.ndarray, vflags: int, hold: int,
-             out: np.ndarray, col: int) -> None:
-    """The twelve version-4 features (`features._v4_extras` defines them)."""
-    rear = 0
-    for p in range(25, 0, -1):
-        if me[p] > 0:
-            rear = p
-            break
+             rear: int, doubles: int, out: np.ndarray, col: int) -> None:
+    """The twelve version-4 features (`features._v4_extras` defines them); `rear` is
+    the rearmost point with a checker, `doubles` the double shots `_shots` counted."""
     out[col] = (rear - 1) / 24.0 if rear > 0 else 0.0
     anchor = 0
     for q in range(24, 0, -1):
@@ -349,7 +346,7 @@ def _side_v4(me: np.ndarray, opp: np.ndarray, table: np.ndarray, vflags: int, ho
                 break
     out[col + 2] = forward
     if vflags & HITTING:
-        out[col + 3] = _shots(me, opp, table, hold)[2] / 36.0
+        out[col + 3] = doubles / 36.0
         if me[25] > 0:
             two = me[25] >= 2
             loss = 0

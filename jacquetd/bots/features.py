@@ -418,8 +418,10 @@ def _enter_loss(variant: Variant, me: np.ndarray, opp: np.ndarray) -> np.ndarray
     return np.where(me[:, 25] > 0, loss / (36.0 * 49.0 / 6.0), 0.0)
 
 
-def _v4_extras(variant: Variant, me: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The twelve version-4 features of `me` against `opp`, in their order.
+def _v4_extras(variant: Variant, me: np.ndarray, opp: np.ndarray, doubles: np.ndarray
+               ) -> tuple[np.ndarray, ...]:
+    """The twelve version-4 features of `me` against `opp`, in their order
+    (`doubles`: the third count of `_shots`, zeros without hitting).
 
     back checker: the rearmost point with a checker (the bar 25), (point - 1) / 24;
     back anchor: the rearmost held point, (point - 1) / 24, 0 without one;
@@ -447,7 +449,6 @@ def _v4_extras(variant: Variant, me: np.ndarray, opp: np.ndarray) -> tuple[np.nd
     order = np.array([6, 5, 4, 3, 2, 1, 7, 8, 9, 10, 11, 12])
     held = me[:, table[order]] >= hold
     forward = np.where(held.any(axis=1), order[np.argmax(held, axis=1)] / 6.0, 2.0)
-    doubles = _shots(variant, me, opp)[2] / 36.0 if variant.hitting else np.zeros(n)
     back = _opp_rear_index(variant, opp)
     counts = me[:, 1:26].astype(np.int64)
     idx = np.arange(25)
@@ -464,7 +465,7 @@ def _v4_extras(variant: Variant, me: np.ndarray, opp: np.ndarray) -> tuple[np.nd
     there = me[:, home].sum(axis=1) + me[:, 25]
     backg = np.where(anchors >= 2, (there - 3) / 4.0, 0.0)
     backg1 = np.where(anchors == 1, there / 8.0, 0.0)
-    return (back_checker, back_anchor, forward, doubles, _enter_loss(variant, me, opp),
+    return (back_checker, back_anchor, forward, doubles / 36.0, _enter_loss(variant, me, opp),
             _timing(me, back), brk, free, _moment2(me), _backbone(me, made), backg, backg1)
 
 
@@ -507,15 +508,16 @@ def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.n
             outside.sum(axis=1) / 15.0,
             outside @ np.arange(1, 20, dtype=np.float32) / 100.0,  # pips to get home
         )
+    doubles = np.zeros(n)
     if version >= 3:
         if variant.hitting:
-            rolls, lost, _ = _shots(variant, me, opp)
+            rolls, lost, doubles = _shots(variant, me, opp)
             extras += (rolls / 36.0, lost / (36.0 * 12.0), _dance(variant, me, opp))
         else:
             extras += (np.zeros(n), np.zeros(n), np.zeros(n))
         extras += _mobility(variant, me, opp)
     if version >= 4:
-        extras += _v4_extras(variant, me, opp)
+        extras += _v4_extras(variant, me, opp, doubles)
     for k, value in enumerate(extras):
         out[:, col + k] = value
     return col + _PER_SIDE_EXTRA[version]
