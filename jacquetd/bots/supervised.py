@@ -345,6 +345,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--data", default=None,
                     help="labelled positions (.npz with me, opp, me_flag, opp_flag, targets): "
                          "read if it exists, else written after labelling")
+    ap.add_argument("--more-data", action="append", default=[], metavar="NPZ",
+                    help="more labelled positions (the same format, read only) fitted with "
+                         "those of --data; repeat for several files")
     ap.add_argument("--out", default=None, help="output folder (default distill-<variant>)")
     ap.add_argument("--quiet", action="store_true")
     return ap
@@ -413,6 +416,14 @@ def run(args: argparse.Namespace, teacher_name: str,
         say(f"labelled by {teacher_name} ({time.monotonic() - started:.0f} s)")
         if data is not None:
             pos.save(data, targets=targets)
+    if args.more_data:
+        parts, labels = [pos], [targets]
+        for more in args.more_data:
+            more_pos, more_extra = Positions.load(Path(more))
+            parts.append(more_pos)
+            labels.append(more_extra["targets"])
+            say(f"read {len(more_pos)} more labelled positions from {Path(more).name}")
+        pos, targets = Positions.concat(parts), np.concatenate(labels)
     net = starting_net(v, args.weights, args.hidden, args.seed,
                        args.feature_version if args.widen else None, args.feature_version)
 
@@ -426,7 +437,9 @@ def run(args: argparse.Namespace, teacher_name: str,
         "variant": v.name, "feature_version": int(best.meta.get("feature_version", 1)),
         "n_inputs": best.n_inputs, "hidden": best.n_hidden, "command": command,
         "teacher": teacher_name, "games": args.games, "seed": args.seed,
-        "positions": len(pos), "per_turn": args.per_turn, "epsilon": args.epsilon,
+        "positions": len(pos),
+        "data": [Path(d).name for d in ([args.data] if args.data else []) + args.more_data],
+        "per_turn": args.per_turn, "epsilon": args.epsilon,
         "epochs": args.epochs, "lr": args.lr, "batch": args.batch,
         "started_from": ("fresh" if args.hidden is not None
                          else Path(args.weights).name if args.weights else "shipped"),

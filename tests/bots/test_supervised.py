@@ -100,6 +100,12 @@ def test_distill_command_writes_a_loadable_network(tmp_path):
     assert supervised.main([*args[:-3], "--out", str(tmp_path / "again"), "--quiet"]) == 0
     again = json.loads((tmp_path / "again" / "jacquet-be.json").read_text())
     assert again["positions"] == sidecar["positions"]
+    # --more-data fits the positions of several labelled files together
+    assert supervised.main([*args[:-3], "--more-data", str(data), "--out",
+                            str(tmp_path / "twice"), "--quiet"]) == 0
+    twice = json.loads((tmp_path / "twice" / "jacquet-be.json").read_text())
+    assert twice["positions"] == 2 * sidecar["positions"]
+    assert twice["data"] == ["data.npz", "data.npz"]
 
 
 def test_gnubg_teacher_labels_as_gnubg_evaluates(tmp_path, monkeypatch):
