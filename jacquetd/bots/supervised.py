@@ -283,8 +283,7 @@ def fit(variant: Variant, net: Net, pos: Positions, targets: np.ndarray, *, epoc
     version = int(net.meta.get("feature_version", 1))
     x_all = encode(variant, pos, version)
     x_test, t_test, p_test = x_all[test_idx], targets[test_idx], pos.take(test_idx)
-    x_train = x_all[train_idx]
-    t_train = targets[train_idx].astype(np.float32)
+    t_all = targets.astype(np.float32)
     net = net.copy()
     params = [net.w1, net.b1, net.w2, net.b2]
     opt = Adam(lr)
@@ -296,10 +295,11 @@ def fit(variant: Variant, net: Net, pos: Positions, targets: np.ndarray, *, epoc
     best_net = net.copy()
     for epoch in range(1, epochs + 1):
         opt.lr = lr * 0.5 * (1.0 + np.cos(np.pi * (epoch - 1) / epochs))  # cosine decay
-        perm = rng.permutation(len(x_train))
+        # batches are gathered from the whole matrix: no second copy of the training rows
+        perm = train_idx[rng.permutation(len(train_idx))]
         for lo in range(0, len(perm), batch):
             idx = perm[lo:lo + batch]
-            opt.step(params, _grads(net, x_train[idx], t_train[idx]))
+            opt.step(params, _grads(net, x_all[idx], t_all[idx]))
         point = held_out_error(variant, net, x_test, p_test, t_test)
         point.update(epoch=epoch)
         curve.append(point)
