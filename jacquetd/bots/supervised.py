@@ -444,6 +444,7 @@ def run(args: argparse.Namespace, teacher_name: str,
         "started_from": ("fresh" if args.hidden is not None
                          else Path(args.weights).name if args.weights else "shipped"),
         "started_from_command": None if args.hidden is not None else net.meta.get("command"),
+        "stages": [*([] if args.hidden is not None else earlier_stages(net.meta)), command],
         "widened": bool(args.widen),
         "fit": best.meta.get("fit"), "fit_curve": curve,
         "seconds": round(time.monotonic() - started, 1)}
@@ -452,6 +453,20 @@ def run(args: argparse.Namespace, teacher_name: str,
     (out / f"{v.name}.json").write_text(json.dumps(meta, indent=1) + "\n")
     say(f"wrote {out / (v.name + '.npz')}")
     return 0
+
+
+def earlier_stages(meta: dict[str, Any]) -> list[str]:
+    """The commands that made a network, oldest first, from its metadata.
+
+    A network made by this command lists them under `stages`, so that the
+    whole recipe of a shipped network can be repeated from its sidecar; an
+    older one records only its own `command`.
+    """
+    stages = meta.get("stages")
+    if isinstance(stages, list) and all(isinstance(c, str) for c in stages):
+        return list(stages)
+    command = meta.get("command")
+    return [command] if isinstance(command, str) else []
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -94,6 +94,10 @@ def test_distill_command_writes_a_loadable_network(tmp_path):
     sidecar = json.loads((tmp_path / "out" / "jacquet-be.json").read_text())
     assert sidecar["command"].startswith("jacquetd distill --variant jacquet-be")
     assert sidecar["teacher"] == "neural-1" and sidecar["positions"] > 0
+    # the recipe records itself: the shipped network's stages, then this command
+    shipped = load_net("jacquet-be").meta
+    assert sidecar["stages"] == [*supervised.earlier_stages(shipped), sidecar["command"]]
+    assert len(sidecar["stages"]) >= 2
     pos, extra = supervised.Positions.load(data)
     assert extra["targets"].shape == (len(pos), 5)
     # a second run reads the labelled positions instead of collecting again
@@ -104,6 +108,7 @@ def test_distill_command_writes_a_loadable_network(tmp_path):
     assert supervised.main([*args[:-3], "--more-data", str(data), "--out",
                             str(tmp_path / "twice"), "--quiet"]) == 0
     twice = json.loads((tmp_path / "twice" / "jacquet-be.json").read_text())
+    assert twice["stages"][-1] == twice["command"]
     assert twice["positions"] == 2 * sidecar["positions"]
     assert twice["data"] == ["data.npz", "data.npz"]
 
@@ -150,3 +155,10 @@ def test_a_fresh_network_reads_the_chosen_feature_version():
         net = supervised.starting_net(v, None, 8, seed=1, version=version)
         assert net.n_inputs == features.n_inputs(version)
         assert net.meta["feature_version"] == version
+
+
+def test_earlier_stages_reads_the_recipe_or_the_one_command():
+    assert supervised.earlier_stages({"stages": ["a", "b"], "command": "b"}) == ["a", "b"]
+    assert supervised.earlier_stages({"command": "jacquetd train"}) == ["jacquetd train"]
+    assert supervised.earlier_stages({}) == []
+    assert supervised.earlier_stages({"stages": "not a list", "command": None}) == []
