@@ -2,7 +2,7 @@
 
 A match started this way lives in the daemon's match database, so the person can
 quit at any prompt and come back later, in another terminal or after a restart of
-the daemon: `jacquet-play --resume MATCHID --token TOKEN`, or `--resume` alone for
+the daemon: `jacquet-play --resume MATCHID --token=TOKEN`, or `--resume` alone for
 the last match this program left (remembered in a small JSON file,
 `$XDG_STATE_HOME/jacquet-play/last-match.json` by default).
 
@@ -98,9 +98,13 @@ def remembered_address(path: Path) -> str | None:
 
 
 def resume_hint(match_id: str, token: str, address: str | None) -> str:
-    """How to come back to a match: the same daemon (its address), the same seat."""
+    """How to come back to a match: the same daemon (its address), the same seat.
+
+    The token is joined to its option with `=`: a token may begin with `-`, which
+    the command line would otherwise read as an option of its own.
+    """
     where = f" --connect {address}" if address else ""
-    return (f"  jacquet-play{where} --resume {match_id} --token {token}\n"
+    return (f"  jacquet-play{where} --resume {match_id} --token={token}\n"
             f"(or `jacquet-play --resume` for the last match)")
 
 

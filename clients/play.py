@@ -21,7 +21,7 @@ match is a hosted one: the daemon keeps it and rolls the dice, and `quit`
 leaves it on the daemon, to continue later:
 
     jacquet-play --connect tcp://127.0.0.1:7780 --length 3
-    jacquet-play --connect tcp://127.0.0.1:7780 --resume MATCHID --token TOKEN
+    jacquet-play --connect tcp://127.0.0.1:7780 --resume MATCHID --token=TOKEN
     jacquet-play --connect tcp://127.0.0.1:7780 --resume      # the last match left
 """
 
@@ -356,7 +356,7 @@ async def _run_hosted(args: argparse.Namespace, daemon: ReconnectingClient,
             last = hosted.recall(memory)
             if last is None or (match_id != "last" and last["match_id"] != match_id):
                 console.say("jacquet-play: no remembered match to resume; give --resume "
-                            "MATCHID --token TOKEN")
+                            "MATCHID --token=TOKEN")
                 return 2
             match_id, token = str(last["match_id"]), token or str(last["token"])
         try:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pexpect
+from jacquetd_clients import hosted, play
 from jacquetd_protocol.records import parse_record
 
 from tests.conftest import DaemonProcess, daemon_env
@@ -44,7 +45,7 @@ def test_start_move_quit_resume_move(start_jacquetd: Callable[..., DaemonProcess
         child.sendline("quit")
         child.expect(r"\[y/N\]: ")
         child.sendline("y")
-        child.expect(r"--connect (\S+) --resume ([0-9a-f]{16}) --token (\S+)")
+        child.expect(r"--connect (\S+) --resume ([0-9a-f]{16}) --token=(\S+)")
         assert child.match.group(1) == daemon.zmq  # the hint names the daemon that keeps it
         assert child.match.group(2) == match_id
         token = child.match.group(3)
@@ -72,7 +73,7 @@ def test_start_move_quit_resume_move(start_jacquetd: Callable[..., DaemonProcess
     finally:
         child.close(force=True)
 
-    child = spawn(*connect, "--resume", match_id, "--token", token, "--save", str(record))
+    child = spawn(*connect, "--resume", match_id, f"--token={token}", "--save", str(record))
     try:
         child.expect(f"Resuming match {match_id}")
         child.expect(PROMPT)
@@ -88,3 +89,15 @@ def test_start_move_quit_resume_move(start_jacquetd: Callable[..., DaemonProcess
     moves = [a for g in parsed.games for a in g.actions if a.kind == "move" and a.side == 0]
     assert len(moves) >= 2  # one before quitting, one after resuming
     assert re.search(r"0 resign 3\n1 accept", record.read_text())
+
+
+def test_the_resume_hint_parses_back_when_the_token_begins_with_a_dash() -> None:
+    """A seat token is URL-safe base64 and may begin with `-`: the printed command
+    must still give it to `--token`, not read it as an option."""
+    token = "-i4ZrprjVJFBbtG2_G59Unek"
+    hint = hosted.resume_hint("3bfff651c303d477", token, "tcp://127.0.0.1:7780")
+    argv = hint.splitlines()[0].split()
+    assert argv[0] == "jacquet-play"
+    args = play.build_parser().parse_args(argv[1:])
+    assert (args.connect, args.resume, args.token) == ("tcp://127.0.0.1:7780",
+                                                       "3bfff651c303d477", token)
