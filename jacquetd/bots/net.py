@@ -91,6 +91,31 @@ class Net:
         return net
 
 
+def average_nets(nets: list[Net], meta: dict[str, Any] | None = None) -> Net:
+    """One network that outputs the average of the members' output logits.
+
+    The hidden layers stand side by side and each member's output weights are
+    divided by the number of members, so one forward pass of the result gives
+    sigmoid(mean of the members' pre-sigmoid outputs): an ensemble at the cost
+    of one network with the summed hidden units. The members must read the
+    same inputs (their input counts must match; the caller checks that their
+    feature versions do).
+    """
+    if not nets:
+        raise ValueError("average_nets: no networks to average")
+    inputs = {n.n_inputs for n in nets}
+    if len(inputs) != 1:
+        raise ValueError(f"average_nets: the networks read different inputs {sorted(inputs)}")
+    k = np.float32(len(nets))
+    out = Net.__new__(Net)
+    out.w1 = np.concatenate([n.w1 for n in nets], axis=1).astype(np.float32)
+    out.b1 = np.concatenate([n.b1 for n in nets]).astype(np.float32)
+    out.w2 = np.concatenate([n.w2 / k for n in nets], axis=0).astype(np.float32)
+    out.b2 = (np.sum([n.b2 for n in nets], axis=0) / k).astype(np.float32)
+    out.meta = dict(meta or {})
+    return out
+
+
 def flip(p: np.ndarray) -> np.ndarray:
     """The same probabilities seen by the other side.
 

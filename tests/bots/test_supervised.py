@@ -162,3 +162,56 @@ def test_earlier_stages_reads_the_recipe_or_the_one_command():
     assert supervised.earlier_stages({"command": "jacquetd train"}) == ["jacquetd train"]
     assert supervised.earlier_stages({}) == []
     assert supervised.earlier_stages({"stages": "not a list", "command": None}) == []
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    return np.log(p) - np.log1p(-p)
+
+
+def test_averaged_networks_output_the_mean_of_the_members_logits():
+    from jacquetd.bots.net import average_nets
+
+    rng = np.random.default_rng(3)
+    members = [Net(12, h, seed=s) for s, h in ((1, 5), (2, 7), (3, 4))]
+    for n in members:  # away from zero, so the logits differ
+        n.b2 += rng.standard_normal(5).astype(np.float32)
+    avg = average_nets(members, {"variant": "backgammon"})
+    assert avg.n_hidden == 16 and avg.meta == {"variant": "backgammon"}
+    x = rng.standard_normal((9, 12)).astype(np.float32)
+    want = np.mean([_logit(n.forward(x).astype(np.float64)) for n in members], axis=0)
+    np.testing.assert_allclose(_logit(avg.forward(x).astype(np.float64)), want, atol=2e-4)
+    # one member is itself
+    np.testing.assert_allclose(average_nets(members[:1]).forward(x), members[0].forward(x))
+    with pytest.raises(ValueError, match="different inputs"):
+        average_nets([members[0], Net(13, 4)])
+    with pytest.raises(ValueError, match="no networks"):
+        average_nets([])
+
+
+def test_average_tool_writes_a_loadable_network_and_measures_it(tmp_path, capsys):
+    tool = runpy.run_path(str(BENCH / "average_nets.py"))
+    shipped = BENCH.parent / "jacquetd" / "bots" / "weights" / "jacquet-be.npz"
+    data = tmp_path / "data.npz"
+    assert supervised.main(["--variant", "jacquet-be", "--games", "1", "--seed", "2",
+                            "--epochs", "1", "--per-turn", "2", "--data", str(data),
+                            "--out", str(tmp_path / "one"), "--quiet"]) == 0
+    other = tmp_path / "one" / "jacquet-be.npz"
+    out = tmp_path / "avg" / "jacquet-be.npz"
+    assert tool["main"]([str(shipped), str(other), "--out", str(out),
+                         "--held-out", str(data)]) == 0
+    net = Net.load(out)
+    NeuralEvaluator(find_variant("jacquet-be"), net)  # the shapes and feature version fit
+    assert net.n_hidden == 2 * load_net("jacquet-be").n_hidden
+    sidecar = json.loads(out.with_suffix(".json").read_text())
+    assert [m["file"] for m in sidecar["members"]] == ["jacquet-be.npz", "jacquet-be.npz"]
+    assert sidecar["members"][1]["stages"][-1] == sidecar["members"][1]["command"]
+    printed = capsys.readouterr().out
+    assert "equity error against data.npz" in printed
+    assert printed.count(" hidden units, equity ") == 3
+    # members of different feature versions are refused, with the reason
+    old = tmp_path / "old.npz"
+    v3 = Net.load(other)
+    v3.meta["feature_version"] = 3
+    v3.save(old)
+    assert tool["main"]([str(shipped), str(old), "--out", str(tmp_path / "bad.npz")]) == 2
+    assert "feature version" in capsys.readouterr().err
