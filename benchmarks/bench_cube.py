@@ -25,9 +25,10 @@ gnubg's, |DT - DP|. Printed: agreement and mean cost of the disagreements
 disagreement with its 2-ply costs when the judge is gnubg itself at a
 shallower depth.
 
-`--weights FILE` judges with a candidate network in place of the shipped one
-(the positions are still sampled by the shipped network, so two runs with
-the same seed judge the same decisions).
+`--weights FILE` judges with a candidate network in place of the shipped one,
+`--crashed-weights FILE` with a candidate crashed network beside it (the
+positions are still sampled by the shipped networks, so two runs with the
+same seed judge the same decisions).
 
 `--scan` also prints the agreement for Janowski cube efficiencies from 0.4
 to 0.9 (contact) on the same positions, to measure which one fits best.
@@ -59,7 +60,7 @@ from positions import gnubg_board
 from jacquetd.bots import analysis, cubeful
 from jacquetd.bots import cube as cubemod
 from jacquetd.bots.choosers import neural_chooser
-from jacquetd.bots.evaluator import NeuralEvaluator, load_race_net, neural_evaluator
+from jacquetd.bots.evaluator import NeuralEvaluator, load_net, load_race_net, neural_evaluator
 from jacquetd.bots.net import Net
 from jacquetd.bots.search import Searcher
 from jacquetd.bots.selfplay import Turn, play_game
@@ -270,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--weights", default=None,
                     help="a network file in place of the shipped one (a candidate, before "
                          "it ships)")
+    ap.add_argument("--crashed-weights", default=None,
+                    help="a crashed network file beside the contact network (a candidate)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     started = time.monotonic()
@@ -279,9 +282,12 @@ def main(argv: list[str] | None = None) -> int:
     cases = make_cases(sides, args.seed)
     gn = Gnubg(args.gnubg_plies)
     searcher = Searcher(neural_evaluator("backgammon"))
-    if args.weights:
-        searcher = Searcher(NeuralEvaluator(find_variant("backgammon"), Net.load(args.weights),
-                                            race_net=load_race_net("backgammon")))
+    if args.weights or args.crashed_weights:
+        searcher = Searcher(NeuralEvaluator(
+            find_variant("backgammon"),
+            Net.load(args.weights) if args.weights else load_net("backgammon"),
+            race_net=load_race_net("backgammon"),
+            crashed_net=Net.load(args.crashed_weights) if args.crashed_weights else None))
         analysis._searcher = lambda variant: searcher  # type: ignore[assignment]
         analysis.gammon_rate.cache_clear()
     rows: list[dict[str, Any]] = []
@@ -321,7 +327,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.plies} plies vs gnubg "
           f"{args.gnubg_plies}-ply "
           f"cubeful, {args.positions} positions from neural self-play (seed {args.seed})"
-          + (f"; judged with {Path(args.weights).name}" if args.weights else ""))
+          + "".join(f"; judged with {Path(f).name}"
+                    for f in (args.weights, args.crashed_weights) if f))
     for mode in ("money", "match"):
         for subset, name in ((lambda r: True, "all"), (lambda r: r["close"], "close")):
             rs = [r for r in rows if r["mode"] == mode and subset(r)]

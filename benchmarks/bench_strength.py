@@ -71,9 +71,11 @@ def gnubg_chooser(plies: int) -> Chooser:
 
 
 def make_chooser(level: str, variant: Variant, seed: int | list[int],
-                 weights: str | None = None, race_weights: str | None = None) -> Chooser:
+                 weights: str | None = None, race_weights: str | None = None,
+                 crashed_weights: str | None = None) -> Chooser:
     """The chooser of a level; `weights` replaces the shipped network of a neural level
-    (then without a race network unless `race_weights` names one)."""
+    (then without race and crashed networks unless `race_weights` and
+    `crashed_weights` name them)."""
     if level == "random":
         return random_chooser(np.random.default_rng(seed))
     if level == "heuristic":
@@ -85,10 +87,11 @@ def make_chooser(level: str, variant: Variant, seed: int | list[int],
     plies = {"neural": 0, "neural-1": 1, "neural-2": 2, "neural-3": 3}.get(level)
     if plies is None:
         raise SystemExit(f"unknown level {level!r}")
-    if weights or race_weights:
+    if weights or race_weights or crashed_weights:
         net = _load_net(weights) if weights else load_net(variant.name)
         ev = NeuralEvaluator(variant, net,
-                             race_net=_load_net(race_weights) if race_weights else None)
+                             race_net=_load_net(race_weights) if race_weights else None,
+                             crashed_net=_load_net(crashed_weights) if crashed_weights else None)
     else:
         ev = neural_evaluator(variant.name)
     searcher = Searcher(ev)
@@ -111,8 +114,8 @@ def interval(xs: list[float]) -> tuple[float, float]:
     return mean, half
 
 
-def _files(weights: str | None, race: str | None) -> str:
-    names = [Path(f).name for f in (weights, race) if f]
+def _files(weights: str | None, race: str | None, crashed: str | None = None) -> str:
+    names = [Path(f).name for f in (weights, race, crashed) if f]
     return f" [{' + '.join(names)}]" if names else ""
 
 
@@ -140,9 +143,9 @@ def play_games(args: argparse.Namespace, games: Sequence[int]
     out = []
     for g in games:
         choosers = (make_chooser(args.a, v, [args.seed, g, 0], args.weights_a,
-                                 args.race_weights_a),
+                                 args.race_weights_a, args.crashed_weights_a),
                     make_chooser(args.b, v, [args.seed, g, 1], args.weights_b,
-                                 args.race_weights_b))
+                                 args.race_weights_b, args.crashed_weights_b))
         luck[0] = luck[1] = 0.0
         first_turn[0] = True
         rng = np.random.default_rng([args.seed, g])
@@ -164,6 +167,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="a race network file for A (with --weights-a, or the shipped contact "
                          "network)")
     ap.add_argument("--race-weights-b", default=None, help="the same for B")
+    ap.add_argument("--crashed-weights-a", default=None,
+                    help="a crashed network file for A (with --weights-a, or the shipped "
+                         "contact network)")
+    ap.add_argument("--crashed-weights-b", default=None, help="the same for B")
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1,
@@ -209,8 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     m, h = interval(raw)
     ma, ha = interval(adj)
     elapsed = time.monotonic() - started
-    name_a = args.a + _files(args.weights_a, args.race_weights_a)
-    name_b = args.b + _files(args.weights_b, args.race_weights_b)
+    name_a = args.a + _files(args.weights_a, args.race_weights_a, args.crashed_weights_a)
+    name_b = args.b + _files(args.weights_b, args.race_weights_b, args.crashed_weights_b)
     print(f"{v.name}: {name_a} (A) vs {name_b} (B), {args.games} games, seed {args.seed}")
     print(f"  wins: A {wins[0]}  B {wins[1]}" + (f"  abandoned {abandoned}" if abandoned else ""))
     print(f"  points per game for A, raw:           {m:+.3f}  "

@@ -43,7 +43,7 @@ from make_truth import TRUTH_DIR, read_truth, truth_evaluator
 
 from jacquetd import fastgen
 from jacquetd.bots import heuristic
-from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
+from jacquetd.bots.evaluator import NeuralEvaluator, load_net, neural_evaluator
 from jacquetd.bots.fastrollout import TruncatedRollout
 from jacquetd.bots.net import Net
 from jacquetd.bots.phases import PHASES
@@ -57,12 +57,13 @@ GNUBG_LEVELS = ("gnubg", "gnubg-1", "gnubg-2")
 
 
 def level_chooser(level: str, variant: Variant,  # type: ignore[no-untyped-def]
-                  weights: str | None = None):
+                  weights: str | None = None, crashed_weights: str | None = None):
     """A function (state, raws) -> index of the play `level` picks; `weights` replaces the
-    shipped network of the neural levels."""
+    shipped network of the neural levels, `crashed_weights` adds a crashed network."""
     if level in NEURAL:
-        ev = (NeuralEvaluator(variant, Net.load(weights)) if weights
-              else neural_evaluator(variant.name))
+        ev = (NeuralEvaluator(variant, Net.load(weights) if weights else load_net(variant.name),
+                              crashed_net=Net.load(crashed_weights) if crashed_weights else None)
+              if weights or crashed_weights else neural_evaluator(variant.name))
         searcher = Searcher(ev)
         plies = NEURAL[level]
         return lambda state, raws: searcher.best(state, raws, plies)
@@ -133,9 +134,10 @@ def interval(xs: Sequence[float]) -> tuple[float, float]:
 
 def evaluate_levels(variant: Variant, header: dict[str, Any], records: list[dict[str, Any]],
                     levels: Sequence[str], extras: Extras | None,
-                    weights: str | None = None) -> dict[str, dict[str, Any]]:
+                    weights: str | None = None, crashed_weights: str | None = None
+                    ) -> dict[str, dict[str, Any]]:
     """Per level: errors per decision (None where unknown), phases, seconds."""
-    choosers = {lv: level_chooser(lv, variant, weights) for lv in levels}
+    choosers = {lv: level_chooser(lv, variant, weights, crashed_weights) for lv in levels}
     out: dict[str, dict[str, Any]] = {lv: {"errors": [], "phases": [], "skipped": 0,
                                            "seconds": 0.0} for lv in levels}
     for rec in records:
@@ -191,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--weights", default=None,
                     help="a network file in place of the shipped one for the neural levels "
                          "(a candidate network, before it ships)")
+    ap.add_argument("--crashed-weights", default=None,
+                    help="a crashed network file for the neural levels (a candidate)")
     ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
     args = ap.parse_args(argv)
     v = find_variant(args.variant)
@@ -209,15 +213,16 @@ def main(argv: list[str] | None = None) -> int:
         levels += [g for g in GNUBG_LEVELS if g not in levels]
     extras = None if args.no_extra else Extras(path.with_suffix(".extra.jsonl"), header, v)
     started = time.monotonic()
-    res = evaluate_levels(v, header, records, levels, extras, args.weights)
+    res = evaluate_levels(v, header, records, levels, extras, args.weights,
+                          args.crashed_weights)
     ro = header["rollout"]
     state = ("complete" if header["complete"] else
              f"partial: {header['decisions_done']} of {header['decisions_wanted']} decisions")
     print(f"{v.name}: {len(records)} decisions of {path.name} "
           f"(rollouts: {ro['trials']} trials, {ro['player']}, truncated after "
           f"{ro['horizon_turns']} turns; code {header['code_version']}; "
-          f"{state})" + (f"; neural levels with {Path(args.weights).name}" if args.weights
-                         else ""))
+          f"{state})" + "".join(f"; neural levels with {Path(f).name}"
+                                for f in (args.weights, args.crashed_weights) if f))
     diff_se = [c["diff_se"] for r in records for c in r["candidates"] if c["diff_se"] > 0]
     if diff_se:
         print(f"  rollout noise: median standard error of a candidate's difference to the "

@@ -87,19 +87,22 @@ class NeuralEvaluator:
 
     Positions are routed as GNU Backgammon routes them: both sides home, the
     exact bear-off databases; contact over but not both home, the race
-    network when there is one (`race_net`); everything else, the contact
-    network `net`. Both networks read the same encoding version.
+    network when there is one (`race_net`); contact positions in which a
+    side's board has crashed (`features.crashed`), the crashed network when
+    there is one (`crashed_net`); everything else, the contact network
+    `net`. All the networks read the same encoding version.
     """
 
     def __init__(self, variant: Variant, net: Net, *, race_net: Net | None = None,
-                 use_bearoff: bool = True) -> None:
+                 crashed_net: Net | None = None, use_bearoff: bool = True) -> None:
         self.variant = variant
         self.net = net
         self.race_net = race_net
+        self.crashed_net = crashed_net
         self.use_bearoff = use_bearoff
         self._db: bearoff.OneSided | None = None
         self.feature_version = int(net.meta.get("feature_version", 1))
-        for n in (net, race_net):
+        for n in (net, race_net, crashed_net):
             if n is None:
                 continue
             version = int(n.meta.get("feature_version", 1))
@@ -111,13 +114,20 @@ class NeuralEvaluator:
     def forward(self, x: np.ndarray, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
         """Raw network outputs for encoded rows `x` of the positions (me, opp).
 
-        Rows whose contact is over go to the race network when there is one.
+        Rows whose contact is over go to the race network when there is one,
+        contact rows of a crashed board to the crashed network when there is one.
         """
         out = self.net.forward(x)
         if self.race_net is not None:
             race = ~features.contact(self.variant, me, opp)
             if race.any():
                 out[race] = self.race_net.forward(x[race])
+        if self.crashed_net is not None:
+            crashed = features.crashed(me, opp)  # the cheaper test first
+            if crashed.any():
+                crashed &= features.contact(self.variant, me, opp)
+                if crashed.any():
+                    out[crashed] = self.crashed_net.forward(x[crashed])
         return out
 
     @property
@@ -198,7 +208,17 @@ def load_race_net(variant_name: str) -> Net | None:
 
 
 @lru_cache(maxsize=8)
-def neural_evaluator(variant_name: str) -> NeuralEvaluator:
-    """The shipped evaluator of a variant: contact network, race network, bear-off tables."""
+def load_crashed_net(variant_name: str) -> Net | None:
+    """The shipped crashed network of a variant (weights/<variant>-crashed.npz), if any."""
     v = find_variant(variant_name)
-    return NeuralEvaluator(v, load_net(v.name), race_net=load_race_net(v.name))
+    path = WEIGHTS_DIR / f"{v.name}-crashed.npz"
+    return Net.load(path) if path.exists() else None
+
+
+@lru_cache(maxsize=8)
+def neural_evaluator(variant_name: str) -> NeuralEvaluator:
+    """The shipped evaluator of a variant: contact, race and crashed networks, bear-off
+    tables."""
+    v = find_variant(variant_name)
+    return NeuralEvaluator(v, load_net(v.name), race_net=load_race_net(v.name),
+                           crashed_net=load_crashed_net(v.name))

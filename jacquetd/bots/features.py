@@ -105,6 +105,35 @@ def contact(variant: Variant, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     return crossed
 
 
+CRASHED_CHECKERS = 6
+"""A side with at most this many checkers left in play (beyond deep stacks) has crashed."""
+
+
+def crashed(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
+    """Boolean (N,): whether either side's board has crashed (GNU Backgammon's class).
+
+    A side has crashed when few of its checkers are still in play: at most six
+    on the board and the bar, where a held 1-point (two or more checkers)
+    does not count, or, when the 2-point is held too, the two points count
+    as one checker; with the 1-point not held, a 2-point's checkers beyond
+    the first do not count. This is the test by which GNU Backgammon sends
+    a contact position to its crashed network; the tests compare it with
+    gnubg's own classification. The caller applies it to contact positions.
+    """
+    out: np.ndarray = _crashed_side(me) | _crashed_side(opp)
+    return out
+
+
+def _crashed_side(side: np.ndarray) -> np.ndarray:
+    if side.dtype.kind == "u":  # `two - 1` below must be able to go negative
+        side = side.astype(np.int16)
+    one, two = side[:, 1], side[:, 2]
+    in_play = 15 - side[:, 0]  # on the board and the bar
+    left = in_play - one * (one > 1) - np.maximum(two - 1, 0)
+    crashed: np.ndarray = left <= CRASHED_CHECKERS
+    return crashed
+
+
 def has_prime(side: np.ndarray) -> np.ndarray:
     """J12 batch test: six consecutive made points along the G5 circuit."""
     made = side[:, 1:25] >= 2

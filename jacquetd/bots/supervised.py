@@ -348,6 +348,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--more-data", action="append", default=[], metavar="NPZ",
                     help="more labelled positions (the same format, read only) fitted with "
                          "those of --data; repeat for several files")
+    ap.add_argument("--crashed", action="store_true",
+                    help="fit a crashed network: only the contact positions in which a side's "
+                         "board has crashed (features.crashed), written as "
+                         "<variant>-crashed.npz")
     ap.add_argument("--out", default=None, help="output folder (default distill-<variant>)")
     ap.add_argument("--quiet", action="store_true")
     return ap
@@ -424,6 +428,11 @@ def run(args: argparse.Namespace, teacher_name: str,
             labels.append(more_extra["targets"])
             say(f"read {len(more_pos)} more labelled positions from {Path(more).name}")
         pos, targets = Positions.concat(parts), np.concatenate(labels)
+    if args.crashed:
+        me, opp = pos.me.astype(np.int16), pos.opp.astype(np.int16)
+        keep = np.nonzero(features.contact(v, me, opp) & features.crashed(me, opp))[0]
+        say(f"kept the {len(keep)} crashed positions of {len(pos)}")
+        pos, targets = pos.take(keep), targets[keep]
     net = starting_net(v, args.weights, args.hidden, args.seed,
                        args.feature_version if args.widen else None, args.feature_version)
 
@@ -448,10 +457,12 @@ def run(args: argparse.Namespace, teacher_name: str,
         "widened": bool(args.widen),
         "fit": best.meta.get("fit"), "fit_curve": curve,
         "seconds": round(time.monotonic() - started, 1)}
+    name = f"{v.name}-crashed" if args.crashed else v.name
+    meta["kind"] = "crashed" if args.crashed else "contact"
     best.meta = meta
-    best.save(out / f"{v.name}.npz")
-    (out / f"{v.name}.json").write_text(json.dumps(meta, indent=1) + "\n")
-    say(f"wrote {out / (v.name + '.npz')}")
+    best.save(out / f"{name}.npz")
+    (out / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
+    say(f"wrote {out / (name + '.npz')}")
     return 0
 
 

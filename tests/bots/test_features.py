@@ -311,3 +311,46 @@ def test_version_4_counts_the_rolls_that_could_hit_two_blots():
             both += {5, 6} <= reach
     assert both == 4  # 6-5 and 5-1 (5 direct, then 5 + 1 reaches 6), in both orders
     assert _v4(me, opp)[3] == pytest.approx(both / 36)
+
+
+def _side(points: dict[int, int]) -> np.ndarray:
+    side = np.zeros(26, dtype=np.int16)
+    for point, n in points.items():
+        side[point] = n
+    side[0] = 15 - sum(points.values())
+    return side
+
+
+@pytest.mark.parametrize("points, want", [
+    ({6: 5, 8: 3, 13: 5, 24: 2}, False),          # the start
+    ({1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1}, True),  # six left in play
+    ({1: 4, 3: 2, 4: 2, 5: 2}, True),              # a held 1-point does not count
+    ({1: 4, 3: 2, 4: 2, 5: 2, 6: 1}, False),
+    ({1: 3, 2: 3, 3: 2, 4: 2, 5: 1}, True),        # held 1- and 2-points count as one
+    ({1: 3, 2: 3, 3: 2, 4: 2, 5: 2}, False),
+    ({2: 4, 3: 2, 4: 2, 5: 1}, True),              # a 2-point beyond its first checker
+    ({2: 4, 3: 2, 4: 2, 5: 2}, False),
+    ({2: 4, 3: 2, 4: 2, 5: 2, 6: 2, 24: 1}, False),
+])
+def test_a_crashed_board_by_hand(points, want):
+    me, opp = _side(points)[None, :], _side({6: 5, 8: 3, 13: 5, 24: 2})[None, :]
+    assert bool(features.crashed(me, opp)[0]) is want
+    assert bool(features.crashed(opp, me)[0]) is want  # either side
+    assert bool(features.crashed(me.astype(np.uint8), opp.astype(np.uint8))[0]) is want
+
+
+def test_crashed_is_gnubgs_own_class():
+    """On positions of seeded backgammon games, race / crashed / contact as gnubg sorts them."""
+    gnubg = pytest.importorskip("gnubg")
+    from jacquetd.bots import supervised
+
+    v = find_variant("backgammon")
+    pos = supervised.collect(v, 40, seed=7, per_turn=8)
+    me, opp = pos.me.astype(np.int16), pos.opp.astype(np.int16)
+    contact = features.contact(v, me, opp)
+    ours = np.where(~contact, 8, np.where(features.crashed(me, opp), 9, 10))
+    theirs = np.array([gnubg.classify((list(map(int, opp[i, 1:26])), list(map(int, me[i, 1:26]))))
+                       for i in range(len(pos))])
+    kept = theirs >= 8  # the classes gnubg evaluates with a network
+    assert (ours[kept] == 9).sum() > 50 and (ours[kept] == 10).sum() > 500
+    np.testing.assert_array_equal(ours[kept], theirs[kept])

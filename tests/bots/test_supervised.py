@@ -215,3 +215,66 @@ def test_average_tool_writes_a_loadable_network_and_measures_it(tmp_path, capsys
     v3.save(old)
     assert tool["main"]([str(shipped), str(old), "--out", str(tmp_path / "bad.npz")]) == 2
     assert "feature version" in capsys.readouterr().err
+
+
+def test_a_crashed_network_is_fitted_on_crashed_positions_only(tmp_path):
+    v = find_variant("backgammon")
+    pos = supervised.collect(v, 40, seed=7, per_turn=8)
+    me, opp = pos.me.astype(np.int16), pos.opp.astype(np.int16)
+    n_crashed = int((features.contact(v, me, opp) & features.crashed(me, opp)).sum())
+    assert 0 < n_crashed < len(pos)
+    data = tmp_path / "data.npz"
+    pos.save(data, targets=NeuralEvaluator(v, load_net(v.name)).probs(
+        me, opp, pos.me_flag, pos.opp_flag))
+    assert supervised.main(["--variant", "backgammon", "--games", "40", "--epochs", "1",
+                            "--data", str(data), "--crashed", "--out", str(tmp_path / "out"),
+                            "--quiet"]) == 0
+    assert not (tmp_path / "out" / "backgammon.npz").exists()
+    sidecar = json.loads((tmp_path / "out" / "backgammon-crashed.json").read_text())
+    assert sidecar["kind"] == "crashed" and sidecar["positions"] == n_crashed
+    net = Net.load(tmp_path / "out" / "backgammon-crashed.npz")
+    NeuralEvaluator(v, load_net(v.name), crashed_net=net)  # the shapes and version fit
+
+
+def test_the_evaluator_sends_crashed_contact_positions_to_the_crashed_network():
+    v = find_variant("backgammon")
+    pos = supervised.collect(v, 40, seed=7, per_turn=8)
+    me, opp = pos.me.astype(np.int16), pos.opp.astype(np.int16)
+    contact = features.contact(v, me, opp)
+    crashed = contact & features.crashed(me, opp)
+    net = load_net(v.name)
+    other = net.copy()
+    other.b2 = other.b2 + np.float32(3.0)  # outputs that differ everywhere
+    x = supervised.encode(v, pos, int(net.meta["feature_version"]))
+    out = NeuralEvaluator(v, net, crashed_net=other).forward(x, me, opp)
+    # (equal up to float32 rounding: a matrix product's sums depend on the batch)
+    np.testing.assert_allclose(out[crashed], other.forward(x[crashed]), rtol=1e-4, atol=1e-6)
+    assert not np.allclose(out[crashed], net.forward(x[crashed]), rtol=1e-3)
+    np.testing.assert_allclose(out[~crashed], net.forward(x[~crashed]), rtol=1e-4, atol=1e-6)
+    # without one, every row is the contact network's (no race network here)
+    np.testing.assert_allclose(NeuralEvaluator(v, net).forward(x, me, opp), net.forward(x))
+
+
+def test_heldout_benchmark_splits_the_error_by_class(tmp_path, capsys):
+    tool = runpy.run_path(str(BENCH / "bench_heldout.py"))
+    v = find_variant("backgammon")
+    pos = supervised.collect(v, 40, seed=7, per_turn=8)
+    me, opp = pos.me.astype(np.int16), pos.opp.astype(np.int16)
+    shipped = load_net(v.name)
+    data = tmp_path / "data.npz"
+    x = supervised.encode(v, pos, int(shipped.meta["feature_version"]))
+    pos.save(data, targets=supervised.tidy(v, shipped.forward(x), pos.me_flag, pos.opp_flag))
+    off = shipped.copy()
+    off.b2 = off.b2 + np.float32(1.0)
+    off.save(tmp_path / "off.npz")
+    assert tool["main"](["--data", str(data), "--crashed-weights",
+                         str(tmp_path / "off.npz")]) == 0
+    out = capsys.readouterr().out
+    assert "shipped:" in out and "off.npz:" in out
+    masks = tool["classes"]("backgammon", me, opp)
+    assert f"{int(masks['crashed'].sum())} positions" in out
+    # the shipped networks are their own teacher here; the candidate errs on crashed boards only
+    candidate = out.split("off.npz:")[1]
+    crashed_line = next(ln for ln in candidate.splitlines() if ln.strip().startswith("crashed"))
+    contact_line = next(ln for ln in candidate.splitlines() if ln.strip().startswith("contact"))
+    assert "equity 0.0000" in contact_line and "equity 0.0000" not in crashed_line
