@@ -29,8 +29,8 @@ import numpy as np
 
 from jacquetd.bots import features
 from jacquetd.bots.choosers import neural_chooser
-from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
-from jacquetd.bots.net import Net, flip
+from jacquetd.bots.evaluator import candidate_evaluator
+from jacquetd.bots.net import flip
 from jacquetd.bots.selfplay import Turn, play_game, start_side
 from jacquetd.rules import RawPlay, find_variant
 
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--weights", default=None, help="a network file instead of the shipped one")
     args = ap.parse_args(argv)
     v = find_variant(args.variant)
-    ev = NeuralEvaluator(v, Net.load(args.weights)) if args.weights else neural_evaluator(v.name)
+    ev = candidate_evaluator(v.name, args.weights)
     chooser = neural_chooser(ev)
     with_gnubg = v.name == "backgammon"
 

@@ -60,8 +60,7 @@ from positions import gnubg_board
 from jacquetd.bots import analysis, cubeful
 from jacquetd.bots import cube as cubemod
 from jacquetd.bots.choosers import neural_chooser
-from jacquetd.bots.evaluator import NeuralEvaluator, load_net, load_race_net, neural_evaluator
-from jacquetd.bots.net import Net
+from jacquetd.bots.evaluator import candidate_evaluator, neural_evaluator
 from jacquetd.bots.search import Searcher
 from jacquetd.bots.selfplay import Turn, play_game
 from jacquetd.rules import Position, RawPlay, find_variant
@@ -283,11 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     gn = Gnubg(args.gnubg_plies)
     searcher = Searcher(neural_evaluator("backgammon"))
     if args.weights or args.crashed_weights:
-        searcher = Searcher(NeuralEvaluator(
-            find_variant("backgammon"),
-            Net.load(args.weights) if args.weights else load_net("backgammon"),
-            race_net=load_race_net("backgammon"),
-            crashed_net=Net.load(args.crashed_weights) if args.crashed_weights else None))
+        searcher = Searcher(candidate_evaluator("backgammon", args.weights,
+                                                crashed_weights=args.crashed_weights))
         analysis._searcher = lambda variant: searcher  # type: ignore[assignment]
         analysis.gammon_rate.cache_clear()
     rows: list[dict[str, Any]] = []

@@ -28,8 +28,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
 
 from jacquetd.bots import features, supervised
-from jacquetd.bots.evaluator import NeuralEvaluator, all_home, load_net, neural_evaluator
-from jacquetd.bots.net import Net, equity
+from jacquetd.bots.evaluator import NeuralEvaluator, all_home, candidate_evaluator, neural_evaluator
+from jacquetd.bots.net import equity
 from jacquetd.rules import find_variant
 
 
@@ -67,11 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     x = supervised.encode(v, pos, shipped.feature_version)
     evaluators = [("shipped", shipped)]
     if args.weights or args.crashed_weights:
-        net = Net.load(args.weights) if args.weights else load_net(v.name)
-        crashed = Net.load(args.crashed_weights) if args.crashed_weights else None
         name = " + ".join(Path(f).name for f in (args.weights, args.crashed_weights) if f)
-        evaluators.append((name, NeuralEvaluator(v, net, race_net=shipped.race_net,
-                                                 crashed_net=crashed)))
+        evaluators.append((name, candidate_evaluator(v.name, args.weights,
+                                                     crashed_weights=args.crashed_weights)))
     print(f"{v.name}: {int(keep.sum())} positions of {Path(args.data).name} "
           f"({len(pos) - int(keep.sum())} left to the bear-off tables)")
     for name, ev in evaluators:

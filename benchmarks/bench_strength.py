@@ -22,7 +22,6 @@ interval several-fold. Prints wins, points per game and 95% intervals.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import math
 import multiprocessing
@@ -38,9 +37,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy: one core, no
 import numpy as np
 
 from jacquetd.bots.choosers import heuristic_chooser, random_chooser
-from jacquetd.bots.evaluator import NeuralEvaluator, load_net, neural_evaluator
+from jacquetd.bots.evaluator import candidate_evaluator, neural_evaluator
 from jacquetd.bots.luck import roll_luck
-from jacquetd.bots.net import Net
 from jacquetd.bots.search import Searcher, State
 from jacquetd.bots.selfplay import Chooser, Turn, play_game
 from jacquetd.rules import RawPlay, Variant, find_variant
@@ -73,9 +71,8 @@ def gnubg_chooser(plies: int) -> Chooser:
 def make_chooser(level: str, variant: Variant, seed: int | list[int],
                  weights: str | None = None, race_weights: str | None = None,
                  crashed_weights: str | None = None) -> Chooser:
-    """The chooser of a level; `weights` replaces the shipped network of a neural level
-    (then without race and crashed networks unless `race_weights` and
-    `crashed_weights` name them)."""
+    """The chooser of a level; `weights`, `race_weights` and `crashed_weights` replace
+    the shipped networks of a neural level (`evaluator.candidate_evaluator`)."""
     if level == "random":
         return random_chooser(np.random.default_rng(seed))
     if level == "heuristic":
@@ -87,25 +84,14 @@ def make_chooser(level: str, variant: Variant, seed: int | list[int],
     plies = {"neural": 0, "neural-1": 1, "neural-2": 2, "neural-3": 3}.get(level)
     if plies is None:
         raise SystemExit(f"unknown level {level!r}")
-    if weights or race_weights or crashed_weights:
-        net = _load_net(weights) if weights else load_net(variant.name)
-        ev = NeuralEvaluator(variant, net,
-                             race_net=_load_net(race_weights) if race_weights else None,
-                             crashed_net=_load_net(crashed_weights) if crashed_weights else None)
-    else:
-        ev = neural_evaluator(variant.name)
-    searcher = Searcher(ev)
+    searcher = Searcher(candidate_evaluator(variant.name, weights, race_weights=race_weights,
+                                            crashed_weights=crashed_weights))
 
     def choose(turn: Turn, raws: Sequence[RawPlay]) -> int:
         state = State(turn.me, turn.opp, turn.me_flag, turn.opp_flag)
         return searcher.best(state, raws, plies)
 
     return choose
-
-
-@functools.lru_cache(maxsize=4)
-def _load_net(path: str) -> Net:
-    return Net.load(path)
 
 
 def interval(xs: list[float]) -> tuple[float, float]:

@@ -43,9 +43,8 @@ from make_truth import TRUTH_DIR, read_truth, truth_evaluator
 
 from jacquetd import fastgen
 from jacquetd.bots import heuristic
-from jacquetd.bots.evaluator import NeuralEvaluator, load_net, neural_evaluator
+from jacquetd.bots.evaluator import candidate_evaluator
 from jacquetd.bots.fastrollout import TruncatedRollout
-from jacquetd.bots.net import Net
 from jacquetd.bots.phases import PHASES
 from jacquetd.bots.search import Searcher, State, after
 from jacquetd.rules import RawPlay, Variant, find_variant, generate_raw
@@ -59,12 +58,11 @@ GNUBG_LEVELS = ("gnubg", "gnubg-1", "gnubg-2")
 def level_chooser(level: str, variant: Variant,  # type: ignore[no-untyped-def]
                   weights: str | None = None, crashed_weights: str | None = None):
     """A function (state, raws) -> index of the play `level` picks; `weights` replaces the
-    shipped network of the neural levels, `crashed_weights` adds a crashed network."""
+    shipped contact network of the neural levels, `crashed_weights` the crashed one
+    (`evaluator.candidate_evaluator`)."""
     if level in NEURAL:
-        ev = (NeuralEvaluator(variant, Net.load(weights) if weights else load_net(variant.name),
-                              crashed_net=Net.load(crashed_weights) if crashed_weights else None)
-              if weights or crashed_weights else neural_evaluator(variant.name))
-        searcher = Searcher(ev)
+        searcher = Searcher(candidate_evaluator(variant.name, weights,
+                                                crashed_weights=crashed_weights))
         plies = NEURAL[level]
         return lambda state, raws: searcher.best(state, raws, plies)
     if level == "heuristic":
@@ -216,13 +214,13 @@ def main(argv: list[str] | None = None) -> int:
     res = evaluate_levels(v, header, records, levels, extras, args.weights,
                           args.crashed_weights)
     ro = header["rollout"]
+    files = " + ".join(Path(f).name for f in (args.weights, args.crashed_weights) if f)
     state = ("complete" if header["complete"] else
              f"partial: {header['decisions_done']} of {header['decisions_wanted']} decisions")
     print(f"{v.name}: {len(records)} decisions of {path.name} "
           f"(rollouts: {ro['trials']} trials, {ro['player']}, truncated after "
           f"{ro['horizon_turns']} turns; code {header['code_version']}; "
-          f"{state})" + "".join(f"; neural levels with {Path(f).name}"
-                                for f in (args.weights, args.crashed_weights) if f))
+          f"{state})" + (f"; neural levels with {files}" if files else ""))
     diff_se = [c["diff_se"] for r in records for c in r["candidates"] if c["diff_se"] > 0]
     if diff_se:
         print(f"  rollout noise: median standard error of a candidate's difference to the "

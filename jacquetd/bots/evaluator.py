@@ -215,6 +215,35 @@ def load_crashed_net(variant_name: str) -> Net | None:
     return Net.load(path) if path.exists() else None
 
 
+@lru_cache(maxsize=16)
+def candidate_evaluator(variant_name: str, weights: str | None = None, *,
+                        race_weights: str | None = None,
+                        crashed_weights: str | None = None) -> NeuralEvaluator:
+    """The shipped evaluator with some of its networks replaced by files: how a
+    candidate would play if it shipped (the benchmarks' `--weights` options).
+
+    `weights` replaces the contact network, `race_weights` the race network,
+    `crashed_weights` the crashed network. A network not given stays the
+    shipped one if it reads the same inputs as the contact network (a
+    candidate of an earlier feature version is measured without it). With no
+    file at all it is the shipped evaluator itself.
+    """
+    if not (weights or race_weights or crashed_weights):
+        return neural_evaluator(variant_name)
+    v = find_variant(variant_name)
+    net = Net.load(weights) if weights else load_net(v.name)
+
+    def part(path: str | None, shipped: Net | None) -> Net | None:
+        if path:
+            return Net.load(path)
+        fits = (shipped is not None and shipped.n_inputs == net.n_inputs
+                and shipped.meta.get("feature_version") == net.meta.get("feature_version"))
+        return shipped if fits else None
+
+    return NeuralEvaluator(v, net, race_net=part(race_weights, load_race_net(v.name)),
+                           crashed_net=part(crashed_weights, load_crashed_net(v.name)))
+
+
 @lru_cache(maxsize=8)
 def neural_evaluator(variant_name: str) -> NeuralEvaluator:
     """The shipped evaluator of a variant: contact, race and crashed networks, bear-off

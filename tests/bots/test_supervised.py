@@ -273,8 +273,26 @@ def test_heldout_benchmark_splits_the_error_by_class(tmp_path, capsys):
     assert "shipped:" in out and "off.npz:" in out
     masks = tool["classes"]("backgammon", me, opp)
     assert f"{int(masks['crashed'].sum())} positions" in out
-    # the shipped networks are their own teacher here; the candidate errs on crashed boards only
+    # the contact network is the teacher here; the candidate errs on crashed boards only
     candidate = out.split("off.npz:")[1]
     crashed_line = next(ln for ln in candidate.splitlines() if ln.strip().startswith("crashed"))
     contact_line = next(ln for ln in candidate.splitlines() if ln.strip().startswith("contact"))
     assert "equity 0.0000" in contact_line and "equity 0.0000" not in crashed_line
+
+
+def test_a_candidate_evaluator_keeps_the_shipped_networks_it_can_read(tmp_path):
+    from jacquetd.bots.evaluator import candidate_evaluator, load_crashed_net, neural_evaluator
+
+    shipped = neural_evaluator("backgammon")
+    assert candidate_evaluator("backgammon") is shipped
+    assert shipped.crashed_net is load_crashed_net("backgammon") is not None
+    same = load_net("backgammon").copy()
+    same.save(tmp_path / "same.npz")
+    ev = candidate_evaluator("backgammon", str(tmp_path / "same.npz"))
+    assert ev.crashed_net is shipped.crashed_net  # the same inputs: kept
+    old = Net(features.n_inputs(3), 8, meta={"feature_version": 3})
+    old.save(tmp_path / "old.npz")
+    ev = candidate_evaluator("backgammon", str(tmp_path / "old.npz"))
+    assert ev.crashed_net is None and ev.feature_version == 3  # cannot read them: left out
+    ev = candidate_evaluator("backgammon", crashed_weights=str(tmp_path / "same.npz"))
+    assert ev.net is load_net("backgammon") and ev.crashed_net is not shipped.crashed_net
