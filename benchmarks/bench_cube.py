@@ -239,7 +239,7 @@ def cost(ours: str, g: GnubgCube) -> float:
 def decision_at(pos: Position, probs: tuple[float, ...], x_contact: float | None
                 ) -> cubemod.CubeDecision:
     """Our decision from given probabilities; `x_contact` replaces the contact efficiency."""
-    return cubemod.position_decision(pos, probs, analysis.gammon_rate(pos.variant), x_contact)
+    return cubemod.position_decision(pos, probs, analysis.match_model(pos.variant), x_contact)
 
 
 def gnubg_race_efficiency(pips: float) -> float:
@@ -302,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.method == "cubeful" and case.mode == "money":
             d = cubeful.money_decision(searcher, pos, max(args.plies, 1))
         elif args.method == "cubeful":
-            d = cubeful.match_decision(searcher, pos, analysis.gammon_rate(pos.variant),
+            d = cubeful.match_decision(searcher, pos, analysis.match_model(pos.variant),
                                        max(args.plies, 1))
         else:
             d = decision_at(pos, probs, None)

@@ -141,9 +141,9 @@ def judge(row: dict[str, Any], cubeful_plies: Sequence[int] = ()) -> dict[str, A
         out[f"ours_{level}"] = ours
         out[f"cost_{level}"] = cost(ours, ref)
     probs = analysis.evaluate(pos, plies=0).probs()
-    rate = analysis.gammon_rate(pos.variant)
+    model = analysis.match_model(pos.variant)
     for x in SCAN:
-        ours = our_class(cubemod.position_decision(pos, probs, rate, x))
+        ours = our_class(cubemod.position_decision(pos, probs, model, x))
         out[f"scan_{x}"] = (ours, cost(ours, ref))
     return out
 

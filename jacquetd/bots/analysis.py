@@ -19,7 +19,7 @@ from jacquetd.rules import Play, Position, find_variant, generate_raw, legal_pla
 from jacquetd.rules.geometry import has_prime
 
 from . import cube as cubemod
-from . import cubeful
+from . import cubeful, met
 from .evaluator import neural_evaluator, result_probs
 from .luck import roll_luck
 from .net import equity
@@ -136,6 +136,13 @@ def gammon_rate(variant: str) -> float:
     return round(min(max(g, 0.0), 0.9), 3)
 
 
+def match_model(variant: str) -> met.MatchModel:
+    """The match-equity model of a variant's match play: its gammon rate, drawn through
+    its published table where it has one (`met.PUBLISHED`: Kazaross XG2 in
+    `backgammon`)."""
+    return met.model(gammon_rate(variant), met.PUBLISHED.get(variant))
+
+
 def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
     """Double / no double / too good, and take / drop, with the equities behind them.
 
@@ -157,11 +164,11 @@ def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
     if plies >= 1 and pos.variant in cubeful.MEASURED_VARIANTS:
         if pos.match is None:
             return cubeful.money_decision(_searcher(pos.variant), pos, plies)
-        return cubeful.match_decision(_searcher(pos.variant), pos, gammon_rate(pos.variant),
+        return cubeful.match_decision(_searcher(pos.variant), pos, match_model(pos.variant),
                                       plies)
     base = pos.without_dice() if pos.dice else pos
     e = evaluate(base, plies=plies)
-    return cubemod.position_decision(pos, e.probs(), gammon_rate(pos.variant))
+    return cubemod.position_decision(pos, e.probs(), match_model(pos.variant))
 
 
 @dataclass(frozen=True)

@@ -157,9 +157,9 @@ def live_match(seg: met.Segment, p: float, lose: float, win: float) -> float:
 
 def match_decision(probs: list[float] | tuple[float, ...], need_me: int, need_opp: int,
                    cube: int, owner: str, crawford: bool, x: float,
-                   gammon_rate: float) -> CubeDecision:
-    """Match play: chances to win the match after no double / double-take / double-pass."""
-    m = met.model(gammon_rate)
+                   m: met.MatchModel) -> CubeDecision:
+    """Match play: chances to win the match after no double / double-take / double-pass,
+    on the match-equity model `m` (`analysis.match_model`)."""
     own = {"centre": met.CENTRE, "me": met.MINE, "opponent": met.THEIRS}[owner]
     post = not crawford and (need_me == 1 or need_opp == 1)
     w = probs[WIN]
@@ -204,12 +204,12 @@ def efficiency(pos: Position, x_contact: float | None = None) -> float:
     return race_efficiency((pip_count(pos.me) + pip_count(pos.opp)) / 2)
 
 
-def position_decision(pos: Position, probs: tuple[float, ...], gammon_rate: float,
+def position_decision(pos: Position, probs: tuple[float, ...], model: met.MatchModel,
                       x_contact: float | None = None) -> CubeDecision:
     """The cube decision of `pos` (side on roll, before its roll) from its cubeless
-    probabilities: money without a match, match play otherwise; an opponent's
-    cube or the Crawford game gives 'no_double'. `x_contact` overrides the
-    contact efficiency (to measure other values)."""
+    probabilities: money without a match, match play otherwise (on the match-equity
+    model `model`); an opponent's cube or the Crawford game gives 'no_double'.
+    `x_contact` overrides the contact efficiency (to measure other values)."""
     x = efficiency(pos, x_contact)
     c = pos.cube
     owner = "centre"
@@ -222,7 +222,7 @@ def position_decision(pos: Position, probs: tuple[float, ...], gammon_rate: floa
         m = pos.match
         d = match_decision(probs, m.length - m.score[0], m.length - m.score[1], value,
                            owner if owner != "opponent" else "centre", m.crawford, x,
-                           gammon_rate)
+                           model)
     else:
         d = money_decision(probs, owner if owner != "opponent" else "centre", x)
     if owner == "opponent":

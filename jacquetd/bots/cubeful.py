@@ -202,23 +202,23 @@ def _money_decided(pos: Position, nd: float, dt: float, x: float) -> cubemod.Cub
 
 
 def match_leaf_value(probs: np.ndarray, need: int, need_other: int, cube: int, owner: str,
-                     crawford: bool, x: float, gammon_rate: float) -> float:
+                     crawford: bool, x: float, model: met.MatchModel) -> float:
     """Match-winning chance of the side on roll at a leaf, taking its best cube action:
     `owner` 'centre', 'me' or 'opponent' relative to that side; needs from its view."""
     p = tuple(float(v) for v in probs)
-    d = cubemod.match_decision(p, need, need_other, cube, owner, crawford, x, gammon_rate)
+    d = cubemod.match_decision(p, need, need_other, cube, owner, crawford, x, model)
     if owner == "opponent" or crawford or cube >= need:
         return d.no_double
     return max(d.no_double, min(d.double_take, d.double_drop))
 
 
 def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int, cube: int,
-                  owner: str, crawford: bool, gammon_rate: float, plies: int = 1,
+                  owner: str, crawford: bool, m: met.MatchModel, plies: int = 1,
                   x_contact: float | None = None) -> tuple[float, float, float]:
     """(no double, double/take, double/pass) match-winning chances of `state` (side on
     roll, before its roll) at needs (`need_me`, `need_opp`) with the cube at `cube`,
-    `owner` 'centre' or 'me'. Leaves are evaluated at `plies - 1` plies."""
-    m = met.model(gammon_rate)
+    `owner` 'centre' or 'me', on the match-equity model `m`. Leaves are evaluated at
+    `plies - 1` plies."""
     post = not crawford and (need_me == 1 or need_opp == 1)
     leaf_owner_nd = "centre" if owner == "centre" else "opponent"
 
@@ -229,17 +229,17 @@ def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int,
 
     def leaf(probs: np.ndarray, x: float) -> tuple[float, float]:
         return (1.0 - match_leaf_value(probs, need_opp, need_me, cube, leaf_owner_nd,
-                                       crawford, x, gammon_rate),
+                                       crawford, x, m),
                 1.0 - match_leaf_value(probs, need_opp, need_me, 2 * cube, "me",
-                                       crawford, x, gammon_rate))
+                                       crawford, x, m))
 
     nd, dt = _over_rolls(searcher, state, plies, x_contact, finished, leaf)
     dp = m.mwc(need_me - cube, need_opp, post or crawford)
     return nd, dt, dp
 
 
-def match_decision(searcher: Searcher, pos: Position, gammon_rate: float, plies: int = 1,
-                   x_contact: float | None = None) -> cubemod.CubeDecision:
+def match_decision(searcher: Searcher, pos: Position, model: met.MatchModel,
+                   plies: int = 1, x_contact: float | None = None) -> cubemod.CubeDecision:
     """The match cube decision of `pos` (which has a match) by the one-roll cubeful search.
 
     An opponent's cube, the Crawford game or a cube that already wins the match gives
@@ -254,7 +254,7 @@ def match_decision(searcher: Searcher, pos: Position, gammon_rate: float, plies:
     need_me, need_opp = ms.length - ms.score[0], ms.length - ms.score[1]
     base = pos.without_dice() if pos.dice else pos
     nd, dt, dp = match_cubeful(searcher, state_of(base), need_me, need_opp, value, owner,
-                               ms.crawford, gammon_rate, plies, x_contact)
+                               ms.crawford, model, plies, x_contact)
     x = cubemod.efficiency(pos, x_contact)
     d = cubemod.decide(nd, dt, dp, x, "match")
     if (ms.crawford or value >= need_me

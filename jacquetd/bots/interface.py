@@ -20,7 +20,7 @@ from typing import Protocol
 from jacquetd.rules import Play, Position
 from jacquetd.rules.scoring import game_result
 
-from . import analysis, met
+from . import analysis
 from .analysis import Evaluation, RankedPlay, RolloutProgress
 from .cube import CubeDecision
 from .players import (
@@ -175,12 +175,12 @@ class BotsEngine:
     def match_winning_chance(self, pos: Position, evaluation: Evaluation) -> float:
         """The side on roll's cubeless match-winning chance: each outcome of the game at
         the cube's value weighted by its probability and valued by the match-equity
-        table (``met``, at the variant's gammon rate). :class:`Unsupported` in money
-        play."""
+        table (``analysis.match_model``: the variant's published table, else the model at
+        its gammon rate). :class:`Unsupported` in money play."""
         if pos.match is None:
             raise Unsupported("a match-winning chance needs a match (this is money play)",
                               "position")
-        table = met.model(analysis.gammon_rate(pos.variant))
+        table = analysis.match_model(pos.variant)
         m = pos.match
         a, b = m.length - m.score[0], m.length - m.score[1]
         cube = pos.cube.value if pos.cube is not None else 1

@@ -18,13 +18,27 @@ scaling beyond. With gammon rate 0 and no cube it
 reduces to the coin-flip table; the figures for backgammon's gammon rate
 agree with published tables to about a percent (e.g. 2-away/2-away 50%,
 Crawford 1-away/2-away about 68-70%).
+
+A published table can stand in for the computed fresh-game values where it
+has them (`PublishedTable`, `MatchModel(g, table)`): the take and cash points
+of every cube level, the live cube and the dead cube are then drawn through
+its figures, and the model computes only the scores beyond its length. In
+`backgammon` the Kazaross XG2 table (rolled out by eXtreme Gammon to 9 points,
+by GNU Backgammon to 15, projected to 25; shipped in `tables/` with its notice)
+replaces the model's own: the model's figures differ from it by up to 1% of
+match-winning chance at scores such as 2-away/5-away, and GNU Backgammon's 2-ply
+match cube decisions, drawn through that table, disagreed with ours mostly
+there (benchmarks/bench_cube.py, README). The Jacquet variants have no
+published table: theirs is the model's.
 """
 
 from __future__ import annotations
 
 import math
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -65,6 +79,75 @@ class Segment:
         return self.lo + (self.hi - self.lo) * (value - self.v_lo) / (self.v_hi - self.v_lo)
 
 
+TABLES_DIR = Path(__file__).resolve().parent / "tables"
+
+PUBLISHED: dict[str, str] = {"backgammon": "Kazaross-XG2"}
+"""The published table each variant's match play uses (`tables/<name>.xml`); a variant
+not named here uses the model's own figures."""
+
+
+@dataclass(frozen=True)
+class PublishedTable:
+    """A published match equity table: fresh-game match-winning chances by score."""
+
+    name: str
+    pre_crawford: tuple[tuple[float, ...], ...]
+    """pre_crawford[a - 1][b - 1]: the side needing `a` against the side needing `b`, the
+    cube centred; a need of 1 is the Crawford game."""
+    post_crawford: tuple[float, ...]
+    """post_crawford[b - 1]: the side needing `b` against a side needing 1, after the
+    Crawford game."""
+
+    @property
+    def length(self) -> int:
+        """The longest need the table holds."""
+        return min(len(self.pre_crawford), len(self.post_crawford))
+
+    def mwc(self, a: int, b: int, post: bool) -> float | None:
+        """The table's figure for needs (a, b), both at least 1, after the Crawford game
+        when `post`; None beyond its length."""
+        if a > self.length or b > self.length:
+            return None
+        if post and a == 1:
+            return 1.0 - self.post_crawford[b - 1] if b > 1 else 0.5
+        if post and b == 1:
+            return self.post_crawford[a - 1] if a > 1 else 0.5
+        return self.pre_crawford[a - 1][b - 1]
+
+
+def read_table(text: str, name: str) -> PublishedTable:
+    """A table from GNU Backgammon's match-equity XML format (explicit tables only).
+
+    Raises ValueError naming what is missing or malformed.
+    """
+    root = ET.fromstring(text)
+
+    def rows(tag: str) -> list[list[float]]:
+        node = root.find(tag)
+        if node is None or node.get("type") != "explicit":
+            raise ValueError(f"{name}: no explicit <{tag}>")
+        try:
+            return [[float(me.text or "") for me in row.findall("me")]
+                    for row in node.findall("row")]
+        except ValueError as exc:
+            raise ValueError(f"{name}: a figure of <{tag}> is not a number") from exc
+
+    pre = rows("pre-crawford-table")
+    post = rows("post-crawford-table")
+    n = len(pre)
+    if n == 0 or any(len(r) != n for r in pre) or len(post) != 1 or len(post[0]) < n:
+        raise ValueError(f"{name}: the tables are not {n} x {n} and one row of {n}")
+    if any(not 0.0 <= v <= 1.0 for r in pre + post for v in r):
+        raise ValueError(f"{name}: a match-winning chance outside 0-1")
+    return PublishedTable(name, tuple(tuple(r) for r in pre), tuple(post[0][:n]))
+
+
+@cache
+def published(name: str) -> PublishedTable:
+    """The shipped table `tables/<name>.xml`."""
+    return read_table((TABLES_DIR / f"{name}.xml").read_text(encoding="utf-8"), name)
+
+
 class GammonShares(NamedTuple):
     """Of the games side a wins (loses): the shares that are gammons and backgammons
     (backgammons counted within the gammons)."""
@@ -78,8 +161,11 @@ class GammonShares(NamedTuple):
 class MatchModel:
     """Match equities for one gammon rate (the share of won games that are gammons)."""
 
-    def __init__(self, gammon_rate: float = 0.25) -> None:
+    def __init__(self, gammon_rate: float = 0.25, table: PublishedTable | None = None
+                 ) -> None:
         self.g = float(gammon_rate)
+        self.published_table = table
+        """Fresh-game figures that replace the model's own up to the table's length."""
         self._mwc = lru_cache(maxsize=None)(self._mwc_uncached)
         self._segment = lru_cache(maxsize=None)(self._segment_uncached)
         self._filled = (0, 0)  # every mwc(i, j) with i <= a, j <= b is cached
@@ -127,6 +213,10 @@ class MatchModel:
             return 1.0
         if b <= 0:
             return 0.0
+        if self.published_table is not None:
+            known = self.published_table.mwc(a, b, post)
+            if known is not None:
+                return known
         crawford = not post and (a == 1 or b == 1)
         seg = self._segment(a, b, 1, CENTRE, crawford, post or crawford)
         return seg.at(0.5)
@@ -201,5 +291,7 @@ class MatchModel:
 
 
 @lru_cache(maxsize=16)
-def model(gammon_rate: float) -> MatchModel:
-    return MatchModel(round(gammon_rate, 3))
+def model(gammon_rate: float, table: str | None = None) -> MatchModel:
+    """The shared model for a gammon rate, drawn through the published table `table`
+    (a name of `tables/`) where it has figures."""
+    return MatchModel(round(gammon_rate, 3), None if table is None else published(table))

@@ -88,8 +88,8 @@ def test_match_decision_uses_match_chances():
     pos = race({1: 2}, {1: 2}, match=MatchState(5, (1, 2)))
     d = analysis.cube_decision(pos)
     assert d.mode == "match" and d.take == "drop"
-    assert d.double_drop == pytest.approx(met.model(analysis.gammon_rate("backgammon"))
-                                          .mwc(3, 3), abs=1e-9)
+    assert d.double_drop == pytest.approx(analysis.match_model("backgammon").mwc(3, 3),
+                                          abs=1e-9)
 
 
 def test_match_live_line_follows_the_cube_segment_inside_the_window():
@@ -129,8 +129,9 @@ def test_match_too_good_with_gammons():
     # more played on than cashed (a gammon wins 2 of the 5 points), as in money play;
     # the live cube stopped at the cash value used to call it a double and a pass
     probs = (0.85, 0.255, 0.0, 0.0, 0.0)
-    d = cube.match_decision(probs, 5, 5, 1, "centre", False, 0.68, 0.25)
+    d = cube.match_decision(probs, 5, 5, 1, "centre", False, 0.68, met.model(0.25))
     assert d.action == "too_good" and d.take == "drop"
     # the same chances without gammons: a double and a pass
-    d = cube.match_decision((0.85, 0.0, 0.0, 0.0, 0.0), 5, 5, 1, "centre", False, 0.68, 0.25)
+    d = cube.match_decision((0.85, 0.0, 0.0, 0.0, 0.0), 5, 5, 1, "centre", False, 0.68,
+                            met.model(0.25))
     assert (d.action, d.take) == ("double", "drop")
