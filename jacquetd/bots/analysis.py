@@ -154,11 +154,12 @@ def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
     `backgammon` at 1 ply and more, money and match play alike, the one-roll
     cubeful search (`cubeful.py`, leaves at `plies - 1`) replaces Janowski's
     formula: it measured closer to GNU Backgammon's 2-ply cubeful decisions.
-    A money decision in a short bear-off (at most seven checkers a side, all
-    home) is exact at every depth and in every variant: the two-sided table
-    (`bearoff_cube.py`).
+    A decision in a short bear-off (at most seven checkers a side, all home) is
+    exact at every depth and in every variant: money play from the two-sided
+    table (`bearoff_cube.py`), match play solved at its score (`bearoff_match.py`).
     """
-    exact = cubeful.exact_money_decision(pos)
+    exact = (cubeful.exact_money_decision(pos) if pos.match is None
+             else cubeful.exact_match_decision(pos, match_model(pos.variant)))
     if exact is not None:
         return exact
     if plies >= 1 and pos.variant in cubeful.MEASURED_VARIANTS:

@@ -14,9 +14,10 @@ the same way in match-winning chances, the leaves valued by Janowski's
 formula on the match model (`cube.match_decision`) and a finished game by
 the score it leaves.
 
-In money play a short bear-off is known exactly: at the root
-(`exact_money_decision`) and at the leaves, the two-sided table
-(`bearoff_cube.py`) replaces the estimate.
+A short bear-off is known exactly: in money play at the root
+(`exact_money_decision`) and at the leaves the two-sided table
+(`bearoff_cube.py`) replaces the estimate; in match play (`exact_match_decision`,
+and the leaves) a solve at the position's score (`bearoff_match.py`) does.
 """
 
 from __future__ import annotations
@@ -29,15 +30,17 @@ from jacquetd.rules import Position
 from jacquetd.rules.geometry import pip_count
 from jacquetd.rules.position import CubeOwner
 
-from . import bearoff_cube, features, met
+from . import bearoff_cube, bearoff_match, features, met
 from . import cube as cubemod
 from .net import equity, flip
 from .players import state_of
 from .search import ROLLS, Searcher, State, roll_replies
 
-ExactLeaf = Callable[[np.ndarray, np.ndarray], "tuple[float, float] | None"]
-"""The exact (no double, double/take) values of a leaf given as its two sides (the side
-on roll first), or None where they are not known."""
+ExactLeaves = Callable[[list[tuple[np.ndarray, np.ndarray]]],
+                      "list[tuple[float, float] | None]"]
+"""The exact (no double, double/take) values of leaves, each given as its two sides (the
+side on roll first), or None where they are not known; all leaves of a roll at once, so
+that one solve can serve them all (`bearoff_match`)."""
 
 MEASURED_VARIANTS: frozenset[str] = frozenset({"backgammon"})
 """Where `analysis.cube_decision` uses the search (money and match play) at 1 ply and more:
@@ -67,7 +70,7 @@ def leaf_value(probs: np.ndarray, owner: str, x: float) -> float:
     return max(nd, min(dt, 1.0))
 
 
-def _one_roll(searcher: Searcher, state: State, plies: int, exact: ExactLeaf | None
+def _one_roll(searcher: Searcher, state: State, plies: int, exact: ExactLeaves | None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int], dict[int, np.ndarray],
                          dict[int, tuple[float, float]]]:
     """For each of the 21 rolls, the best play (cubeless, 0 plies) and what its leaf is
@@ -80,11 +83,9 @@ def _one_roll(searcher: Searcher, state: State, plies: int, exact: ExactLeaf | N
     ks = [bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]])) for r in range(len(ROLLS))]
     live = [r for r, k in enumerate(ks) if after_me[k, 0] < 15]
     known: dict[int, tuple[float, float]] = {}
-    if exact is not None:
-        for r in live:
-            value = exact(after_opp[ks[r]], after_me[ks[r]])
-            if value is not None:
-                known[r] = value
+    if exact is not None and live:
+        values = exact([(after_opp[ks[r]], after_me[ks[r]]) for r in live])
+        known = {r: value for r, value in zip(live, values, strict=True) if value is not None}
     live = [r for r in live if r not in known]
     leaf_probs: dict[int, np.ndarray] = {}
     if live:
@@ -109,7 +110,7 @@ def _one_roll(searcher: Searcher, state: State, plies: int, exact: ExactLeaf | N
 def _over_rolls(searcher: Searcher, state: State, plies: int, x_contact: float | None,
                 finished: Callable[[float], tuple[float, float]],
                 leaf: Callable[[np.ndarray, float], tuple[float, float]],
-                exact: ExactLeaf | None = None) -> tuple[float, float]:
+                exact: ExactLeaves | None = None) -> tuple[float, float]:
     """The average over the 21 rolls of (no double, double/take) values: `finished` of the
     cubeless result when the best play ends the game, else `exact` of the leaf's two
     sides (the opponent, on roll, first) where it knows the leaf, else `leaf` of the
@@ -143,12 +144,16 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
     opp_owner_nd = "centre" if owner == "centre" else "opponent"
     rule = searcher.variant.bear_off
 
-    def exact(on_roll: np.ndarray, other: np.ndarray) -> tuple[float, float] | None:
+    def exact_leaf(on_roll: np.ndarray, other: np.ndarray) -> tuple[float, float] | None:
         sides = bearoff_cube.homes(on_roll, other)
         t = None if sides is None else bearoff_cube.usable_table(rule)
         if sides is None or t is None:
             return None
         return (-t.leaf_equity(*sides, opp_owner_nd), -t.leaf_equity(*sides, "me"))
+
+    def exact(leaves: list[tuple[np.ndarray, np.ndarray]]
+              ) -> list[tuple[float, float] | None]:
+        return [exact_leaf(on_roll, other) for on_roll, other in leaves]
 
     nd, dt = _over_rolls(
         searcher, state, plies, x_contact,
@@ -233,9 +238,74 @@ def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int,
                 1.0 - match_leaf_value(probs, need_opp, need_me, 2 * cube, "me",
                                        crawford, x, m))
 
-    nd, dt = _over_rolls(searcher, state, plies, x_contact, finished, leaf)
+    rule = searcher.variant.bear_off
+    nd_owner = "centre" if owner == "centre" else "opp"  # the leaf's side on roll
+
+    def exact(leaves: list[tuple[np.ndarray, np.ndarray]]
+              ) -> list[tuple[float, float] | None]:
+        """Short bear-offs solved at this score (`bearoff_match`): one solve for all the
+        leaves, whose side on roll (the opponent) has not moved."""
+        found = [bearoff_cube.homes(on_roll, other) for on_roll, other in leaves]
+        t = bearoff_cube.usable_table(rule) if any(found) else None
+        if t is None:
+            return [None] * len(leaves)
+        ours = tuple(t.rank(f[1]) or 0 for f in found if f)
+        out: list[tuple[float, float] | None] = []
+        for f in found:
+            values = None
+            if f is not None:
+                theirs, mine = t.rank(f[0]) or 0, t.rank(f[1]) or 0
+                nd = bearoff_match.match_figures(t, theirs, mine, need_opp, need_me, cube,
+                                                 nd_owner, crawford, m, ours)
+                dt = bearoff_match.match_figures(t, theirs, mine, need_opp, need_me,
+                                                 2 * cube, "me", crawford, m, ours)
+                if nd is not None and dt is not None:
+                    values = (1.0 - _best(nd, need_opp, cube, nd_owner, crawford),
+                              1.0 - _best(dt, need_opp, 2 * cube, "me", crawford))
+            out.append(values)
+        return out
+
+    nd, dt = _over_rolls(searcher, state, plies, x_contact, finished, leaf, exact)
     dp = m.mwc(need_me - cube, need_opp, post or crawford)
     return nd, dt, dp
+
+
+def _best(f: bearoff_match.MatchCube, need: int, cube: int, owner: str, crawford: bool
+          ) -> float:
+    """The side on roll's chance taking its best cube action."""
+    if not bearoff_match.may_double(need, cube, owner, crawford):
+        return f.no_double
+    return max(f.no_double, min(f.double_take, f.double_pass))
+
+
+def exact_match_decision(pos: Position, model: met.MatchModel) -> cubemod.CubeDecision | None:
+    """The match cube decision of a short bear-off, exact at its score (`bearoff_match`),
+    else None (no match, not a short bear-off, the table not built yet, or too many
+    pairs to solve). Any variant and any depth, as `exact_money_decision`."""
+    if pos.match is None:
+        return None
+    sides = bearoff_cube.homes(pos.me, pos.opp)
+    t = None if sides is None else bearoff_cube.usable_table(pos.rules.bear_off)
+    if sides is None or t is None:
+        return None
+    ms = pos.match
+    c = pos.cube
+    value = c.value if c is not None else 1
+    owner = "centre"
+    if c is not None and c.owner == CubeOwner.ON_ROLL:
+        owner = "me"
+    elif c is not None and c.owner == CubeOwner.OPPONENT:
+        owner = "opp"
+    need_me, need_opp = ms.length - ms.score[0], ms.length - ms.score[1]
+    f = bearoff_match.match_figures(t, t.rank(sides[0]) or 0, t.rank(sides[1]) or 0, need_me,
+                                    need_opp, value, owner, ms.crawford, model)
+    if f is None:
+        return None
+    d = cubemod.decide(f.no_double, f.double_take, f.double_pass, cubemod.efficiency(pos),
+                       "match")
+    if not bearoff_match.may_double(need_me, value, owner, ms.crawford):
+        d = d.without_double()
+    return d
 
 
 def match_decision(searcher: Searcher, pos: Position, model: met.MatchModel,
