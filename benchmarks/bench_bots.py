@@ -4,9 +4,9 @@
 
 Prints evaluations per second of the learned evaluator (batched: encoding
 plus network, and the network alone), the time to encode a position in
-feature versions 2 and 3 on the same batch, and the latency of `best_move` at 0,
-1 and 2 plies (median and 90th percentile over positions taken from random
-games) for every variant; then, on the same backgammon positions, GNU
+every feature version from 2 on (on the same batch), and the latency of
+`best_move` at 0, 1 and 2 plies (median and 90th percentile over positions
+taken from random games) for every variant; then, on the same backgammon positions, GNU
 Backgammon's (PyPI `gnubg`, in-process) evaluations per second at 0 plies
 and `findbestmove` latency at 0, 1 and 2 plies.
 """
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{variant}: evaluations/s batched (1000 a batch): {full:,.0f} with encoding, "
               f"{net_only:,.0f} network alone")
         per_version = []
-        for version in (2, 3):
+        for version in features.VERSIONS[1:]:
             features.encode(ev.variant, me, opp, flags, flags, version)  # compile or load
             t = time.perf_counter()
             for _ in range(reps):
