@@ -218,8 +218,7 @@ def _solve(order_a: np.ndarray, order_b: np.ndarray, a_index: np.ndarray,
     double leads one level up), pairs in order of the pips left on both sides (a roll
     leads to a pair earlier in that order)."""
     n_levels = win_a.shape[0]
-    best = np.empty(3)
-    total = np.empty(3)
+    work = np.empty((2, 3))
     for k in range(n_levels - 1, -1, -1):
         o_first = 0 if k == 0 else 1  # the cube is centred only as it was
         for n in range(order_a.shape[0]):
@@ -227,46 +226,43 @@ def _solve(order_a: np.ndarray, order_b: np.ndarray, a_index: np.ndarray,
             b = order_b[n]
             i = a_index[a]
             j = b_index[b]
-            # A on roll: A maximises its chance, for every owner at once
-            total[:] = 0.0
-            for r in range(weights.shape[0]):
-                best[:] = -1.0
-                for m in range(counts[a, r]):
-                    a2 = moves[a, r, m]
-                    if a2 == 0:
-                        for o in range(o_first, 3):
-                            best[o] = max(best[o], win_a[k])
-                    else:
-                        row = vb[j, a_index[a2], k]
-                        for o in range(o_first, 3):
-                            best[o] = max(best[o], row[o])
-                for o in range(o_first, 3):
-                    total[o] += weights[r] * best[o]
+            # A on roll maximises A's chance; B on roll minimises it
+            up = va[i, j, k + 1, B_OWNS] if can_a[k] else 0.0
+            _turn(a, a_index, vb[j, :, k, :], win_a[k], up, can_a[k], B_OWNS, 1.0, moves,
+                  counts, weights, o_first, va[i, j, k, :], work)
+            up = vb[j, i, k + 1, A_OWNS] if can_b[k] else 0.0
+            _turn(b, b_index, va[i, :, k, :], win_b[k], up, can_b[k], A_OWNS, -1.0, moves,
+                  counts, weights, o_first, vb[j, i, k, :], work)
+
+
+@njit(cache=True)
+def _turn(rank: int, index: np.ndarray, after: np.ndarray, win: float, doubled: float,
+          can: bool, theirs: int, sign: float, moves: np.ndarray, counts: np.ndarray,
+          weights: np.ndarray, o_first: int, out: np.ndarray, work: np.ndarray
+          ) -> None:  # pragma: no cover - compiled
+    """One side's turn for every cube owner at once: each roll's best play (`after[index[
+    rank]]` is A's chance once played there, `win` when it bears off its last checker),
+    then its double to `doubled` (A's chance after a take) or a pass at `win`, where it
+    may double and does not face the opponent's (`theirs`) cube. `sign` is 1 for A, -1
+    for B (which minimises A's chance); `out[o]` gets A's chance. `work`: scratch space."""
+    total = work[0]
+    best = work[1]
+    total[:] = 0.0
+    for r in range(weights.shape[0]):
+        best[:] = -2.0
+        for m in range(counts[rank, r]):
+            r2 = moves[rank, r, m]
             for o in range(o_first, 3):
-                value = total[o]
-                if o != 2 and can_a[k]:
-                    value = max(value, min(va[i, j, k + 1, 2], win_a[k]))
-                va[i, j, k, o] = value
-            # B on roll: B minimises A's chance
-            total[:] = 0.0
-            for r in range(weights.shape[0]):
-                best[:] = 2.0
-                for m in range(counts[b, r]):
-                    b2 = moves[b, r, m]
-                    if b2 == 0:
-                        for o in range(o_first, 3):
-                            best[o] = min(best[o], win_b[k])
-                    else:
-                        row = va[i, b_index[b2], k]
-                        for o in range(o_first, 3):
-                            best[o] = min(best[o], row[o])
-                for o in range(o_first, 3):
-                    total[o] += weights[r] * best[o]
-            for o in range(o_first, 3):
-                value = total[o]
-                if o != 1 and can_b[k]:
-                    value = min(value, max(vb[j, i, k + 1, 1], win_b[k]))
-                vb[j, i, k, o] = value
+                v = sign * (win if r2 == 0 else after[index[r2], o])
+                if v > best[o]:
+                    best[o] = v
+        for o in range(o_first, 3):
+            total[o] += weights[r] * best[o]
+    for o in range(o_first, 3):
+        value = total[o]
+        if can and o != theirs:
+            value = max(value, min(sign * doubled, sign * win))
+        out[o] = sign * value
 
 
 def solve(t: TwoSided, a_starts: list[int], b_starts: list[int], need_a: int, need_b: int,
