@@ -252,10 +252,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--positions", type=int, default=500)
     ap.add_argument("--plies", type=int, default=0, help="our evaluation depth")
     ap.add_argument("--gnubg-plies", type=int, default=2)
-    ap.add_argument("--method", choices=("shipped", "janowski", "cubeful"), default="shipped",
-                    help="as analysis.cube_decision ships them, Janowski at --plies, or "
+    ap.add_argument("--method", choices=("shipped", "janowski", "cubeful", "deep"),
+                    default="shipped",
+                    help="as analysis.cube_decision ships them, Janowski at --plies, "
                          "the one-roll cubeful search with leaves at --plies - 1 (money "
-                         "and match)")
+                         "and match), or the cubeful search two rolls deep, leaves at "
+                         "--plies - 2")
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--rate", type=float, default=0.2)
     ap.add_argument("--scan", action="store_true", help="also scan contact efficiencies")
@@ -299,6 +301,11 @@ def main(argv: list[str] | None = None) -> int:
         probs = analysis.evaluate(pos, plies=args.plies).probs()
         if args.method == "shipped":
             d = analysis.cube_decision(pos, plies=args.plies)
+        elif args.method == "deep" and case.mode == "money":
+            d = cubeful.money_decision_deep(searcher, pos, max(args.plies, 2))
+        elif args.method == "deep":
+            d = cubeful.match_decision_deep(searcher, pos, analysis.match_model(pos.variant),
+                                            max(args.plies, 2))
         elif args.method == "cubeful" and case.mode == "money":
             d = cubeful.money_decision(searcher, pos, max(args.plies, 1))
         elif args.method == "cubeful":

@@ -14,6 +14,12 @@ the same way in match-winning chances, the leaves valued by Janowski's
 formula on the match model (`cube.match_decision`) and a finished game by
 the score it leaves.
 
+`money_cubeful_deep` and `match_cubeful_deep` look two rolls ahead, as GNU
+Backgammon's 2-ply cubeful evaluation does: each roll's best play, then the
+opponent's own cube action and rolls by the one-roll search, whose leaves (the
+side on roll again) Janowski's formula judges. In a short bear-off, where the
+leaves are exact, they give the exact figures (tested).
+
 A short bear-off is known exactly: in money play at the root
 (`exact_money_decision`) and at the leaves the two-sided table
 (`bearoff_cube.py`) replaces the estimate; in match play (`exact_match_decision`,
@@ -137,11 +143,12 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
                   x_contact: float | None = None) -> tuple[float, float]:
     """(no double, double/take) equities of `state` (side on roll, before its roll).
 
-    `owner` is 'centre' or 'me' (the side on roll may double). Leaves are
-    evaluated at `plies - 1` plies; a leaf that is a short bear-off takes its
-    exact cubeful equity from the two-sided table (`bearoff_cube`).
+    `owner` is 'centre' or 'me' (the side on roll may double), or 'opponent' (only the
+    no-double figure then means anything). Leaves are evaluated at `plies - 1` plies; a
+    leaf that is a short bear-off takes its exact cubeful equity from the two-sided
+    table (`bearoff_cube`).
     """
-    opp_owner_nd = "centre" if owner == "centre" else "opponent"
+    opp_owner_nd = {"centre": "centre", "me": "opponent", "opponent": "me"}[owner]
     rule = searcher.variant.bear_off
 
     def exact_leaf(on_roll: np.ndarray, other: np.ndarray) -> tuple[float, float] | None:
@@ -161,6 +168,52 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
         lambda probs, x: (-leaf_value(probs, opp_owner_nd, x), -leaf_value(probs, "me", x)),
         exact)
     return nd, 2.0 * dt
+
+
+def money_cubeful_deep(searcher: Searcher, state: State, owner: str, plies: int = 2
+                       ) -> tuple[float, float]:
+    """(no double, double/take) equities of `state` searched two rolls deep: for each
+    roll, the best play (cubeless, 0 plies), then the opponent's own cube action and
+    rolls by `money_cubeful` at `plies - 1` (its leaves, the side on roll again, judged
+    by Janowski's formula at `plies - 2` plies), as GNU Backgammon's 2-ply cubeful
+    evaluation plays the opponent's roll before judging. `owner`: 'centre' or 'me'."""
+    v = searcher.variant
+    after_me, after_opp, p, bounds = roll_replies(searcher.ev, state)
+    eq = equity(p)
+    nd = 0.0
+    dt = 0.0
+    for r, (_a, _b, w) in enumerate(ROLLS):
+        k = bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]]))
+        if after_me[k, 0] >= 15:  # the play ends the game: its result at this cube
+            nd += w * float(eq[k])
+            dt += w * float(eq[k])
+            continue
+        flag = state.me_flag
+        if v.tracks_primes and not flag:
+            flag = bool(features.has_prime(after_me[k:k + 1])[0])
+        leaf = State(tuple(int(c) for c in after_opp[k]), tuple(int(c) for c in after_me[k]),
+                     state.opp_flag, flag)
+        if owner == "centre":  # the opponent, on roll, may double
+            o_nd, o_dt = money_cubeful(searcher, leaf, "centre", max(plies - 1, 1))
+            nd -= w * max(o_nd, min(o_dt, 1.0))
+        else:  # we own the cube: the opponent plays on
+            o_nd, _ = money_cubeful(searcher, leaf, "opponent", max(plies - 1, 1))
+            nd -= w * o_nd
+        t_nd, t_dt = money_cubeful(searcher, leaf, "me", max(plies - 1, 1))  # it took
+        dt -= w * max(t_nd, min(t_dt, 1.0))
+    return nd, 2.0 * dt
+
+
+def money_decision_deep(searcher: Searcher, pos: Position, plies: int = 2
+                        ) -> cubemod.CubeDecision:
+    """The money cube decision of `pos` by `money_cubeful_deep` (exact in a short
+    bear-off, as `money_decision` is not)."""
+    exact = exact_money_decision(pos)
+    if exact is not None:
+        return exact
+    base = pos.without_dice() if pos.dice else pos
+    nd, dt = money_cubeful_deep(searcher, state_of(base), _money_owner(pos), plies)
+    return _money_decided(pos, nd, dt, cubemod.efficiency(pos))
 
 
 def exact_money_decision(pos: Position) -> cubemod.CubeDecision | None:
@@ -222,10 +275,11 @@ def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int,
                   x_contact: float | None = None) -> tuple[float, float, float]:
     """(no double, double/take, double/pass) match-winning chances of `state` (side on
     roll, before its roll) at needs (`need_me`, `need_opp`) with the cube at `cube`,
-    `owner` 'centre' or 'me', on the match-equity model `m`. Leaves are evaluated at
-    `plies - 1` plies."""
+    `owner` 'centre' or 'me' (or 'opponent': only the no-double figure then means
+    anything), on the match-equity model `m`. Leaves are evaluated at `plies - 1`
+    plies."""
     post = not crawford and (need_me == 1 or need_opp == 1)
-    leaf_owner_nd = "centre" if owner == "centre" else "opponent"
+    leaf_owner_nd = {"centre": "centre", "me": "opponent", "opponent": "me"}[owner]
 
     def finished(result: float) -> tuple[float, float]:  # the score the game leaves
         points = round(result)
@@ -239,7 +293,7 @@ def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int,
                                        crawford, x, m))
 
     rule = searcher.variant.bear_off
-    nd_owner = "centre" if owner == "centre" else "opp"  # the leaf's side on roll
+    nd_owner = {"centre": "centre", "me": "opp", "opponent": "me"}[owner]  # leaf's side
 
     def exact(leaves: list[tuple[np.ndarray, np.ndarray]]
               ) -> list[tuple[float, float] | None]:
@@ -268,6 +322,72 @@ def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int,
     nd, dt = _over_rolls(searcher, state, plies, x_contact, finished, leaf, exact)
     dp = m.mwc(need_me - cube, need_opp, post or crawford)
     return nd, dt, dp
+
+
+def match_cubeful_deep(searcher: Searcher, state: State, need_me: int, need_opp: int,
+                       cube: int, owner: str, crawford: bool, m: met.MatchModel,
+                       plies: int = 2) -> tuple[float, float, float]:
+    """`match_cubeful` two rolls deep, as `money_cubeful_deep`: for each roll the best
+    play, then the opponent's own cube action and rolls by `match_cubeful` at
+    `plies - 1`. (no double, double/take, double/pass) match-winning chances."""
+    v = searcher.variant
+    post = not crawford and (need_me == 1 or need_opp == 1)
+    after_me, after_opp, p, bounds = roll_replies(searcher.ev, state)
+    eq = equity(p)
+    deeper = max(plies - 1, 1)
+
+    def theirs(leaf: State, c: int, o: str) -> float:
+        """The opponent's chance on roll at `leaf` with the cube at `c`, `o` from its side,
+        taking its best cube action."""
+        nd, dt, dp = match_cubeful(searcher, leaf, need_opp, need_me, c, o, crawford, m,
+                                   deeper)
+        if not bearoff_match.may_double(need_opp, c, "opp" if o == "opponent" else o,
+                                        crawford):
+            return nd
+        return max(nd, min(dt, dp))
+
+    nd = 0.0
+    dt = 0.0
+    for r, (_a, _b, w) in enumerate(ROLLS):
+        k = bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]]))
+        if after_me[k, 0] >= 15:  # the play ends the game: the score it leaves
+            points = round(float(eq[k]))
+            nd += w * m.mwc(need_me - points * cube, need_opp, post or crawford)
+            dt += w * m.mwc(need_me - points * 2 * cube, need_opp, post or crawford)
+            continue
+        flag = state.me_flag
+        if v.tracks_primes and not flag:
+            flag = bool(features.has_prime(after_me[k:k + 1])[0])
+        leaf = State(tuple(int(c) for c in after_opp[k]), tuple(int(c) for c in after_me[k]),
+                     state.opp_flag, flag)
+        leaf_owner = {"centre": "centre", "me": "opponent"}[owner]
+        nd += w * (1.0 - theirs(leaf, cube, leaf_owner))
+        dt += w * (1.0 - theirs(leaf, 2 * cube, "me"))
+    return nd, dt, m.mwc(need_me - cube, need_opp, post or crawford)
+
+
+def match_decision_deep(searcher: Searcher, pos: Position, model: met.MatchModel,
+                        plies: int = 2) -> cubemod.CubeDecision:
+    """The match cube decision of `pos` by `match_cubeful_deep` (exact in a short
+    bear-off)."""
+    exact = exact_match_decision(pos, model)
+    if exact is not None:
+        return exact
+    if pos.match is None:
+        raise ValueError("match_decision_deep needs a position with a match")
+    c = pos.cube
+    owner = "me" if c is not None and c.owner == CubeOwner.ON_ROLL else "centre"
+    value = c.value if c is not None else 1
+    ms = pos.match
+    need_me, need_opp = ms.length - ms.score[0], ms.length - ms.score[1]
+    base = pos.without_dice() if pos.dice else pos
+    nd, dt, dp = match_cubeful_deep(searcher, state_of(base), need_me, need_opp, value, owner,
+                                    ms.crawford, model, plies)
+    d = cubemod.decide(nd, dt, dp, cubemod.efficiency(pos), "match")
+    if (ms.crawford or value >= need_me
+            or (c is not None and c.owner == CubeOwner.OPPONENT)):
+        d = d.without_double()
+    return d
 
 
 def _best(f: bearoff_match.MatchCube, need: int, cube: int, owner: str, crawford: bool
