@@ -151,9 +151,11 @@ def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
     for the side on roll before it rolls (dice in `pos` are ignored); a cube
     owned by the opponent or a Crawford game gives 'no_double'. With the cube
     off (Jacquet's default) the figures are those of a centred cube. In
-    `backgammon` at 1 ply and more, money and match play alike, the one-roll
-    cubeful search (`cubeful.py`, leaves at `plies - 1`) replaces Janowski's
-    formula: it measured closer to GNU Backgammon's 2-ply cubeful decisions.
+    `backgammon`, money and match play alike, the cubeful search (`cubeful.py`)
+    replaces Janowski's formula: one roll deep at 1 ply (leaves at 0 plies), two
+    rolls deep at 2 plies and more (the opponent's cube action and rolls too,
+    leaves at `plies - 2`): each measured closer to GNU Backgammon's 2-ply
+    cubeful decisions than what it replaced.
     A decision in a short bear-off (at most seven checkers a side, all home) is
     exact at every depth and in every variant: money play from the two-sided
     table (`bearoff_cube.py`), match play solved at its score (`bearoff_match.py`).
@@ -162,6 +164,11 @@ def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
              else cubeful.exact_match_decision(pos, match_model(pos.variant)))
     if exact is not None:
         return exact
+    if plies >= cubeful.DEEP_PLIES and pos.variant in cubeful.MEASURED_VARIANTS:
+        searcher = _searcher(pos.variant)
+        if pos.match is None:
+            return cubeful.money_decision_deep(searcher, pos, plies)
+        return cubeful.match_decision_deep(searcher, pos, match_model(pos.variant), plies)
     if plies >= 1 and pos.variant in cubeful.MEASURED_VARIANTS:
         if pos.match is None:
             return cubeful.money_decision(_searcher(pos.variant), pos, plies)

@@ -74,3 +74,18 @@ def test_decisions_respect_the_rules_limits(searcher):
     assert cubeful.match_decision_deep(searcher, crawford, MODEL).action == "no_double"
     with pytest.raises(ValueError, match="needs a position with a match"):
         cubeful.match_decision_deep(searcher, start, MODEL)
+
+
+@pytest.mark.parametrize("position_id", [
+    "AQIAABMiMAACAAAAIAAAABIgICQAAAAAAAAgAAAEAAA",  # money, contact
+    "AQIAIzAgMAACAAAAAAAAAAAjIBABAgAAICAAAAAUAAAHAQI",  # 6-away/5-away, contact
+])
+def test_cube_decision_searches_two_rolls_deep_from_two_plies(searcher, position_id):
+    pos = Position.from_id(position_id)
+    shipped = analysis.cube_decision(pos, plies=2)
+    deep = (cubeful.money_decision_deep(searcher, pos, 2) if pos.match is None
+            else cubeful.match_decision_deep(searcher, pos, MODEL, 2))
+    assert (shipped.no_double, shipped.double_take) == pytest.approx(
+        (deep.no_double, deep.double_take))
+    one_roll = analysis.cube_decision(pos, plies=1)
+    assert one_roll.no_double != pytest.approx(deep.no_double, abs=1e-6)
