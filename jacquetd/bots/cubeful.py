@@ -28,7 +28,7 @@ and the leaves) a solve at the position's score (`bearoff_match.py`) does.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -177,6 +177,26 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
     return nd, 2.0 * dt
 
 
+def _best_replies(searcher: Searcher, state: State
+                  ) -> Iterator[tuple[float, float, State | None]]:
+    """For each of the 21 rolls: its weight, then the cubeless result of the best play
+    (0 plies) and None when that play ends the game, else its equity and the position
+    it leaves (the opponent on roll)."""
+    v = searcher.variant
+    after_me, after_opp, p, bounds = roll_replies(searcher.ev, state)
+    eq = equity(p)
+    for r, (_a, _b, w) in enumerate(ROLLS):
+        k = bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]]))
+        if after_me[k, 0] >= 15:
+            yield w, float(eq[k]), None
+            continue
+        flag = state.me_flag
+        if v.tracks_primes and not flag:
+            flag = bool(features.has_prime(after_me[k:k + 1])[0])
+        yield w, float(eq[k]), State(tuple(int(c) for c in after_opp[k]),
+                                     tuple(int(c) for c in after_me[k]), state.opp_flag, flag)
+
+
 def money_cubeful_deep(searcher: Searcher, state: State, owner: str, plies: int = 2
                        ) -> tuple[float, float]:
     """(no double, double/take) equities of `state` searched two rolls deep: for each
@@ -184,22 +204,13 @@ def money_cubeful_deep(searcher: Searcher, state: State, owner: str, plies: int 
     rolls by `money_cubeful` at `plies - 1` (its leaves, the side on roll again, judged
     by Janowski's formula at `plies - 2` plies), as GNU Backgammon's 2-ply cubeful
     evaluation plays the opponent's roll before judging. `owner`: 'centre' or 'me'."""
-    v = searcher.variant
-    after_me, after_opp, p, bounds = roll_replies(searcher.ev, state)
-    eq = equity(p)
     nd = 0.0
     dt = 0.0
-    for r, (_a, _b, w) in enumerate(ROLLS):
-        k = bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]]))
-        if after_me[k, 0] >= 15:  # the play ends the game: its result at this cube
-            nd += w * float(eq[k])
-            dt += w * float(eq[k])
+    for w, result, leaf in _best_replies(searcher, state):
+        if leaf is None:  # the play ends the game: its result at this cube
+            nd += w * result
+            dt += w * result
             continue
-        flag = state.me_flag
-        if v.tracks_primes and not flag:
-            flag = bool(features.has_prime(after_me[k:k + 1])[0])
-        leaf = State(tuple(int(c) for c in after_opp[k]), tuple(int(c) for c in after_me[k]),
-                     state.opp_flag, flag)
         if owner == "centre":  # the opponent, on roll, may double
             o_nd, o_dt = money_cubeful(searcher, leaf, "centre", max(plies - 1, 1))
             nd -= w * max(o_nd, min(o_dt, 1.0))
@@ -337,10 +348,7 @@ def match_cubeful_deep(searcher: Searcher, state: State, need_me: int, need_opp:
     """`match_cubeful` two rolls deep, as `money_cubeful_deep`: for each roll the best
     play, then the opponent's own cube action and rolls by `match_cubeful` at
     `plies - 1`. (no double, double/take, double/pass) match-winning chances."""
-    v = searcher.variant
     post = not crawford and (need_me == 1 or need_opp == 1)
-    after_me, after_opp, p, bounds = roll_replies(searcher.ev, state)
-    eq = equity(p)
     deeper = max(plies - 1, 1)
 
     def theirs(leaf: State, c: int, o: str) -> float:
@@ -355,18 +363,12 @@ def match_cubeful_deep(searcher: Searcher, state: State, need_me: int, need_opp:
 
     nd = 0.0
     dt = 0.0
-    for r, (_a, _b, w) in enumerate(ROLLS):
-        k = bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]]))
-        if after_me[k, 0] >= 15:  # the play ends the game: the score it leaves
-            points = round(float(eq[k]))
+    for w, result, leaf in _best_replies(searcher, state):
+        if leaf is None:  # the play ends the game: the score it leaves
+            points = round(result)
             nd += w * m.mwc(need_me - points * cube, need_opp, post or crawford)
             dt += w * m.mwc(need_me - points * 2 * cube, need_opp, post or crawford)
             continue
-        flag = state.me_flag
-        if v.tracks_primes and not flag:
-            flag = bool(features.has_prime(after_me[k:k + 1])[0])
-        leaf = State(tuple(int(c) for c in after_opp[k]), tuple(int(c) for c in after_me[k]),
-                     state.opp_flag, flag)
         leaf_owner = {"centre": "centre", "me": "opponent"}[owner]
         nd += w * (1.0 - theirs(leaf, cube, leaf_owner))
         dt += w * (1.0 - theirs(leaf, 2 * cube, "me"))
@@ -376,25 +378,14 @@ def match_cubeful_deep(searcher: Searcher, state: State, need_me: int, need_opp:
 def match_decision_deep(searcher: Searcher, pos: Position, model: met.MatchModel,
                         plies: int = 2) -> cubemod.CubeDecision:
     """The match cube decision of `pos` by `match_cubeful_deep` (exact in a short
-    bear-off)."""
+    bear-off); the limits of `match_decision`."""
     exact = exact_match_decision(pos, model)
     if exact is not None:
         return exact
-    if pos.match is None:
-        raise ValueError("match_decision_deep needs a position with a match")
-    c = pos.cube
-    owner = "me" if c is not None and c.owner == CubeOwner.ON_ROLL else "centre"
-    value = c.value if c is not None else 1
-    ms = pos.match
-    need_me, need_opp = ms.length - ms.score[0], ms.length - ms.score[1]
-    base = pos.without_dice() if pos.dice else pos
-    nd, dt, dp = match_cubeful_deep(searcher, state_of(base), need_me, need_opp, value, owner,
-                                    ms.crawford, model, plies)
-    d = cubemod.decide(nd, dt, dp, cubemod.efficiency(pos), "match")
-    if (ms.crawford or value >= need_me
-            or (c is not None and c.owner == CubeOwner.OPPONENT)):
-        d = d.without_double()
-    return d
+    return _match_decided(
+        pos, lambda state, need_me, need_opp, cube, owner, crawford: match_cubeful_deep(
+            searcher, state, need_me, need_opp, cube, owner, crawford, model, plies),
+        cubemod.efficiency(pos), "match_decision_deep")
 
 
 def _best(f: bearoff_match.MatchCube, need: int, cube: int, owner: str, crawford: bool
@@ -442,17 +433,30 @@ def match_decision(searcher: Searcher, pos: Position, model: met.MatchModel,
     An opponent's cube, the Crawford game or a cube that already wins the match gives
     'no_double' (with the figures of the side's own cube options).
     """
+    return _match_decided(
+        pos, lambda state, need_me, need_opp, cube, owner, crawford: match_cubeful(
+            searcher, state, need_me, need_opp, cube, owner, crawford, model, plies,
+            x_contact),
+        cubemod.efficiency(pos, x_contact), "match_decision")
+
+
+MatchSearch = Callable[[State, int, int, int, str, bool], "tuple[float, float, float]"]
+"""A match search given the root (state, needs, cube, owner, Crawford): (no double,
+double/take, double/pass)."""
+
+
+def _match_decided(pos: Position, search: MatchSearch, x: float, name: str
+                   ) -> cubemod.CubeDecision:
+    """The decision `search` gives for `pos`, with the rules' limits on doubling."""
     if pos.match is None:
-        raise ValueError("match_decision needs a position with a match")
+        raise ValueError(f"{name} needs a position with a match")
     c = pos.cube
     owner = "me" if c is not None and c.owner == CubeOwner.ON_ROLL else "centre"
     value = c.value if c is not None else 1
     ms = pos.match
     need_me, need_opp = ms.length - ms.score[0], ms.length - ms.score[1]
     base = pos.without_dice() if pos.dice else pos
-    nd, dt, dp = match_cubeful(searcher, state_of(base), need_me, need_opp, value, owner,
-                               ms.crawford, model, plies, x_contact)
-    x = cubemod.efficiency(pos, x_contact)
+    nd, dt, dp = search(state_of(base), need_me, need_opp, value, owner, ms.crawford)
     d = cubemod.decide(nd, dt, dp, x, "match")
     if (ms.crawford or value >= need_me
             or (c is not None and c.owner == CubeOwner.OPPONENT)):

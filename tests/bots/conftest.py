@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from jacquetd.rules import Position, legal_plays
+from jacquetd.rules import Cube, MatchState, Position, legal_plays
 
 VARIANT_NAMES = ("jacquet", "jacquet-be", "backgammon")
 
@@ -20,3 +20,16 @@ def random_position(variant: str, seed: int, moves: int) -> Position:
             break
         pos = after.with_dice((rng.randint(1, 6), rng.randint(1, 6)))
     return pos
+
+
+def bear_off_position(me: tuple[int, ...], opp: tuple[int, ...],
+                      match: MatchState | None = None, cube: Cube | None = None) -> Position:
+    """A backgammon position where each side has only the checkers of its `home` (counts
+    on points 1-6) left, the rest borne off."""
+    sides = []
+    for home in (me, opp):
+        side = [0] * 26
+        side[1:7] = home
+        side[0] = 15 - sum(home)
+        sides.append(side)
+    return Position.validated("backgammon", sides[0], sides[1], match=match, cube=cube)

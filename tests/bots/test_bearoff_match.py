@@ -11,6 +11,8 @@ import pytest
 from jacquetd.bots import analysis, bearoff, bearoff_cube, bearoff_match, cubeful
 from jacquetd.rules import Cube, CubeOwner, MatchState, Position
 
+from .conftest import bear_off_position
+
 MODEL = analysis.match_model("backgammon")
 
 
@@ -112,22 +114,10 @@ def test_recent_solves_serve_a_games_later_turns(table):
     assert (again.no_double, again.double_take, again.double_pass) == pytest.approx(want)
 
 
-def _position(me: tuple[int, ...], opp: tuple[int, ...], score: tuple[int, int],
-              crawford: bool = False, cube: Cube | None = None) -> Position:
-    sides = []
-    for home in (me, opp):
-        side = [0] * 26
-        side[1:7] = home
-        side[0] = 15 - sum(home)
-        sides.append(side)
-    return Position.validated("backgammon", sides[0], sides[1], cube=cube,
-                              match=MatchState(7, score, crawford))
-
-
 @pytest.mark.parametrize("plies", [0, 2])
 def test_cube_decision_of_a_match_bear_off_is_the_exact_one(table, plies):
     me, opp = (0, 1, 0, 0, 1, 1), (2, 1, 1, 0, 0, 0)
-    pos = _position(me, opp, (2, 0))
+    pos = bear_off_position(me, opp, MatchState(7, (2, 0)))
     d = analysis.cube_decision(pos, plies=plies)
     nd, dt, dp = brute(me, opp, 5, 7, 1, "centre", False)
     assert (d.no_double, d.double_take, d.double_drop) == pytest.approx((nd, dt, dp))
@@ -137,20 +127,23 @@ def test_cube_decision_of_a_match_bear_off_is_the_exact_one(table, plies):
 
 def test_the_rules_limits_on_doubling_hold(table):
     me, opp = (0, 1, 0, 0, 1, 1), (2, 1, 1, 0, 0, 0)
-    assert analysis.cube_decision(_position(me, opp, (6, 2), crawford=True)).action \
-        == "no_double"
-    theirs = analysis.cube_decision(_position(me, opp, (2, 0), cube=Cube(2, CubeOwner.OPPONENT)))
+
+    def decision(score: tuple[int, int], crawford: bool = False, cube: Cube | None = None):
+        return analysis.cube_decision(bear_off_position(me, opp, MatchState(7, score, crawford),
+                                                        cube))
+
+    assert decision((6, 2), crawford=True).action == "no_double"
+    theirs = decision((2, 0), cube=Cube(2, CubeOwner.OPPONENT))
     assert theirs.action == "no_double"
     # the opponent's cube: it may redouble, as the plain recursion says
     assert theirs.no_double == pytest.approx(brute(me, opp, 5, 7, 2, "opp", False)[0])
-    dead = analysis.cube_decision(_position(me, opp, (5, 2), cube=Cube(2, CubeOwner.ON_ROLL)))
-    assert dead.action == "no_double"
+    assert decision((5, 2), cube=Cube(2, CubeOwner.ON_ROLL)).action == "no_double"
 
 
 def test_too_many_pairs_are_left_to_the_search(table):
     high = table.rank((0, 0, 0, 0, 0, 7))
     assert bearoff_match.solve(table, [high], [high], 7, 7, 1, False, MODEL) is None
-    pos = _position((0, 0, 0, 0, 0, 7), (0, 0, 0, 0, 0, 7), (0, 0))
+    pos = bear_off_position((0, 0, 0, 0, 0, 7), (0, 0, 0, 0, 0, 7), MatchState(7, (0, 0)))
     assert cubeful.exact_match_decision(pos, MODEL) is None
     assert analysis.cube_decision(pos).mode == "match"  # decided the usual way
 

@@ -13,6 +13,8 @@ from jacquetd.bots.search import Searcher
 from jacquetd.rules import Position
 from jacquetd.rules.position import Cube, CubeOwner, MatchState
 
+from .conftest import bear_off_position
+
 MODEL = analysis.match_model("backgammon")
 HOMES = [((0, 1, 0, 0, 1, 1), (2, 1, 1, 0, 0, 0)), ((0, 0, 2, 1, 1, 0), (1, 1, 1, 1, 0, 1))]
 
@@ -27,22 +29,11 @@ def table() -> bearoff_cube.TwoSided:
     return bearoff_cube.table("standard")
 
 
-def _position(me: tuple[int, ...], opp: tuple[int, ...], match: MatchState | None = None,
-              cube: Cube | None = None) -> Position:
-    sides = []
-    for home in (me, opp):
-        side = [0] * 26
-        side[1:7] = home
-        side[0] = 15 - sum(home)
-        sides.append(side)
-    return Position.validated("backgammon", sides[0], sides[1], match=match, cube=cube)
-
-
 @pytest.mark.parametrize(("me", "opp"), HOMES)
 @pytest.mark.parametrize("owner", ["centre", "me"])
 def test_money_figures_are_the_exact_ones_in_a_short_bear_off(searcher, table, me, opp,
                                                               owner):
-    nd, dt = cubeful.money_cubeful_deep(searcher, state_of(_position(me, opp)), owner, 2)
+    nd, dt = cubeful.money_cubeful_deep(searcher, state_of(bear_off_position(me, opp)), owner, 2)
     exact = table.money(me, opp, owner)
     assert nd == pytest.approx(exact.no_double, abs=1e-3)
     assert dt == pytest.approx(exact.double_take, abs=1e-3)
@@ -53,7 +44,7 @@ def test_money_figures_are_the_exact_ones_in_a_short_bear_off(searcher, table, m
 def test_match_figures_are_the_exact_ones_in_a_short_bear_off(searcher, table, me, opp,
                                                               score):
     need_me, need_opp = 7 - score[0], 7 - score[1]
-    pos = _position(me, opp, MatchState(7, score))
+    pos = bear_off_position(me, opp, MatchState(7, score))
     found = cubeful.match_cubeful_deep(searcher, state_of(pos), need_me, need_opp, 1,
                                        "centre", False, MODEL, 2)
     exact = bearoff_match.match_figures(table, table.rank(me), table.rank(opp), need_me,
