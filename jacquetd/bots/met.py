@@ -120,7 +120,10 @@ def read_table(text: str, name: str) -> PublishedTable:
 
     Raises ValueError naming what is missing or malformed.
     """
-    root = ET.fromstring(text)
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise ValueError(f"{name}: not well-formed XML ({exc})") from exc
 
     def rows(tag: str) -> list[list[float]]:
         node = root.find(tag)

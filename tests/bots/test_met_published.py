@@ -90,5 +90,7 @@ def test_the_reader_reads_gnubgs_format_and_names_what_is_wrong():
         met.read_table(_GOOD_ROWS.replace("0.7", "seven"), "tiny")
     with pytest.raises(ValueError, match="not 2 x 2"):
         met.read_table(_GOOD_ROWS.replace("<me>0.3</me>", ""), "tiny")
+    with pytest.raises(ValueError, match="tiny: not well-formed XML"):
+        met.read_table(_GOOD_ROWS.replace("</met>", ""), "tiny")
     with pytest.raises(ValueError, match="outside 0-1"):
         met.read_table(_GOOD_ROWS.replace("0.7", "1.7"), "tiny")
