@@ -132,7 +132,7 @@ class Solved:
                 cube: int, owner: str, crawford: bool, model: met.MatchModel
                 ) -> MatchCube | None:
         """The figures of the side on roll (home rank `me`, the opponent's `opp`) needing
-        `need_me`, with the cube at `cube`, `owner` 'centre', 'me' or 'opp' (from the
+        `need_me`, with the cube at `cube`, `owner` 'centre', 'me' or 'opponent' (from the
         side on roll), or None when this solve does not cover it."""
         if (t is not self.table or model is not self.model or crawford != self.crawford
                 or cube not in self.levels
@@ -143,7 +143,7 @@ class Solved:
         if (need_me, need_opp) == (self.need_a, self.need_b) and min(
                 self.a_index[me], self.b_index[opp]) >= 0:
             i, j = self.a_index[me], self.b_index[opp]
-            code = {"centre": CENTRE, "me": A_OWNS, "opp": B_OWNS}[owner]
+            code = {"centre": CENTRE, "me": A_OWNS, "opponent": B_OWNS}[owner]
             nd = _play_on(t, me, self.a_index, self.vb[j, :, k, code], float(self.win_a[k]),
                           1.0)
             dt = float(self.va[i, j, min(k + 1, len(self.levels) - 1), B_OWNS])
@@ -151,7 +151,7 @@ class Solved:
         if (need_me, need_opp) == (self.need_b, self.need_a) and min(
                 self.b_index[me], self.a_index[opp]) >= 0:
             j, i = self.b_index[me], self.a_index[opp]
-            code = {"centre": CENTRE, "me": B_OWNS, "opp": A_OWNS}[owner]
+            code = {"centre": CENTRE, "me": B_OWNS, "opponent": A_OWNS}[owner]
             nd = _play_on(t, me, self.b_index, self.va[i, :, k, code], float(self.win_b[k]),
                           -1.0)
             dt = float(self.vb[j, i, min(k + 1, len(self.levels) - 1), A_OWNS])
@@ -180,7 +180,7 @@ decision at a score are read from its solve."""
 def may_double(need_me: int, cube: int, owner: str, crawford: bool) -> bool:
     """Whether the side on roll may usefully double (C5: not in the Crawford game; not with
     the opponent's cube; not when the cube already wins it the match)."""
-    return not crawford and owner != "opp" and cube < need_me
+    return not crawford and owner != "opponent" and cube < need_me
 
 
 def match_figures(t: TwoSided, me: int, opp: int, need_me: int, need_opp: int, cube: int,

@@ -28,7 +28,7 @@ and the leaves) a solve at the position's score (`bearoff_match.py`) does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 
@@ -83,44 +83,61 @@ def leaf_value(probs: np.ndarray, owner: str, x: float) -> float:
     return max(nd, min(dt, 1.0))
 
 
-def _one_roll(searcher: Searcher, state: State, plies: int, exact: ExactLeaves | None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int], dict[int, np.ndarray],
-                         dict[int, tuple[float, float]]]:
-    """For each of the 21 rolls, the best play (cubeless, 0 plies) and what its leaf is
-    worth: (after_me, after_opp, equities, indices of the best plays, leaf probabilities
-    seen by the opponent on roll at `plies - 1` plies, exact leaf values by `exact`).
-    A play that ends the game has neither; a leaf `exact` knows is not evaluated."""
-    v = searcher.variant
-    after_me, after_opp, p, bounds = roll_replies(searcher.ev, state)
-    eq = equity(p)
-    ks = [bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]])) for r in range(len(ROLLS))]
-    live = [r for r, k in enumerate(ks) if after_me[k, 0] < 15]
+class _Replies:
+    """For each of the 21 rolls of `state`, the best play (cubeless, 0 plies) and the leaf
+    it leaves, the opponent on roll. The leaves' probabilities are evaluated once, when
+    first asked (`leaf_probs`), so that one roll's search serves every cube owner."""
+
+    def __init__(self, searcher: Searcher, state: State) -> None:
+        self.searcher = searcher
+        self.state = state
+        self.after_me, self.after_opp, self.p, bounds = roll_replies(searcher.ev, state)
+        self.eq = equity(self.p)
+        self.ks = [bounds[r] + int(np.argmax(self.eq[bounds[r]:bounds[r + 1]]))
+                   for r in range(len(ROLLS))]
+        self.live = [r for r, k in enumerate(self.ks) if self.after_me[k, 0] < 15]
+        """The rolls whose best play does not end the game."""
+        self._probs: dict[tuple[int, int], np.ndarray] = {}
+
+    def leaf_state(self, r: int) -> State:
+        """The position roll r's best play leaves (the opponent on roll)."""
+        k = self.ks[r]
+        flag = self.state.me_flag
+        if self.searcher.variant.tracks_primes and not flag:
+            flag = bool(features.has_prime(self.after_me[k:k + 1])[0])
+        return State(tuple(int(c) for c in self.after_opp[k]),
+                     tuple(int(c) for c in self.after_me[k]), self.state.opp_flag, flag)
+
+    def leaf_probs(self, rolls: list[int], plies: int) -> dict[int, np.ndarray]:
+        """The probabilities of the leaves of `rolls`, seen by the opponent on roll, at
+        `plies - 1` plies (those asked before are not evaluated again)."""
+        missing = [r for r in rolls if (r, plies) not in self._probs]
+        if missing and plies <= 1:
+            for r in missing:
+                self._probs[r, plies] = flip(self.p[self.ks[r]])
+        elif missing:
+            deeper = self.searcher.evaluate_states([self.leaf_state(r) for r in missing],
+                                                   plies - 1)
+            for r, row in zip(missing, deeper, strict=True):
+                self._probs[r, plies] = row
+        return {r: self._probs[r, plies] for r in rolls}
+
+
+def _one_roll(replies: _Replies, plies: int, exact: ExactLeaves | None
+              ) -> tuple[dict[int, np.ndarray], dict[int, tuple[float, float]]]:
+    """What each live leaf is worth: (leaf probabilities seen by the opponent on roll at
+    `plies - 1` plies, exact leaf values by `exact`). A leaf `exact` knows is not
+    evaluated."""
+    live = replies.live
     known: dict[int, tuple[float, float]] = {}
     if exact is not None and live:
-        values = exact([(after_opp[ks[r]], after_me[ks[r]]) for r in live])
+        ks = replies.ks
+        values = exact([(replies.after_opp[ks[r]], replies.after_me[ks[r]]) for r in live])
         known = {r: value for r, value in zip(live, values, strict=True) if value is not None}
-    live = [r for r in live if r not in known]
-    leaf_probs: dict[int, np.ndarray] = {}
-    if live:
-        if plies <= 1:
-            for r in live:
-                leaf_probs[r] = flip(p[ks[r]])  # the leaf seen by the opponent, on roll
-        else:
-            states = []
-            for r in live:
-                k = ks[r]
-                flag = state.me_flag
-                if v.tracks_primes and not flag:
-                    flag = bool(features.has_prime(after_me[k:k + 1])[0])
-                states.append(State(tuple(int(c) for c in after_opp[k]),
-                                    tuple(int(c) for c in after_me[k]), state.opp_flag, flag))
-            deeper = searcher.evaluate_states(states, plies - 1)
-            for r, row in zip(live, deeper, strict=True):
-                leaf_probs[r] = row
-    return after_me, after_opp, eq, ks, leaf_probs, known
+    return replies.leaf_probs([r for r in live if r not in known], plies), known
 
 
-def _over_rolls(searcher: Searcher, state: State, plies: int, x_contact: float | None,
+def _over_rolls(replies: _Replies, plies: int, x_contact: float | None,
                 finished: Callable[[float], tuple[float, float]],
                 leaf: Callable[[np.ndarray, float], tuple[float, float]],
                 exact: ExactLeaves | None = None) -> tuple[float, float]:
@@ -128,9 +145,10 @@ def _over_rolls(searcher: Searcher, state: State, plies: int, x_contact: float |
     cubeless result when the best play ends the game, else `exact` of the leaf's two
     sides (the opponent, on roll, first) where it knows the leaf, else `leaf` of the
     leaf's probabilities (seen by the opponent, on roll) and its cube efficiency."""
-    v = searcher.variant
+    v = replies.searcher.variant
     xc = cubemod.contact_efficiency(v.name) if x_contact is None else x_contact
-    after_me, after_opp, eq, ks, leaf_probs, known = _one_roll(searcher, state, plies, exact)
+    after_me, after_opp, eq, ks = replies.after_me, replies.after_opp, replies.eq, replies.ks
+    leaf_probs, known = _one_roll(replies, plies, exact)
     nd = 0.0
     dt = 0.0
     for r, (_a, _b, w) in enumerate(ROLLS):
@@ -147,13 +165,14 @@ def _over_rolls(searcher: Searcher, state: State, plies: int, x_contact: float |
 
 
 def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
-                  x_contact: float | None = None) -> tuple[float, float]:
+                  x_contact: float | None = None, replies: _Replies | None = None
+                  ) -> tuple[float, float]:
     """(no double, double/take) equities of `state` (side on roll, before its roll).
 
     `owner` is 'centre' or 'me' (the side on roll may double), or 'opponent' (only the
     no-double figure then means anything). Leaves are evaluated at `plies - 1` plies; a
     leaf that is a short bear-off takes its exact cubeful equity from the two-sided
-    table (`bearoff_cube`).
+    table (`bearoff_cube`). `replies`: `state`'s, when the caller has them already.
     """
     opp_owner_nd = {"centre": "centre", "me": "opponent", "opponent": "me"}[owner]
     rule = searcher.variant.bear_off
@@ -170,31 +189,11 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
         return [exact_leaf(on_roll, other) for on_roll, other in leaves]
 
     nd, dt = _over_rolls(
-        searcher, state, plies, x_contact,
+        replies or _Replies(searcher, state), plies, x_contact,
         lambda result: (result, result),  # the game is over: its exact value at this cube
         lambda probs, x: (-leaf_value(probs, opp_owner_nd, x), -leaf_value(probs, "me", x)),
         exact)
     return nd, 2.0 * dt
-
-
-def _best_replies(searcher: Searcher, state: State
-                  ) -> Iterator[tuple[float, float, State | None]]:
-    """For each of the 21 rolls: its weight, then the cubeless result of the best play
-    (0 plies) and None when that play ends the game, else its equity and the position
-    it leaves (the opponent on roll)."""
-    v = searcher.variant
-    after_me, after_opp, p, bounds = roll_replies(searcher.ev, state)
-    eq = equity(p)
-    for r, (_a, _b, w) in enumerate(ROLLS):
-        k = bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]]))
-        if after_me[k, 0] >= 15:
-            yield w, float(eq[k]), None
-            continue
-        flag = state.me_flag
-        if v.tracks_primes and not flag:
-            flag = bool(features.has_prime(after_me[k:k + 1])[0])
-        yield w, float(eq[k]), State(tuple(int(c) for c in after_opp[k]),
-                                     tuple(int(c) for c in after_me[k]), state.opp_flag, flag)
 
 
 def money_cubeful_deep(searcher: Searcher, state: State, owner: str, plies: int = 2
@@ -204,20 +203,24 @@ def money_cubeful_deep(searcher: Searcher, state: State, owner: str, plies: int 
     rolls by `money_cubeful` at `plies - 1` (its leaves, the side on roll again, judged
     by Janowski's formula at `plies - 2` plies), as GNU Backgammon's 2-ply cubeful
     evaluation plays the opponent's roll before judging. `owner`: 'centre' or 'me'."""
+    root = _Replies(searcher, state)
+    deeper = max(plies - 1, 1)
     nd = 0.0
     dt = 0.0
-    for w, result, leaf in _best_replies(searcher, state):
-        if leaf is None:  # the play ends the game: its result at this cube
-            nd += w * result
-            dt += w * result
+    for r, (_a, _b, w) in enumerate(ROLLS):
+        if r not in root.live:  # the play ends the game: its result at this cube
+            nd += w * float(root.eq[root.ks[r]])
+            dt += w * float(root.eq[root.ks[r]])
             continue
+        leaf = root.leaf_state(r)
+        replies = _Replies(searcher, leaf)  # one search for both cube owners
         if owner == "centre":  # the opponent, on roll, may double
-            o_nd, o_dt = money_cubeful(searcher, leaf, "centre", max(plies - 1, 1))
+            o_nd, o_dt = money_cubeful(searcher, leaf, "centre", deeper, replies=replies)
             nd -= w * max(o_nd, min(o_dt, 1.0))
         else:  # we own the cube: the opponent plays on
-            o_nd, _ = money_cubeful(searcher, leaf, "opponent", max(plies - 1, 1))
+            o_nd, _ = money_cubeful(searcher, leaf, "opponent", deeper, replies=replies)
             nd -= w * o_nd
-        t_nd, t_dt = money_cubeful(searcher, leaf, "me", max(plies - 1, 1))  # it took
+        t_nd, t_dt = money_cubeful(searcher, leaf, "me", deeper, replies=replies)  # it took
         dt -= w * max(t_nd, min(t_dt, 1.0))
     return nd, 2.0 * dt
 
@@ -290,7 +293,8 @@ def match_leaf_value(probs: np.ndarray, need: int, need_other: int, cube: int, o
 
 def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int, cube: int,
                   owner: str, crawford: bool, m: met.MatchModel, plies: int = 1,
-                  x_contact: float | None = None) -> tuple[float, float, float]:
+                  x_contact: float | None = None, replies: _Replies | None = None
+                  ) -> tuple[float, float, float]:
     """(no double, double/take, double/pass) match-winning chances of `state` (side on
     roll, before its roll) at needs (`need_me`, `need_opp`) with the cube at `cube`,
     `owner` 'centre' or 'me' (or 'opponent': only the no-double figure then means
@@ -311,7 +315,6 @@ def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int,
                                        crawford, x, m))
 
     rule = searcher.variant.bear_off
-    nd_owner = {"centre": "centre", "me": "opp", "opponent": "me"}[owner]  # leaf's side
 
     def exact(leaves: list[tuple[np.ndarray, np.ndarray]]
               ) -> list[tuple[float, float] | None]:
@@ -328,16 +331,17 @@ def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int,
             if f is not None:
                 theirs, mine = t.rank(f[0]) or 0, t.rank(f[1]) or 0
                 nd = bearoff_match.match_figures(t, theirs, mine, need_opp, need_me, cube,
-                                                 nd_owner, crawford, m, ours)
+                                                 leaf_owner_nd, crawford, m, ours)
                 dt = bearoff_match.match_figures(t, theirs, mine, need_opp, need_me,
                                                  2 * cube, "me", crawford, m, ours)
                 if nd is not None and dt is not None:
-                    values = (1.0 - _best(nd, need_opp, cube, nd_owner, crawford),
+                    values = (1.0 - _best(nd, need_opp, cube, leaf_owner_nd, crawford),
                               1.0 - _best(dt, need_opp, 2 * cube, "me", crawford))
             out.append(values)
         return out
 
-    nd, dt = _over_rolls(searcher, state, plies, x_contact, finished, leaf, exact)
+    nd, dt = _over_rolls(replies or _Replies(searcher, state), plies, x_contact, finished,
+                         leaf, exact)
     dp = m.mwc(need_me - cube, need_opp, post or crawford)
     return nd, dt, dp
 
@@ -351,27 +355,29 @@ def match_cubeful_deep(searcher: Searcher, state: State, need_me: int, need_opp:
     post = not crawford and (need_me == 1 or need_opp == 1)
     deeper = max(plies - 1, 1)
 
-    def theirs(leaf: State, c: int, o: str) -> float:
+    def theirs(leaf: State, replies: _Replies, c: int, o: str) -> float:
         """The opponent's chance on roll at `leaf` with the cube at `c`, `o` from its side,
         taking its best cube action."""
         nd, dt, dp = match_cubeful(searcher, leaf, need_opp, need_me, c, o, crawford, m,
-                                   deeper)
-        if not bearoff_match.may_double(need_opp, c, "opp" if o == "opponent" else o,
-                                        crawford):
+                                   deeper, replies=replies)
+        if not bearoff_match.may_double(need_opp, c, o, crawford):
             return nd
         return max(nd, min(dt, dp))
 
+    root = _Replies(searcher, state)
+    leaf_owner = {"centre": "centre", "me": "opponent"}[owner]
     nd = 0.0
     dt = 0.0
-    for w, result, leaf in _best_replies(searcher, state):
-        if leaf is None:  # the play ends the game: the score it leaves
-            points = round(result)
+    for r, (_a, _b, w) in enumerate(ROLLS):
+        if r not in root.live:  # the play ends the game: the score it leaves
+            points = round(float(root.eq[root.ks[r]]))
             nd += w * m.mwc(need_me - points * cube, need_opp, post or crawford)
             dt += w * m.mwc(need_me - points * 2 * cube, need_opp, post or crawford)
             continue
-        leaf_owner = {"centre": "centre", "me": "opponent"}[owner]
-        nd += w * (1.0 - theirs(leaf, cube, leaf_owner))
-        dt += w * (1.0 - theirs(leaf, 2 * cube, "me"))
+        leaf = root.leaf_state(r)
+        replies = _Replies(searcher, leaf)  # one search for both cube levels
+        nd += w * (1.0 - theirs(leaf, replies, cube, leaf_owner))
+        dt += w * (1.0 - theirs(leaf, replies, 2 * cube, "me"))
     return nd, dt, m.mwc(need_me - cube, need_opp, post or crawford)
 
 
@@ -413,7 +419,7 @@ def exact_match_decision(pos: Position, model: met.MatchModel) -> cubemod.CubeDe
     if c is not None and c.owner == CubeOwner.ON_ROLL:
         owner = "me"
     elif c is not None and c.owner == CubeOwner.OPPONENT:
-        owner = "opp"
+        owner = "opponent"
     need_me, need_opp = ms.length - ms.score[0], ms.length - ms.score[1]
     f = bearoff_match.match_figures(t, t.rank(sides[0]) or 0, t.rank(sides[1]) or 0, need_me,
                                     need_opp, value, owner, ms.crawford, model)

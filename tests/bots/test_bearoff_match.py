@@ -26,11 +26,11 @@ def brute(me: tuple[int, ...], opp: tuple[int, ...], need_me: int, need_opp: int
           ) -> tuple[float, float, float]:
     """(no double, double/take, double/pass) of the side on roll, by plain recursion from
     its own side: each roll's best play, the cube doubled when that gains and taken
-    when a take is worth more to the taker. `owner`: 'centre', 'me' or 'opp'."""
+    when a take is worth more to the taker. `owner`: 'centre', 'me' or 'opponent'."""
     nxt = crawford or need_me == 1 or need_opp == 1
 
     def flip(o: str) -> str:
-        return {"centre": "centre", "me": "opp", "opp": "me"}[o]
+        return {"centre": "centre", "me": "opponent", "opponent": "me"}[o]
 
     @cache
     def play_on(me: tuple[int, ...], opp: tuple[int, ...], nm: int, no: int, c: int,
@@ -49,13 +49,13 @@ def brute(me: tuple[int, ...], opp: tuple[int, ...], need_me: int, need_opp: int
     def best_action(me: tuple[int, ...], opp: tuple[int, ...], nm: int, no: int, c: int,
                     o: str) -> float:
         value = play_on(me, opp, nm, no, c, o)
-        if not crawford and o != "opp" and c < nm:
-            value = max(value, min(play_on(me, opp, nm, no, 2 * c, "opp"),
+        if not crawford and o != "opponent" and c < nm:
+            value = max(value, min(play_on(me, opp, nm, no, 2 * c, "opponent"),
                                    MODEL.mwc(nm - c, no, nxt)))
         return value
 
     return (play_on(me, opp, need_me, need_opp, cube, owner),
-            play_on(me, opp, need_me, need_opp, 2 * cube, "opp"),
+            play_on(me, opp, need_me, need_opp, 2 * cube, "opponent"),
             MODEL.mwc(need_me - cube, need_opp, nxt))
 
 
@@ -67,7 +67,7 @@ CASES = [
     ((1, 0, 0, 2, 0, 0), (1, 2, 0, 0, 0, 0), (1, 3), 1, "centre", False),  # post-Crawford
     ((1, 0, 0, 2, 0, 0), (1, 2, 0, 0, 0, 0), (3, 1), 1, "centre", False),
     ((0, 2, 0, 0, 0, 1), (1, 0, 1, 0, 1, 0), (1, 4), 1, "centre", True),  # Crawford
-    ((3, 0, 0, 0, 0, 0), (0, 0, 1, 1, 0, 0), (4, 4), 2, "opp", False),
+    ((3, 0, 0, 0, 0, 0), (0, 0, 1, 1, 0, 0), (4, 4), 2, "opponent", False),
     ((0, 0, 1, 0, 1, 0), (0, 1, 0, 0, 1, 0), (11, 9), 1, "centre", False),
 ]
 
@@ -81,13 +81,13 @@ def test_the_solve_agrees_with_plain_recursion(table, me, opp, needs, cube, owne
     want = brute(me, opp, *needs, cube, owner, crawford)
     assert (f.no_double, f.double_take, f.double_pass) == pytest.approx(want, abs=1e-9)
     # the other side on roll, read from the same solve
-    flipped = {"centre": "centre", "me": "opp", "opp": "me"}[owner]
+    flipped = {"centre": "centre", "me": "opponent", "opponent": "me"}[owner]
     theirs = solved.figures(table, b, a, needs[1], needs[0], cube, flipped, crawford, MODEL)
     want = brute(opp, me, needs[1], needs[0], cube, flipped, crawford)
     assert (theirs.no_double, theirs.double_take, theirs.double_pass) == pytest.approx(
         want, abs=1e-9)
     # and a later turn of the same game: the cube turned, a roll played
-    if not crawford and owner != "opp" and cube < needs[0]:
+    if not crawford and owner != "opponent" and cube < needs[0]:
         later = table.moves[a, 20, 0]  # 6-6 played
         if later:
             f = solved.figures(table, b, later, needs[1], needs[0], 2 * cube, "me", crawford,
@@ -136,7 +136,7 @@ def test_the_rules_limits_on_doubling_hold(table):
     theirs = decision((2, 0), cube=Cube(2, CubeOwner.OPPONENT))
     assert theirs.action == "no_double"
     # the opponent's cube: it may redouble, as the plain recursion says
-    assert theirs.no_double == pytest.approx(brute(me, opp, 5, 7, 2, "opp", False)[0])
+    assert theirs.no_double == pytest.approx(brute(me, opp, 5, 7, 2, "opponent", False)[0])
     assert decision((5, 2), cube=Cube(2, CubeOwner.ON_ROLL)).action == "no_double"
 
 
