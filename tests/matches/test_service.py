@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from jacquetd_protocol.records import format_record, parse_record
 
+from jacquetd.bots.players import DEFAULT_LEVEL
 from jacquetd.matches import Caller, MatchError, MatchLimits, MatchService, MatchStore
 from jacquetd.matches.records import audit_dice, check
 from jacquetd.rules import Position
@@ -478,7 +479,14 @@ def test_bot_vs_bot_and_unknown_level(svc: MatchService) -> None:
     with pytest.raises(MatchError) as exc:
         svc.match_new({"seat1": "grandmaster"})
     assert code_of(exc) == "bad_argument" and exc.value.field == "seat1"
+    # `bot` is the default level (SPEC: match_new's seat0)
     r = svc.match_new({"seat0": "bot", "seat1": "bot:random", "length": 1, "seed": 1})
+    assert r["tokens"] == [None, None]
+    seats = svc.match_state({"match_id": r["match_id"]})["seats"]
+    assert [s["level"] for s in seats] == [DEFAULT_LEVEL, "random"]
+    # two bots play to the end with no client (the default level's search is the engine
+    # tests' subject; the 0-ply level plays the game here in a second, not twenty)
+    r = svc.match_new({"seat0": "bot:neural", "seat1": "bot:random", "length": 1, "seed": 1})
     assert r["tokens"] == [None, None]
     assert svc.run_bots(r["match_id"]) > 10
     assert svc.match_state({"match_id": r["match_id"]})["status"] == "over"
