@@ -26,6 +26,12 @@ if ! $PY -m pip install -q -e '.[test,cluster,web]' 2>/dev/null; then
     PY=.venv/bin/python
     $PY -m pip install -q -e '.[test,cluster,web]'
 fi
+# The compiled kernels and the bear-off tables, once, before the test processes start
+# daemons side by side: on a fresh machine each daemon would otherwise compile the same
+# kernels, and build the tables in the background at a low priority behind the tests.
+$PY -c "from jacquetd.daemon.warmup import warm_up; from jacquetd.bots.bearoff import \
+build_missing; print(f'compiled kernels ready in {warm_up():.1f} s; bear-off tables \
+built: {\", \".join(build_missing()) or \"none, all cached\"}')"
 $PY -m ruff check .
 PYTHON=$PY sh tests/typecheck.sh
 # The slow checks (-m slow) run in their bounded form: JACQUETD_SLOW_BUDGET caps each one's
