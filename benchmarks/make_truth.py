@@ -16,6 +16,13 @@ decision share the dice (common random numbers), so the differences between
 them are much more precise than the equities themselves: each record gives
 both standard errors.
 
+`--player gnubg` (backgammon) rolls out the decisions and candidates of an
+existing truth file (`--candidates-from`, default `truth/<variant>.jsonl`) again,
+with GNU Backgammon's 0-ply evaluator playing both sides and scoring the
+horizon (`gnubg_rollout.py`; our network only measures the luck), into
+`truth/<variant>.gnubg.jsonl`: a truth that does not share our network's
+judgement. `--jobs N` rolls out N decisions at a time.
+
 Output: `benchmarks/truth/<variant>.jsonl`. The first line is a header (the
 command, seed, code version, rollout settings, and the counts actually
 reached); each next line is one decision. The file is rewritten after every
@@ -28,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -35,21 +43,22 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # gnubg_rollout, run as a script
 
 import numpy as np
 
 from jacquetd import fastgen
 from jacquetd.bots.choosers import heuristic_chooser
-from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator, plays_probs
-from jacquetd.bots.fastrollout import TruncatedRollout
+from jacquetd.bots.evaluator import Evaluator, NeuralEvaluator, neural_evaluator, plays_probs
+from jacquetd.bots.fastrollout import RolloutResult, TruncatedRollout
 from jacquetd.bots.net import Net, equity
 from jacquetd.bots.phases import phase_of
 from jacquetd.bots.search import Searcher, State, after
 from jacquetd.bots.selfplay import Chooser, Turn, play_game
-from jacquetd.rules import RawPlay, Variant, find_variant
+from jacquetd.rules import RawPlay, Variant, find_variant, generate_raw
 
 TRUTH_DIR = Path(__file__).resolve().parent / "truth"
 FORMAT = 1
@@ -185,7 +194,81 @@ def decisions(variant: Variant, seed: int, rate: float, extra: int) -> Iterator[
         game += 1
 
 
-def roll_out(variant: Variant, roller: TruncatedRollout, d: Decision, seed: int, trials: int,
+class Roller(Protocol):
+    """What rolls out a candidate: `TruncatedRollout` or `gnubg_rollout.GnubgRollout`."""
+
+    @property
+    def ev(self) -> Evaluator: ...
+
+    def run(self, s: State, *, trials: int, seed: int | list[int], horizon: int
+            ) -> RolloutResult: ...
+
+
+PLAYERS = ("neural", "gnubg")
+
+
+def make_roller(variant_name: str, player: str) -> Roller:
+    """The roller of a truth file's `player` setting (`neural`: our 0-ply network, the
+    one the truth sets were made with; `gnubg`: GNU Backgammon at 0 plies)."""
+    if player == "gnubg":
+        from gnubg_rollout import GnubgRollout
+
+        return GnubgRollout(truth_evaluator(variant_name))
+    return TruncatedRollout(truth_evaluator(variant_name))
+
+
+def rollout_description(player: str, horizon: int, trials: int) -> dict[str, Any]:
+    """The header's account of how the candidates were rolled out."""
+    if player == "gnubg":
+        from gnubg_rollout import AT_HORIZON, PLAYER
+
+        who, at_horizon = PLAYER, AT_HORIZON
+        luck = ("luck of every turn subtracted (measured by our 0-ply network: a control "
+                "variate with zero mean whoever plays)")
+    else:
+        who, at_horizon = "neural (0 plies), both sides", "0-ply evaluator, cubeless equity"
+        luck = "luck of every turn subtracted (0-ply)"
+    return {"player": who, "horizon_turns": horizon, "at_horizon": at_horizon,
+            "trials": trials,
+            "variance_reduction": f"stratified first roll (36), {luck}, common dice for "
+                                  "all candidates of a decision",
+            "units": "cubeless money equity of the side on roll (points per game, cube 1)"}
+
+
+def recorded(variant: Variant, records: Sequence[dict[str, Any]]) -> Iterator[Decision]:
+    """The decisions of another truth file's records, with the same candidates and
+    choices (the plays regenerated and matched by the positions they leave)."""
+    for rec in records:
+        state = State(tuple(rec["me"]), tuple(rec["opp"]), rec["me_flag"], rec["opp_flag"])
+        dice = (int(rec["dice"][0]), int(rec["dice"][1]))
+        raws = tuple(generate_raw(variant, state.me, state.opp, dice))
+        index = {(r.me, r.opp): i for i, r in enumerate(raws)}
+        cands = tuple(index[(tuple(c["after_me"]), tuple(c["after_opp"]))]
+                      for c in rec["candidates"])
+        ply_eq = {int(p): {k: float(c["ply_equity"][p]) for k, c in enumerate(rec["candidates"])
+                           if p in c["ply_equity"]} for p in ("0", "1", "2")}
+        yield Decision(rec["id"], rec["game"], rec["turn"], rec["source"], state, dice, raws,
+                       cands, {int(p): k for p, k in rec["choices"].items()}, ply_eq)
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(variant_name: str, player: str, seed: int, trials: int, horizon: int
+                 ) -> None:
+    fastgen.warm_up()
+    _WORKER.update(variant=find_variant(variant_name), roller=make_roller(variant_name, player),
+                   seed=seed, trials=trials, horizon=horizon)
+
+
+def _roll_out_in_worker(d: Decision) -> tuple[dict[str, Any], float]:
+    t = time.process_time()
+    rec = roll_out(_WORKER["variant"], _WORKER["roller"], d, _WORKER["seed"], _WORKER["trials"],
+                   _WORKER["horizon"])
+    return rec, time.process_time() - t
+
+
+def roll_out(variant: Variant, roller: Roller, d: Decision, seed: int, trials: int,
              horizon: int) -> dict[str, Any]:
     """The record of a decision: every candidate rolled out with common dice."""
     values: list[np.ndarray] = []
@@ -247,7 +330,9 @@ def write_truth(path: Path, header: dict[str, Any], records: list[dict[str, Any]
     tmp.replace(path)
 
 
-SETTINGS = ("variant", "seed", "trials", "horizon", "rate", "extra")
+SETTINGS = ("variant", "seed", "trials", "horizon", "rate", "extra", "player")
+DEFAULTS = {"player": "neural"}
+"""Settings added after the first truth files were made, with the value those files had."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -261,26 +346,55 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of the eligible turns of a game that are kept")
     ap.add_argument("--extra", type=int, default=2,
                     help="candidates beyond the 0-, 1- and 2-ply choices")
-    ap.add_argument("--out", default=None, help="output file (default: truth/<variant>.jsonl)")
+    ap.add_argument("--player", choices=PLAYERS, default="neural",
+                    help="who plays the rollouts and scores the horizon (gnubg: backgammon, "
+                         "the decisions and candidates of --candidates-from)")
+    ap.add_argument("--candidates-from", default=None,
+                    help="take the decisions and candidates of this truth file instead of "
+                         "sampling them (default with --player gnubg: truth/<variant>.jsonl)")
+    ap.add_argument("--jobs", type=int, default=1, help="decisions rolled out at a time")
+    ap.add_argument("--out", default=None, help="output file (default: truth/<variant>.jsonl, "
+                                                "truth/<variant>.gnubg.jsonl for gnubg)")
     ap.add_argument("--max-minutes", type=float, default=None,
                     help="stop cleanly after this long (the file stays resumable)")
     args = ap.parse_args(argv)
     v = find_variant(args.variant)
     args.variant = v.name
-    path = Path(args.out) if args.out else TRUTH_DIR / f"{v.name}.jsonl"
+    if args.player == "gnubg" and v.name != "backgammon":
+        raise SystemExit("gnubg plays backgammon only")
+    suffix = "" if args.player == "neural" else f".{args.player}"
+    path = Path(args.out) if args.out else TRUTH_DIR / f"{v.name}{suffix}.jsonl"
+    source = args.candidates_from
+    if source is None and args.player != "neural":
+        source = str(TRUTH_DIR / f"{v.name}.jsonl")
     path.parent.mkdir(parents=True, exist_ok=True)
     progress = path.with_suffix(".progress")
     header, records = read_truth(path)
     if header is not None:
         for k in SETTINGS:
-            if header["settings"][k] != getattr(args, k):
-                raise SystemExit(f"{path.name} was made with {k}={header['settings'][k]!r}; "
+            was = header["settings"].get(k, DEFAULTS.get(k))
+            if was != getattr(args, k):
+                raise SystemExit(f"{path.name} was made with {k}={was!r}; "
                                  f"rerun with the same settings or another --out")
     command = ("python benchmarks/make_truth.py " +
                " ".join(f"--{k} {getattr(args, k)}" for k in
                         ("variant", "decisions", "trials", "horizon", "seed", "rate", "extra")))
+    if args.player != "neural":
+        command += f" --player {args.player}"
+    if args.candidates_from:
+        command += f" --candidates-from {Path(args.candidates_from).name}"
     fastgen.warm_up()
-    roller = TruncatedRollout(truth_evaluator(v.name))
+    if source is not None:
+        src_header, src_records = read_truth(Path(source))
+        if src_header is None:
+            raise SystemExit(f"no truth file at {source}")
+        for k in ("variant", "seed", "rate", "extra"):
+            if src_header["settings"][k] != getattr(args, k):
+                raise SystemExit(f"{Path(source).name} was sampled with {k}="
+                                 f"{src_header['settings'][k]!r}; use the same")
+        stream: Iterator[Decision] = recorded(v, src_records)
+    else:
+        stream = decisions(v, args.seed, args.rate, args.extra)
     started = time.monotonic()
     seconds = float(header.get("cpu_seconds", 0.0)) if header else 0.0
     done = {r["id"] for r in records}
@@ -289,38 +403,52 @@ def main(argv: list[str] | None = None) -> int:
         return {
             "type": "header", "format": FORMAT, "variant": v.name, "command": command,
             "settings": {k: getattr(args, k) for k in SETTINGS},
+            **({"candidates_from": Path(source).name} if source is not None else {}),
             "code_version": code_version(),
-            "rollout": {"player": "neural (0 plies), both sides", "horizon_turns": args.horizon,
-                        "at_horizon": "0-ply evaluator, cubeless equity",
-                        "trials": args.trials,
-                        "variance_reduction": "stratified first roll (36), luck of every "
-                                              "turn subtracted (0-ply), common dice for all "
-                                              "candidates of a decision",
-                        "units": "cubeless money equity of the side on roll (points per "
-                                 "game, cube 1)"},
+            "rollout": rollout_description(args.player, args.horizon, args.trials),
             "decisions_wanted": args.decisions, "decisions_done": len(records),
             "complete": complete, "cpu_seconds": round(seconds, 1),
             "candidates_rolled_out": sum(len(r["candidates"]) for r in records),
         }
 
-    t_last = time.process_time()
-    for d in decisions(v, args.seed, args.rate, args.extra):
-        if len(records) >= args.decisions:
-            break
-        if args.max_minutes is not None and time.monotonic() - started > 60 * args.max_minutes:
-            break
-        if d.index in done:
-            continue
-        records.append(roll_out(v, roller, d, args.seed, args.trials, args.horizon))
+    def todo() -> Iterator[Decision]:
+        wanted = args.decisions - len(records)
+        for d in stream:
+            if wanted <= 0:
+                return
+            if args.max_minutes is not None and time.monotonic() - started > 60 * args.max_minutes:
+                return
+            if d.index in done:
+                continue
+            wanted -= 1
+            yield d
+
+    def keep(rec: dict[str, Any], cpu: float) -> None:
+        nonlocal seconds
+        records.append(rec)
         records.sort(key=lambda r: r["id"])
-        now = time.process_time()
-        seconds += now - t_last
-        t_last = now
+        seconds += cpu
         write_truth(path, head(False), records)
         progress.write_text(f"{len(records)}/{args.decisions} decisions, "
                             f"{seconds:.0f} CPU s, {time.monotonic() - started:.0f} s wall, "
-                            f"last id {d.index}\n")
-    seconds += time.process_time() - t_last
+                            f"last id {rec['id']}\n")
+
+    init = (v.name, args.player, args.seed, args.trials, args.horizon)
+    if args.jobs > 1:
+        with multiprocessing.get_context("spawn").Pool(args.jobs, _init_worker, init) as pool:
+            for rec, cpu in pool.imap_unordered(_roll_out_in_worker, todo()):
+                keep(rec, cpu)
+                if (args.max_minutes is not None
+                        and time.monotonic() - started > 60 * args.max_minutes):
+                    break  # the pool is stopped on leaving the block
+    else:
+        _init_worker(*init)
+        t_last = time.process_time()  # sampling the decisions counts too
+        for d in todo():
+            rec, _cpu = _roll_out_in_worker(d)
+            now = time.process_time()
+            keep(rec, now - t_last)
+            t_last = now
     write_truth(path, head(len(records) >= args.decisions), records)
     sys.stderr.write(f"{v.name}: {len(records)} decisions in {path}\n")
     return 0
