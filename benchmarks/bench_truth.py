@@ -13,12 +13,18 @@ bear-off, and the courier phase in the Jacquet variants).
 `--level` may be repeated or comma-separated (default: every neural level
 and heuristic). In `backgammon` GNU Backgammon at 0, 1 and 2 plies (the PyPI
 package `gnubg`, in-process, cubeless, as in bench_strength.py) is judged on
-the same decisions in the same run unless `--no-gnubg`.
+the same decisions in the same run unless `--no-gnubg`, and each neural level is
+compared with gnubg at the same depth decision by decision (the mean of the paired
+differences with its 95% interval: the test of "at or below gnubg's error").
 
 A play that a level chooses but the truth set did not roll out is rolled out
 here with the file's own settings and seed (same dice as the other candidates),
 and kept in `<variant>.extra.jsonl` for the next runs; `--no-extra` skips
 those decisions for that level instead (and says how many).
+
+`--truth benchmarks/truth/backgammon.gnubg.jsonl` judges the same decisions
+against rollouts played and scored by GNU Backgammon (make_truth.py `--player
+gnubg`): a yardstick that does not share our network's judgement.
 """
 
 from __future__ import annotations
@@ -39,12 +45,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from make_truth import TRUTH_DIR, read_truth, truth_evaluator
+from make_truth import TRUTH_DIR, Roller, make_roller, read_truth
 
 from jacquetd import fastgen
 from jacquetd.bots import heuristic
 from jacquetd.bots.evaluator import candidate_evaluator
-from jacquetd.bots.fastrollout import TruncatedRollout
 from jacquetd.bots.phases import PHASES
 from jacquetd.bots.search import Searcher, State, after
 from jacquetd.rules import RawPlay, Variant, find_variant, generate_raw
@@ -53,6 +58,7 @@ BLUNDER = 0.08
 NEURAL = {"neural": 0, "neural-1": 1, "neural-2": 2}
 DEFAULT_LEVELS = ("heuristic", "neural", "neural-1", "neural-2")
 GNUBG_LEVELS = ("gnubg", "gnubg-1", "gnubg-2")
+PAIRS = (("neural", "gnubg"), ("neural-1", "gnubg-1"), ("neural-2", "gnubg-2"))
 
 
 def level_chooser(level: str, variant: Variant,  # type: ignore[no-untyped-def]
@@ -89,7 +95,7 @@ class Extras:
         self.path = path
         self.settings = header["settings"]
         self.variant = variant
-        self.roller: TruncatedRollout | None = None
+        self.roller: Roller | None = None
         self.data: dict[tuple[int, tuple[int, ...], tuple[int, ...]], dict[str, Any]] = {}
         if path.exists():
             for line in path.read_text().splitlines():
@@ -107,7 +113,8 @@ class Extras:
                 raise AssertionError("a winning play is always a candidate")
             if self.roller is None:
                 fastgen.warm_up()
-                self.roller = TruncatedRollout(truth_evaluator(self.variant.name))
+                self.roller = make_roller(self.variant.name,
+                                          self.settings.get("player", "neural"))
             s = self.settings
             res = self.roller.run(after(state, raw, self.variant.tracks_primes),
                                   trials=s["trials"], seed=[s["seed"], rec["id"]],
@@ -137,7 +144,7 @@ def evaluate_levels(variant: Variant, header: dict[str, Any], records: list[dict
     """Per level: errors per decision (None where unknown), phases, seconds."""
     choosers = {lv: level_chooser(lv, variant, weights, crashed_weights) for lv in levels}
     out: dict[str, dict[str, Any]] = {lv: {"errors": [], "phases": [], "skipped": 0,
-                                           "seconds": 0.0} for lv in levels}
+                                           "seconds": 0.0, "by_id": {}} for lv in levels}
     for rec in records:
         state = State(tuple(rec["me"]), tuple(rec["opp"]), rec["me_flag"], rec["opp_flag"])
         raws = generate_raw(variant, state.me, state.opp, tuple(rec["dice"]))
@@ -167,6 +174,7 @@ def evaluate_levels(variant: Variant, header: dict[str, Any], records: list[dict
                 continue
             out[lv]["errors"].append(best - val)
             out[lv]["phases"].append(rec["phase"])
+            out[lv]["by_id"][rec["id"]] = best - val
     return out
 
 
@@ -244,13 +252,26 @@ def main(argv: list[str] | None = None) -> int:
         skipped = f"  ({r['skipped']} not rolled out)" if r["skipped"] else ""
         print(f"  {lv:10} {s['mean_mp']:9.1f} ± {s['ci95_mp'] or 0:5.1f} ({s['n']:3d}) "
               f"{100 * s['blunders']:7.1f}%  {cells}{skipped}")
+    pairs = [(ours, theirs) for ours, theirs in PAIRS if ours in res and theirs in res]
+    paired: dict[str, Any] = {}
+    if pairs:
+        print("  paired on the same decisions, ours minus gnubg's at the same depth "
+              "(mp, 95% CI; below 0: ours errs less)")
+    for ours, theirs in pairs:
+        a, b = res[ours]["by_id"], res[theirs]["by_id"]
+        both = sorted(set(a) & set(b))
+        m, h = interval([1000.0 * (a[i] - b[i]) for i in both])
+        paired[f"{ours} - {theirs}"] = {
+            "n": len(both), "mean_mp": m, "ci95_mp": h if math.isfinite(h) else None}
+        print(f"  {ours + ' - ' + theirs:20} {m:+6.2f} ± {h:4.2f} ({len(both)})")
     if extras is not None and extras.added:
         print(f"  rolled out {extras.added} plays outside the candidates "
               f"(kept in {extras.path.name})")
     print(f"  {time.monotonic() - started:.0f} s")
     if args.json:
         print(json.dumps({"variant": v.name, "truth": path.name,
-                          "decisions": len(records), "levels": table}))
+                          "decisions": len(records), "levels": table,
+                          "paired": paired}))
     return 0
 
 

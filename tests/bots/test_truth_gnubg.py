@@ -1,0 +1,95 @@
+"""The backgammon truth rolled out by GNU Backgammon (benchmarks/gnubg_rollout.py).
+
+The rollout loop is checked against gnubg itself: truncated after one turn,
+with the 36 first rolls each seen once, it must give gnubg's own 1-ply
+evaluation (the mean over the rolls of its best 0-ply play), and the luck our
+network subtracts must cancel exactly. The truth file is checked as the other
+truth sets are: the same decisions and candidates as `backgammon.jsonl`, and a
+slice rolled out again with fewer trials agrees within the standard errors.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from benchmarks.make_truth import TRUTH_DIR, read_truth, recorded, roll_out, truth_evaluator
+from jacquetd.bots.search import State
+from jacquetd.rules import find_variant
+
+gnubg = pytest.importorskip("gnubg")
+from benchmarks.gnubg_rollout import GnubgRollout  # noqa: E402  (needs gnubg)
+
+TRIALS = 36
+
+
+@pytest.fixture(scope="module")
+def roller() -> GnubgRollout:
+    return GnubgRollout(truth_evaluator("backgammon"))
+
+
+def _states(n: int) -> list[State]:
+    _header, records = read_truth(TRUTH_DIR / "backgammon.jsonl")
+    return [State(tuple(r["me"]), tuple(r["opp"])) for r in records[:n]]
+
+
+def test_one_turn_is_gnubgs_one_ply_evaluation(roller: GnubgRollout) -> None:
+    ci = gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
+    one_ply = gnubg.evalcontext(0, 1, 1, 0, 0.0)
+    for s in _states(4):
+        res = roller.run(s, trials=36, seed=[3], horizon=1)
+        board = (list(s.opp[1:26]), list(s.me[1:26]))
+        assert res.equity == pytest.approx(gnubg.evaluate(board, ci, one_ply)[5], abs=2e-6)
+        assert res.equity == pytest.approx(float(res.raw.mean()), abs=1e-9)  # luck sums to 0
+
+
+def test_reproducible_seed_dependent_and_variance_reduced(roller: GnubgRollout) -> None:
+    s = _states(1)[0]
+    a = roller.run(s, trials=72, seed=[5], horizon=3)
+    b = GnubgRollout(truth_evaluator("backgammon")).run(s, trials=72, seed=[5], horizon=3)
+    c = roller.run(s, trials=72, seed=[6], horizon=3)
+    assert list(a.values) == list(b.values)
+    assert list(a.values) != list(c.values)
+    assert a.std_error < a.std_error_raw / 2
+
+
+def test_only_backgammon() -> None:
+    with pytest.raises(ValueError, match="backgammon only"):
+        GnubgRollout(truth_evaluator("jacquet"))
+
+
+def test_gnubg_truth_matches_its_source_and_regenerates(roller: GnubgRollout) -> None:
+    header, records = read_truth(TRUTH_DIR / "backgammon.gnubg.jsonl")
+    _src_header, source = read_truth(TRUTH_DIR / "backgammon.jsonl")
+    assert header is not None and header["complete"]
+    s = header["settings"]
+    assert s["player"] == "gnubg" and header["candidates_from"] == "backgammon.jsonl"
+    assert len(records) == len(source) >= 300
+    for rec, src in zip(records, source, strict=True):
+        assert (rec["id"], rec["me"], rec["opp"], rec["dice"], rec["choices"]) == (
+            src["id"], src["me"], src["opp"], src["dice"], src["choices"])
+        assert [(c["after_me"], c["after_opp"]) for c in rec["candidates"]] == [
+            (c["after_me"], c["after_opp"]) for c in src["candidates"]]
+    v = find_variant("backgammon")
+    for rec, d in zip(records[:3], recorded(v, source[:3]), strict=True):
+        again = roll_out(v, roller, d, s["seed"], TRIALS, s["horizon"])
+        for old, new in zip(rec["candidates"], again["candidates"], strict=True):
+            tolerance = 4 * math.hypot(old["se"], new["se"]) + 1e-4
+            assert abs(old["equity"] - new["equity"]) <= tolerance, (rec["id"], old, new)
+
+
+def test_bench_truth_pairs_our_levels_with_gnubgs(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from benchmarks.bench_truth import main
+
+    main(["--variant", "backgammon", "--truth", str(TRUTH_DIR / "backgammon.gnubg.jsonl"),
+          "--limit", "6", "--level", "neural", "--no-extra", "--json"])
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["truth"] == "backgammon.gnubg.jsonl"
+    assert set(out["levels"]) == {"neural", "gnubg", "gnubg-1", "gnubg-2"}
+    pair = out["paired"]["neural - gnubg"]
+    ours, theirs = out["levels"]["neural"]["all"], out["levels"]["gnubg"]["all"]
+    assert pair["n"] == ours["n"] == theirs["n"]  # none skipped, so the means subtract
+    assert pair["mean_mp"] == pytest.approx(ours["mean_mp"] - theirs["mean_mp"])
