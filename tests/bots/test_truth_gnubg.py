@@ -93,3 +93,22 @@ def test_bench_truth_pairs_our_levels_with_gnubgs(capsys: pytest.CaptureFixture[
     ours, theirs = out["levels"]["neural"]["all"], out["levels"]["gnubg"]["all"]
     assert pair["n"] == ours["n"] == theirs["n"]  # none skipped, so the means subtract
     assert pair["mean_mp"] == pytest.approx(ours["mean_mp"] - theirs["mean_mp"])
+
+
+def test_bench_gnubg_errors_splits_the_disagreements_by_phase(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from benchmarks.bench_gnubg_errors import main
+
+    def run(*args: str) -> dict[str, dict[str, float]]:
+        main(["--games", "3", "--seed", "5", "--json", *args])
+        return json.loads(capsys.readouterr().out.strip().splitlines()[-1])["phases"]
+
+    ours = run()
+    phases = ("contact", "race", "bear-off")
+    assert sum(ours[p]["turns"] for p in phases) == ours["all"]["turns"] > 0
+    assert sum(ours[p]["differ"] for p in phases) == ours["all"]["differ"]
+    assert 0 < ours["all"]["differ"] < ours["all"]["turns"]
+    same = run("--level", "gnubg")  # gnubg against itself never differs
+    assert same["all"]["turns"] > 0 and same["all"]["differ"] == 0
