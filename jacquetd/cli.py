@@ -10,13 +10,14 @@ and the configuration key it sets, and its help text states the default.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from jacquetd_protocol.version import PROTOCOL_VERSION
 
@@ -335,7 +336,24 @@ def db_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _exit_at_once(code: int) -> NoReturn:
+    """End the process now, skipping the interpreter's teardown.
+
+    Tearing down the loaded compiled kernels takes about 0.4 s after everything is
+    closed; a client that spawns `jacquetd stdio` per game or per match would wait for
+    it at every `quit`. By then the daemon has answered, closed its stores and stopped
+    its workers, so only the buffers are left to flush."""
+    import logging
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    logging.shutdown()
+    os._exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    as_program = argv is None  # started as `jacquetd ...`, not called by other code
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["train"] and "--version" in argv[1:]:
         print(version_text())
@@ -373,7 +391,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         if args.command == "stdio":
-            return server.run_stdio(cfg)
+            code = server.run_stdio(cfg)
+            if as_program:
+                _exit_at_once(code)
+            return code
         return server.serve(cfg)
     except ConfigError as exc:  # said once, on stderr (a port in use, an unreadable key)
         print(f"jacquetd: {exc}", file=sys.stderr)

@@ -296,6 +296,13 @@ class WorkerPool:
         workers = [w for w in self._workers if w is not None]
         for worker in workers:
             self._detach(worker)
+            if not worker.ready:
+                # still importing: it holds no job and writes nothing of its own (compiled
+                # kernels land in their cache by rename), and it would read the polite
+                # None only once its imports are done, up to a second later
+                with contextlib.suppress(OSError):
+                    worker.process.kill()
+                continue
             worker.stop_flag.value = 1  # a job still running stops at its next check
             with contextlib.suppress(OSError, ValueError):
                 worker.conn.send(None)
