@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from jacquetd.bots.evaluator import Evaluator, plays_probs
-from jacquetd.bots.fastrollout import RolloutResult, TrialDice, TruncatedRollout
+from jacquetd.bots.fastrollout import ROLL_INDEX, RolloutResult, TrialDice, TruncatedRollout
 from jacquetd.bots.net import equity
 from jacquetd.bots.search import ROLLS, State, after
 from jacquetd.rules import RawPlay, generate_raw
@@ -109,11 +109,8 @@ class GnubgRollout:
                 sign = -sign
                 if turn + 1 < horizon:
                     a, b = rng.integers(1, 7, size=2)
-                    dice = _ROLL_INDEX[(int(a), int(b))]
+                    dice = ROLL_INDEX[(int(a), int(b))]
             values[t] = result - luck
             raw_values[t] = result
         return RolloutResult(values, raw_values)
 
-
-_ROLL_INDEX = {(a, b): k for k, (a, b, _w) in enumerate(ROLLS)}
-_ROLL_INDEX.update({(b, a): k for (a, b), k in list(_ROLL_INDEX.items())})
