@@ -38,7 +38,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_strength import gnubg_chooser, make_chooser
+from positions import gnubg_board
 
+from jacquetd.bots.evaluator import score_of
 from jacquetd.bots.phases import phase_of
 from jacquetd.bots.selfplay import Turn, play_game
 from jacquetd.rules import RawPlay, find_variant
@@ -57,11 +59,8 @@ def play(args: argparse.Namespace, games: Sequence[int]) -> list[tuple[int, str,
 
     def judged(raw: RawPlay) -> float:
         if raw.me[0] == 15:  # the play wins: single, gammon or backgammon (B8)
-            if raw.opp[0] > 0:
-                return 1.0
-            return 3.0 if any(raw.opp[19:26]) else 2.0
-        board = (list(raw.me[1:26]), list(raw.opp[1:26]))  # the opponent on roll
-        return -float(gnubg.evaluate(board, ci, judge_ec)[5])
+            return float(score_of(v, raw.me, raw.opp, False))
+        return -float(gnubg.evaluate(gnubg_board(raw.opp, raw.me), ci, judge_ec)[5])
 
     out: list[tuple[int, str, float | None]] = []
     for g in games:

@@ -18,10 +18,16 @@ network only lowers the variance, by as much as its judgement tracks gnubg's.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from positions import gnubg_board, gnubg_evalcontext
 
 from jacquetd.bots.evaluator import Evaluator, plays_probs
 from jacquetd.bots.fastrollout import ROLL_INDEX, RolloutResult, TrialDice, TruncatedRollout
@@ -49,17 +55,14 @@ class GnubgRollout:
         self.variant = ev.variant
         self.luck = TruncatedRollout(ev, cache_limit=cache_limit)
         self._gnubg: Any = gnubg
-        self._ec = gnubg.evalcontext(0, 0, 1, 0, 0.0)  # 0-ply, cubeful off, no noise
+        self._ec = gnubg_evalcontext()
         self._ci = gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)  # money, cube 1 centred
         self._choices: dict[tuple[State, int], tuple[RawPlay, float]] = {}
         self.cache_limit = cache_limit
-        self.evaluations = 0
 
     def value(self, on_roll: Sequence[int], other: Sequence[int]) -> float:
         """gnubg's 0-ply cubeless equity of the side on roll (our 26-count sides)."""
-        self.evaluations += 1
-        board = (list(other[1:26]), list(on_roll[1:26]))
-        return float(self._gnubg.evaluate(board, self._ci, self._ec)[5])
+        return float(self._gnubg.evaluate(gnubg_board(on_roll, other), self._ci, self._ec)[5])
 
     def choose(self, s: State, roll: int) -> tuple[RawPlay, float]:
         """gnubg's play for roll `roll` (an index into the 21 rolls) and the mover's
