@@ -8,6 +8,9 @@ XDG folders for the bear-off tables), then measures
 - the first compile: `jacquetd stdio` started until it answers `ping` (the move
   generator and the network encoder are compiled before it reads its input);
 - the same start again, with the cache now filled;
+- with the cache filled, the time from the spawn to the first answer (`ping`) and from
+  `quit` to the end of the process (what a harness that spawns an engine per game
+  waits for at both ends);
 - `jacquet-league demo`: wall time, the longest silence between two progress lines.
 
 Wall and CPU seconds (of the whole process tree) are printed with the load average,
@@ -49,6 +52,24 @@ def timed(argv: list[str], env: dict[str, str], stdin: str | None = None
     return time.monotonic() - t0, _cpu() - cpu0, proc
 
 
+def answer_and_exit(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Seconds from the spawn to the answer to `ping`, and from `quit` to the exit."""
+    t0 = time.monotonic()
+    proc = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("1 ping\n")
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    assert line.startswith("=1"), line
+    t1 = time.monotonic()
+    proc.stdin.write("quit\n")
+    proc.stdin.close()
+    proc.stdout.read()
+    proc.wait(timeout=60)
+    return t1 - t0, time.monotonic() - t1
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=1)
@@ -62,8 +83,11 @@ def main() -> None:
             wall, cpu, proc = timed(engine, env, "1 ping\n")
             assert proc.stdout.startswith("=1"), proc.stderr
             wall2, cpu2, _ = timed(engine, env, "1 ping\n")
+            first, end = answer_and_exit(engine, env)
             print(f"run {run}: first start (compile) {wall:.1f} s wall, {cpu:.1f} s CPU; "
                   f"cached start {wall2:.1f} s wall, {cpu2:.1f} s CPU; load {load:.1f}")
+            print(f"run {run}: cached, spawn to first answer {first:.2f} s, quit to exit "
+                  f"{end:.2f} s")
             if args.skip_demo:
                 continue
         with tempfile.TemporaryDirectory(prefix="jacquetd-first-run-") as tmp:
