@@ -68,6 +68,21 @@ def _is_busy(reply: dict[str, Any]) -> bool:
     return not reply.get("ok") and (reply.get("error") or {}).get("code") == "busy"
 
 
+def _read_replies(poller: zmq.Poller, timeout_ms: int, outstanding: dict[int, int]
+                  ) -> tuple[int, int]:
+    """Read every final reply waiting on the poller's sockets (within `timeout_ms`),
+    counting each off its socket's `outstanding`: (replies read, of them busy)."""
+    answered = busy = 0
+    for s, _ in poller.poll(timeout_ms):
+        while s.poll(0):
+            reply = msgpack.unpackb(s.recv())
+            if reply.get("partial"):
+                continue
+            outstanding[id(s)] -= 1
+            answered += 1
+            busy += _is_busy(reply)
+    return answered, busy
+
 
 def _zmq_flood(endpoint: str, sockets: int, seconds: float, out: Any) -> None:
     ctx = zmq.Context()
@@ -91,24 +106,14 @@ def _zmq_flood(endpoint: str, sockets: int, seconds: float, out: Any) -> None:
                 s.send(msgpack.packb({"id": n, **(RANDOM if n % 10 == 0 else LEGAL)}))
                 outstanding[id(s)] += 1
                 sent += 1
-        for s, _ in poller.poll(50):
-            while s.poll(0):
-                reply = msgpack.unpackb(s.recv())
-                if reply.get("partial"):
-                    continue
-                outstanding[id(s)] -= 1
-                answered += 1
-                busy += _is_busy(reply)
+        got, was_busy = _read_replies(poller, 50, outstanding)
+        answered += got
+        busy += was_busy
     drain_end = time.monotonic() + 30
     while sum(outstanding.values()) and time.monotonic() < drain_end:
-        for s, _ in poller.poll(200):
-            while s.poll(0):
-                reply = msgpack.unpackb(s.recv())
-                if reply.get("partial"):
-                    continue
-                outstanding[id(s)] -= 1
-                answered += 1
-                busy += _is_busy(reply)
+        got, was_busy = _read_replies(poller, 200, outstanding)
+        answered += got
+        busy += was_busy
     out.put(("zmq", sent, answered, sent - answered, busy))
     for s in socks:
         s.close(0)

@@ -33,3 +33,18 @@ def bear_off_position(me: tuple[int, ...], opp: tuple[int, ...],
         side[0] = 15 - sum(home)
         sides.append(side)
     return Position.validated("backgammon", sides[0], sides[1], match=match, cube=cube)
+
+
+def race(me_points: dict[int, int], opp_points: dict[int, int], *,
+         cube: Cube | None = None, match: MatchState | None = None) -> Position:
+    """A backgammon position with checkers on the given points ({point: count}) and
+    the rest of each side's fifteen borne off."""
+    sides = []
+    for points in (me_points, opp_points):
+        side = [0] * 26
+        for point, count in points.items():
+            side[point] += count
+        side[0] = 15 - sum(side)
+        sides.append(side)
+    return Position.validated("backgammon", sides[0], sides[1], cube=cube or Cube(),
+                              match=match)

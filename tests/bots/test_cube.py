@@ -7,20 +7,9 @@ import itertools
 import pytest
 
 from jacquetd.bots import analysis, cube, met
-from jacquetd.rules import Cube, CubeOwner, MatchState, Position
+from jacquetd.rules import Cube, CubeOwner, MatchState
 
-
-def race(me_points, opp_points, **kw):
-    me = [0] * 26
-    opp = [0] * 26
-    for p, n in me_points.items():
-        me[p] += n
-    for p, n in opp_points.items():
-        opp[p] += n
-    me[0] = 15 - sum(me)
-    opp[0] = 15 - sum(opp)
-    return Position.validated("backgammon", me, opp, cube=kw.get("cube", Cube()),
-                              match=kw.get("match"))
+from .conftest import race
 
 
 def test_money_long_race_textbook_numbers():

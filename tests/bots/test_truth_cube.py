@@ -6,22 +6,11 @@ import pytest
 
 from benchmarks.bench_cube import Gnubg, cost, our_class
 from jacquetd.bots import analysis
-from jacquetd.rules import Cube, CubeOwner, MatchState, Position
+from jacquetd.rules import Cube, CubeOwner, MatchState
+
+from .conftest import race
 
 pytest.importorskip("gnubg", reason="the PyPI package gnubg is not importable")
-
-
-def race(me_points: dict[int, int], opp_points: dict[int, int], **kw: object) -> Position:
-    me = [0] * 26
-    opp = [0] * 26
-    for p, n in me_points.items():
-        me[p] += n
-    for p, n in opp_points.items():
-        opp[p] += n
-    me[0] = 15 - sum(me)
-    opp[0] = 15 - sum(opp)
-    return Position.validated("backgammon", me, opp, cube=kw.get("cube", Cube()),  # type: ignore[arg-type]
-                              match=kw.get("match"))  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module")
