@@ -17,20 +17,17 @@ network only lowers the variance, by as much as its judgement tracks gnubg's.
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from positions import gnubg_board, gnubg_evalcontext
 
 from jacquetd.bots.evaluator import Evaluator, plays_probs
-from jacquetd.bots.fastrollout import ROLL_INDEX, RolloutResult, TrialDice, TruncatedRollout
+from jacquetd.bots.fastrollout import RolloutResult, TruncatedRollout, play_trials
 from jacquetd.bots.net import equity
 from jacquetd.bots.search import ROLLS, State, after
 from jacquetd.rules import RawPlay, generate_raw
@@ -88,32 +85,16 @@ class GnubgRollout:
         self._choices[key] = best
         return best
 
+    def turn(self, s: State, roll: int) -> tuple[float, float, State | None]:
+        """One turn of gnubg's at `s` with roll `roll`: the roll's luck by our network,
+        gnubg's value after its play and the next position (`fastrollout.Turn`)."""
+        e = self.luck.expand(s)
+        play, eq = self.choose(s, roll)
+        nxt = None if play.me[0] == 15 else after(s, play, self.variant.tracks_primes)
+        return e.best[roll] - e.mean, eq, nxt
+
     def run(self, s: State, *, trials: int, seed: int | list[int], horizon: int
             ) -> RolloutResult:
         """Roll out `s` (side on roll, before its roll); values are from its view."""
-        plan = TrialDice(seed, trials, horizon)
-        values = np.empty(trials)
-        raw_values = np.empty(trials)
-        for t in range(trials):
-            rng = plan.rng(t)
-            dice = plan.first(t)
-            state = s
-            sign = 1.0
-            luck = 0.0
-            result = math.nan
-            for turn in range(horizon):
-                e = self.luck.expand(state)
-                luck += sign * (e.best[dice] - e.mean)
-                play, eq = self.choose(state, dice)
-                result = sign * eq
-                if play.me[0] == 15:
-                    break
-                state = after(state, play, self.variant.tracks_primes)
-                sign = -sign
-                if turn + 1 < horizon:
-                    a, b = rng.integers(1, 7, size=2)
-                    dice = ROLL_INDEX[(int(a), int(b))]
-            values[t] = result - luck
-            raw_values[t] = result
-        return RolloutResult(values, raw_values)
+        return play_trials(self.turn, s, trials=trials, seed=seed, horizon=horizon)
 

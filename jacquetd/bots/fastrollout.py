@@ -29,6 +29,7 @@ of thousands of cheap trials.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,31 +143,52 @@ class TruncatedRollout:
         self.cache[s] = e
         return e
 
+    def turn(self, s: State, roll: int) -> tuple[float, float, State | None]:
+        """One turn of the 0-ply player at `s` with roll `roll` (an index into the 21
+        rolls): the roll's luck and the mover's equity after its best play (both from the
+        mover's view), and the next position (None when the play ends the game)."""
+        e = self.expand(s)
+        return e.best[roll] - e.mean, e.best[roll], e.nxt[roll]
+
     def run(self, s: State, *, trials: int, seed: int | list[int], horizon: int
             ) -> RolloutResult:
         """Roll out `s` (side on roll, before its roll); values are from its view."""
-        plan = TrialDice(seed, trials, horizon)
-        values = np.empty(trials)
-        raw = np.empty(trials)
-        for t in range(trials):
-            rng = plan.rng(t)
-            dice = plan.first(t)
-            state: State | None = s
-            sign = 1.0
-            luck = 0.0
-            result = 0.0
-            for turn in range(horizon):
-                assert state is not None
-                e = self.expand(state)
-                luck += sign * (e.best[dice] - e.mean)
-                result = sign * e.best[dice]
-                state = e.nxt[dice]
-                if state is None:
-                    break
-                sign = -sign
-                if turn + 1 < horizon:
-                    a, b = rng.integers(1, 7, size=2)
-                    dice = ROLL_INDEX[(int(a), int(b))]
-            values[t] = result - luck
-            raw[t] = result
-        return RolloutResult(values, raw)
+        return play_trials(self.turn, s, trials=trials, seed=seed, horizon=horizon)
+
+
+Turn = Callable[[State, int], "tuple[float, float, State | None]"]
+"""A rollout player's turn at a position with a roll (an index into the 21 rolls): the
+roll's luck and the mover's value after the play, from the mover's view, and the next
+position, None when the play ends the game (`TruncatedRollout.turn`)."""
+
+
+def play_trials(turn: Turn, s: State, *, trials: int, seed: int | list[int], horizon: int
+                ) -> RolloutResult:
+    """Play `trials` games of at most `horizon` turns from `s` (side on roll, before its
+    roll) by `turn`, on the dice of `TrialDice(seed, ...)`; each trial's value is the
+    last mover's value, from the view of the side on roll at `s`, minus the luck of every
+    turn (the raw values are kept beside)."""
+    plan = TrialDice(seed, trials, horizon)
+    values = np.empty(trials)
+    raw = np.empty(trials)
+    for t in range(trials):
+        rng = plan.rng(t)
+        dice = plan.first(t)
+        state: State | None = s
+        sign = 1.0
+        luck = 0.0
+        result = 0.0
+        for k in range(horizon):
+            assert state is not None
+            lucky, value, state = turn(state, dice)
+            luck += sign * lucky
+            result = sign * value
+            if state is None:
+                break
+            sign = -sign
+            if k + 1 < horizon:
+                a, b = rng.integers(1, 7, size=2)
+                dice = ROLL_INDEX[(int(a), int(b))]
+        values[t] = result - luck
+        raw[t] = result
+    return RolloutResult(values, raw)
