@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing
 import os
 import sys
@@ -37,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_strength import gnubg_chooser, make_chooser
+from bench_strength import gnubg_chooser, interval, make_chooser
 from positions import gnubg_board
 
 from jacquetd.bots.evaluator import score_of
@@ -79,12 +78,6 @@ def play(args: argparse.Namespace, games: Sequence[int]) -> list[tuple[int, str,
         play_game(v, (ours, theirs), np.random.default_rng([args.seed, g]), first=g % 2,
                   on_turn=hook)
     return out
-
-
-def interval(xs: Sequence[float]) -> tuple[float, float]:
-    if len(xs) < 2:
-        return (float(np.mean(xs)) if xs else math.nan), math.inf
-    return float(np.mean(xs)), 1.96 * float(np.std(xs, ddof=1)) / math.sqrt(len(xs))
 
 
 def main(argv: list[str] | None = None) -> int:

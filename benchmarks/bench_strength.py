@@ -94,7 +94,11 @@ def make_chooser(level: str, variant: Variant, seed: int | list[int],
     return choose
 
 
-def interval(xs: list[float]) -> tuple[float, float]:
+def interval(xs: Sequence[float]) -> tuple[float, float]:
+    """The mean of `xs` and the half-width of its 95% interval (normal approximation);
+    (nan, nan) for no values, an infinite half-width for one."""
+    if not xs:
+        return math.nan, math.nan
     mean = float(np.mean(xs))
     half = 1.96 * float(np.std(xs, ddof=1)) / math.sqrt(len(xs)) if len(xs) > 1 else math.inf
     return mean, half

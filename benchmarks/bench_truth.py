@@ -45,6 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_strength import interval
 from make_truth import TRUTH_DIR, Roller, make_roller, read_truth
 
 from jacquetd import fastgen
@@ -127,14 +128,6 @@ class Extras:
                 f.write(json.dumps(got, separators=(",", ":")) + "\n")
             self.added += 1
         return float(got["equity"])
-
-
-def interval(xs: Sequence[float]) -> tuple[float, float]:
-    if not xs:
-        return math.nan, math.nan
-    mean = float(np.mean(xs))
-    half = 1.96 * float(np.std(xs, ddof=1)) / math.sqrt(len(xs)) if len(xs) > 1 else math.inf
-    return mean, half
 
 
 def evaluate_levels(variant: Variant, header: dict[str, Any], records: list[dict[str, Any]],

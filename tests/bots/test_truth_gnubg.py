@@ -15,6 +15,7 @@ import math
 import pytest
 
 from benchmarks.make_truth import TRUTH_DIR, read_truth, recorded, roll_out, truth_evaluator
+from benchmarks.positions import gnubg_board
 from jacquetd.bots.search import State
 from jacquetd.rules import find_variant
 
@@ -39,7 +40,7 @@ def test_one_turn_is_gnubgs_one_ply_evaluation(roller: GnubgRollout) -> None:
     one_ply = gnubg.evalcontext(0, 1, 1, 0, 0.0)
     for s in _states(4):
         res = roller.run(s, trials=36, seed=[3], horizon=1)
-        board = (list(s.opp[1:26]), list(s.me[1:26]))
+        board = gnubg_board(s.me, s.opp)
         assert res.equity == pytest.approx(gnubg.evaluate(board, ci, one_ply)[5], abs=2e-6)
         assert res.equity == pytest.approx(float(res.raw.mean()), abs=1e-9)  # luck sums to 0
 
