@@ -269,7 +269,7 @@ class HostedGame:
                 continue
             word = words[0].lower()
             plays = self.state["legal_moves"]
-            if word.isdigit():
+            if word.isascii() and word.isdigit():
                 n = int(word)
                 if not 1 <= n <= len(plays):
                     self.console.say(f"no play number {n}: 1-{len(plays)}")

@@ -238,7 +238,7 @@ class HumanPlayer(Player):
             word = text.split()[0].lower() if text.split() else ""
             if not word:
                 continue
-            if word.isdigit():
+            if word.isascii() and word.isdigit():
                 n = int(word)
                 if 1 <= n <= len(turn.plays):
                     return turn.plays[n - 1]

@@ -27,7 +27,7 @@ from .version import PROTOCOL_VERSION, VERSION_RE
 
 MAX_ID = (1 << 63) - 1
 MAX_ID_LEN = 64
-COMMAND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+COMMAND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}\Z")
 
 
 class ArgType(enum.StrEnum):
@@ -748,7 +748,7 @@ def _check_word(param: Param, value: Any, what: str = "a string") -> str:
         raise _bad(param, f"must be {what}")
     if not value or len(value) > param.max_len:
         raise _bad(param, f"must have 1-{param.max_len} characters")
-    if param.pattern and not re.match(param.pattern, value):
+    if param.pattern and not re.fullmatch(param.pattern, value):
         raise _bad(param, f"{value[:40]!r} is not of the form {param.pattern}")
     return value
 

@@ -18,7 +18,7 @@ from .messages import Limits
 #: gnubg reads 255 characters at most; FIBS boards are about 150. The daemon allows more.
 MAX_LINE_BYTES = 4096
 
-_STEP_RE = re.compile(r"^(\d{1,2})/(\d{1,2})(\*?)$")
+_STEP_RE = re.compile(r"^([0-9]{1,2})/([0-9]{1,2})(\*?)\Z")
 
 
 def _point(text: str) -> int:
@@ -26,7 +26,7 @@ def _point(text: str) -> int:
         return 25
     if text == "off":
         return 0
-    if not re.fullmatch(r"\d{1,2}", text) or int(text) > 25:
+    if not re.fullmatch(r"[0-9]{1,2}", text) or int(text) > 25:
         raise ValueError(f"{text!r} is not a point")
     return int(text)
 

@@ -55,7 +55,7 @@ class MatchFileError(ValueError):
 
 # -- moves ------------------------------------------------------------------------------
 
-_STEP_RE = re.compile(r"^(bar|off|\d{1,2})((?:/(?:bar|off|\d{1,2})\*?)+)(?:\((\d)\))?$")
+_STEP_RE = re.compile(r"^(bar|off|\d{1,2})((?:/(?:bar|off|\d{1,2})\*?)+)(?:\((\d)\))?\Z")
 
 
 def move_steps(move: str) -> list[tuple[int, int, bool]]:
@@ -337,11 +337,11 @@ def _row(head: str, left: str | None, right: str | None) -> str:
 
 # -- reading ------------------------------------------------------------------------------
 
-_LENGTH_RE = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.I)
-_GAME_RE = re.compile(r"^\s*Game\s+(\d+)\s*$", re.I)
-_NAMES_RE = re.compile(r"^\s*(.*?)\s*:\s*(\d+)\s+(.*?)\s*:\s*(\d+)\s*$")
-_ROW_RE = re.compile(r"^(\s*\d+\))(.*)$")
-_TAG_RE = re.compile(r'^;\s*\[(.+?)\s+"(.*)"\]\s*$')
+_LENGTH_RE = re.compile(r"^\s*(\d+)\s+point\s+match\s*\Z", re.I)
+_GAME_RE = re.compile(r"^\s*Game\s+(\d+)\s*\Z", re.I)
+_NAMES_RE = re.compile(r"^\s*(.*?)\s*:\s*(\d+)\s+(.*?)\s*:\s*(\d+)\s*\Z")
+_ROW_RE = re.compile(r"^(\s*\d+\))(.*)\Z")
+_TAG_RE = re.compile(r'^;\s*\[(.+?)\s+"(.*)"\]\s*\Z')
 _CELL_START_RE = re.compile(r"(\d\d:|Doubles|Takes|Drops|Wins|Beavers|Raccoons|Accepts|"
                             r"Rejects|Passes)", re.I)
 _RIGHT_AT = 18
@@ -361,7 +361,7 @@ def _split_cells(rest: str) -> list[tuple[int, str]]:
 
 
 def _parse_cell(text: str, side: int, n: int) -> tuple[object, ...] | tuple[str, int, int]:
-    m = re.match(r"^(\d)(\d):\s*(.*)$", text)
+    m = re.match(r"^(\d)(\d):\s*(.*)\Z", text)
     if m:
         d1, d2 = int(m.group(1)), int(m.group(2))
         if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
@@ -372,7 +372,7 @@ def _parse_cell(text: str, side: int, n: int) -> tuple[object, ...] | tuple[str,
         except MatchFileError as exc:
             raise MatchFileError(exc.message, n) from None
         return ("move", side, (d1, d2), steps)
-    m = re.match(r"^Doubles\s*=>\s*(\d+)$", text, re.I)
+    m = re.match(r"^Doubles\s*=>\s*(\d+)\Z", text, re.I)
     if m:
         return ("double", side, int(m.group(1)))
     low = text.lower()

@@ -64,7 +64,7 @@ def check_position_map(pos: Any, field: str = "position") -> dict[str, Any]:
         raise _bad("a position is a map or a string", field)
     out: dict[str, Any] = {}
     variant = pos.get("variant")
-    if not isinstance(variant, str) or not VARIANT_RE.match(variant):
+    if not isinstance(variant, str) or not VARIANT_RE.fullmatch(variant):
         raise _bad("variant must be a variant name such as 'jacquet'", f"{field}.variant")
     out["variant"] = variant
     for key in ("on_roll", "opponent"):
@@ -128,7 +128,7 @@ def check_position_arg(value: Any, field: str = "position") -> dict[str, Any] | 
     are, for the daemon to resolve (`start_variant`, `foreign_position`, or the
     rules core's id decoder)."""
     if isinstance(value, str):
-        if not POSITION_TOKEN_RE.match(value):
+        if not POSITION_TOKEN_RE.fullmatch(value):
             raise _bad("a position string is one word of printable ASCII, at most 512 "
                        "characters", field)
         if value == START or value.startswith(START + ":"):
@@ -147,7 +147,7 @@ def start_variant(token: str) -> str | None:
     """The variant named by `start` / `start:VARIANT`, or None if `token` is neither."""
     if token == START:
         return DEFAULT_VARIANT
-    if token.startswith(START + ":") and VARIANT_RE.match(token[len(START) + 1:]):
+    if token.startswith(START + ":") and VARIANT_RE.fullmatch(token[len(START) + 1:]):
         return token[len(START) + 1:]
     return None
 
@@ -157,7 +157,7 @@ def start_variant(token: str) -> str | None:
 GNUBG_ID = "gnubg"
 XGID = "xgid"
 FIBS = "fibs"
-_GNUBG_ID_RE = re.compile(r"^[A-Za-z0-9+/]{14}(:[A-Za-z0-9+/]{12})?$")
+_GNUBG_ID_RE = re.compile(r"^[A-Za-z0-9+/]{14}(:[A-Za-z0-9+/]{12})?\Z")
 _XGID_RE = re.compile(r"^(XGID=)?[-A-Oa-o]{26}:")
 
 
@@ -182,7 +182,7 @@ def foreign_position(text: str) -> tuple[str | None, str, str] | None:
     if form is not None:
         return None, form, text
     head, sep, rest = text.partition(":")
-    if sep and VARIANT_RE.match(head) and head not in ("board", START):
+    if sep and VARIANT_RE.fullmatch(head) and head not in ("board", START):
         form = foreign_form(rest)
         if form is not None:
             return head, form, rest
@@ -191,9 +191,9 @@ def foreign_position(text: str) -> tuple[str | None, str, str] | None:
 
 # -- the board literal -----------------------------------------------------------------
 
-_SIDE_RE = re.compile(r"^(-|\d{1,2}:\d{1,2}(,\d{1,2}:\d{1,2})*)$")
-_CUBE_RE = re.compile(r"^cube:(\d{1,10}):(centre|on_roll|opponent)(:pending)?$")
-_MATCH_RE = re.compile(r"^match:(\d{1,4}):(\d{1,4}):(\d{1,4})(:crawford)?$")
+_SIDE_RE = re.compile(r"^(-|[0-9]{1,2}:[0-9]{1,2}(,[0-9]{1,2}:[0-9]{1,2})*)\Z")
+_CUBE_RE = re.compile(r"^cube:([0-9]{1,10}):(centre|on_roll|opponent)(:pending)?\Z")
+_MATCH_RE = re.compile(r"^match:([0-9]{1,4}):([0-9]{1,4}):([0-9]{1,4})(:crawford)?\Z")
 
 
 def board_representable(pos: Any) -> bool:

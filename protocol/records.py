@@ -36,11 +36,11 @@ ACTION_KINDS: tuple[str, ...] = (
 )
 REASONS: tuple[str, ...] = ("bear-off", "drop", "resign")
 
-_HEADER_RE = re.compile(r'^;\s*\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
-_KEY_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-_DICE_RE = re.compile(r"^([1-6])-?([1-6])$")
-_INT_RE = re.compile(r"^(0|[1-9][0-9]{0,8})$")
-_MOVE_RE = re.compile(r"^[\x21-\x7e]+(?: [\x21-\x7e]+)*$")
+_HEADER_RE = re.compile(r'^;\s*\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*\Z')
+_KEY_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*\Z")
+_DICE_RE = re.compile(r"^([1-6])-?([1-6])\Z")
+_INT_RE = re.compile(r"^(0|[1-9][0-9]{0,8})\Z")
+_MOVE_RE = re.compile(r"^[\x21-\x7e]+(?: [\x21-\x7e]+)*\Z")
 
 
 class RecordError(ValueError):

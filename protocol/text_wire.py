@@ -47,17 +47,17 @@ from .positions import board_representable, format_board, parse_board
 # -- shared ------------------------------------------------------------------------------
 
 _SPACES = re.compile(r"[ \t]+")
-_ID_RE = re.compile(r"^\d{1,19}$")
-_REQ_KEYWORD_RE = re.compile(r"^([a-z][a-z0-9_]*)=(.+)$")
+_ID_RE = re.compile(r"^[0-9]{1,19}\Z")
+_REQ_KEYWORD_RE = re.compile(r"^([a-z][a-z0-9_]*)=(.+)\Z")
 _KEY = r"[a-z_][a-z0-9_-]*(?:\.[a-z0-9_][a-z0-9_-]*)*"
 _KEY_EQ_RE = re.compile(rf"({_KEY})=")
-_TOP_KEY_RE = re.compile(r"^[a-z_][a-z0-9_-]*$")
-_MAP_KEY_RE = re.compile(r"^[a-z0-9_][a-z0-9_-]*$")
-_BLOCK_HEAD_RE = re.compile(r"^([a-z_][a-z0-9_-]*):$")
-_CODE_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
-_HEAD_RE = re.compile(r"^([=?~])(\d{0,19})(?:[ \t]+(.*))?$")
-_INT_RE = re.compile(r"^-?(0|[1-9][0-9]*)$")
-_FLOAT_RE = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$")
+_TOP_KEY_RE = re.compile(r"^[a-z_][a-z0-9_-]*\Z")
+_MAP_KEY_RE = re.compile(r"^[a-z0-9_][a-z0-9_-]*\Z")
+_BLOCK_HEAD_RE = re.compile(r"^([a-z_][a-z0-9_-]*):\Z")
+_CODE_RE = re.compile(r"^[a-z_][a-z0-9_]*\Z")
+_HEAD_RE = re.compile(r"^([=?~])([0-9]{0,19})(?:[ \t]+(.*))?\Z")
+_INT_RE = re.compile(r"^-?(0|[1-9][0-9]*)\Z")
+_FLOAT_RE = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?\Z")
 _BOARD_HEAD_RE = re.compile(r"^[a-z][a-z0-9-]*/")
 
 
@@ -121,7 +121,7 @@ def _parse_id(word: str) -> int:
 
 # -- requests ----------------------------------------------------------------------------
 
-_DICE_RE = re.compile(r"^([0-9])-?([0-9])$")  # 1-6 is checked later, as for msgpack
+_DICE_RE = re.compile(r"^([0-9])-?([0-9])\Z")  # 1-6 is checked later, as for msgpack
 _BOOL_WORDS = {"true": True, "on": True, "false": False, "off": False}
 
 

@@ -17,7 +17,7 @@ from .errors import ErrorCode, ProtocolError
 PROTOCOL_VERSION = "1.2"
 #: Every version this library can serve, one per major.
 SUPPORTED_VERSIONS: tuple[str, ...] = (PROTOCOL_VERSION,)
-VERSION_RE = re.compile(r"^(0|[1-9]\d{0,3})\.(0|[1-9]\d{0,3})$")
+VERSION_RE = re.compile(r"^(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})$")
 
 
 def major(version: str) -> int:
@@ -33,7 +33,7 @@ def negotiate(offered: Sequence[str] | None,
     if not offered:
         return max(supported, key=major)
     ours = {major(v): v for v in supported}
-    shared = [major(v) for v in offered if VERSION_RE.match(v) and major(v) in ours]
+    shared = [major(v) for v in offered if VERSION_RE.fullmatch(v) and major(v) in ours]
     if not shared:
         raise ProtocolError(ErrorCode.UNSUPPORTED_VERSION,
                             f"none of {', '.join(offered)} is spoken here",

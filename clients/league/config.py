@@ -48,7 +48,7 @@ from typing import Any
 
 VARIANTS = ("jacquet", "jacquet-be", "backgammon")
 FORMATS = ("round-robin", "gauntlet")
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}\Z")
 #: The daemon a league spawns when its file names none: empty means `python -m jacquetd
 #: stdio` with the league's own interpreter (clients/spawning.py).
 DEFAULT_DAEMON: tuple[str, ...] = ()
@@ -202,7 +202,7 @@ def parse_league(data: dict[str, Any], base_dir: str = ".") -> LeagueConfig:
         command = command.split()
     cluster = _get(data, "cluster", dict, {})
     scheduler = _get(cluster, "scheduler", str, None, "cluster.")
-    if scheduler is not None and not re.match(r"^(tcp|tls)://[^\s/]+:\d+$", scheduler):
+    if scheduler is not None and not re.match(r"^(tcp|tls)://[^\s/]+:[0-9]+\Z", scheduler):
         raise LeagueConfigError(f"cluster.scheduler: tcp://HOST:PORT or tls://HOST:PORT "
                                 f"(got {scheduler!r})")
     sprt = None

@@ -25,7 +25,7 @@ def fixed_ports(cfg: Config) -> list[tuple[str, str, int]]:
     out: list[tuple[str, str, int]] = []
     if cfg.zmq_bind is not None and cfg.zmq_bind.startswith("tcp://"):
         host, _, port = cfg.zmq_bind[len("tcp://"):].rpartition(":")
-        if port.isdigit() and int(port) > 0:
+        if port.isascii() and port.isdigit() and int(port) > 0:
             host = host.strip("[]")
             out.append(("zmq", "0.0.0.0" if host == "*" else host, int(port)))
     for name, where in (("tcp", cfg.tcp), ("gnubg", cfg.gnubg), ("ws", cfg.ws)):

@@ -75,7 +75,7 @@ def _position(text: str, dice: str | None) -> Position:
 
     roll = None
     if dice:
-        digits = [c for c in dice if c.isdigit()]
+        digits = [c for c in dice if c in "0123456789"]
         if len(digits) != 2:
             raise ValueError(f"--dice: two dice like 31 or 3-1 (got {dice!r})")
         roll = [int(digits[0]), int(digits[1])]

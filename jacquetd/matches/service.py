@@ -684,7 +684,8 @@ class MatchService:
                              lambda live, side, role: Act(answer, side))
         if isinstance(points_arg, str):
             word = points_arg.strip().lower().replace(" ", "-")
-            points_arg = int(word) if word.isdigit() else RESIGN_WORDS.get(word, word)
+            ascii_number = word.isascii() and word.isdigit()
+            points_arg = int(word) if ascii_number else RESIGN_WORDS.get(word, word)
         if points_arg not in (1, 2, 3):
             raise bad_argument("points", "1, 2, 3 or a result name (single, marcia, gammon, "
                                "marcia-per-punto, backgammon), or an answer")

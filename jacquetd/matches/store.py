@@ -124,7 +124,7 @@ def take_lock(path: str) -> int:
         finally:
             os.close(fd)
         raise StoreInUse(path.removesuffix(LOCK_SUFFIX),
-                         int(text) if text.isdigit() else 0) from None
+                         int(text) if text.isascii() and text.isdigit() else 0) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     return fd

@@ -36,8 +36,8 @@ class Segment(NamedTuple):
     hit: bool
 
 
-_POINT_RE = re.compile(r"^(bar|b|off|o|\d{1,2})(\*?)$")
-_REPEAT_RE = re.compile(r"^(.*?)\((\d)\)$")
+_POINT_RE = re.compile(r"^(bar|b|off|o|[0-9]{1,2})(\*?)\Z")
+_REPEAT_RE = re.compile(r"^(.*?)\(([0-9])\)\Z")
 
 
 def _point(text: str, token: str) -> int:

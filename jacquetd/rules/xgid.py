@@ -30,7 +30,7 @@ from .errors import PositionError
 from .position import CHECKERS, Cube, CubeOwner, MatchState, Position
 
 PREFIX = "XGID="
-_XGID_RE = re.compile(r"^(?:XGID=)?([-A-Oa-o]{26}):(.*)$")
+_XGID_RE = re.compile(r"^(?:XGID=)?([-A-Oa-o]{26}):(.*)\Z")
 MAX_CUBE_LOG = 10
 
 
@@ -83,7 +83,7 @@ def xgid_tail(cube_or_none: Cube | None, m: MatchState | None, dice_rolled: tupl
 
 
 def _int(text: str, number: int, what: str) -> int:
-    if not re.fullmatch(r"-?\d{1,5}", text):
+    if not re.fullmatch(r"-?[0-9]{1,5}", text):
         raise PositionError(f"XGID field {number} ({what}) is not a number: {text!r}")
     return int(text)
 

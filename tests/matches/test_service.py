@@ -244,6 +244,10 @@ def test_resignation_accept_and_reject(svc: MatchService) -> None:
     with pytest.raises(MatchError) as exc:
         svc.match_resign({"match_id": mid, "token": tokens[a], "points": "7"})
     assert code_of(exc) == "bad_argument" and exc.value.field == "points"
+    for word in ("\u00b2", "\u0663"):  # a superscript two, an Arabic-Indic three: not 1-3
+        with pytest.raises(MatchError) as exc:
+            svc.match_resign({"match_id": mid, "token": tokens[a], "points": word})
+        assert code_of(exc) == "bad_argument" and exc.value.field == "points"
 
 
 def test_jacquet_be_has_no_marcia_per_punto(svc: MatchService) -> None:

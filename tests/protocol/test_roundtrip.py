@@ -13,6 +13,7 @@ from jacquetd_protocol import (
     Partial,
     ProtocolError,
     Reply,
+    ReplyStreamDecoder,
     Request,
     decode_reply,
     decode_request,
@@ -76,6 +77,21 @@ def test_awkward_strings_survive_text(text: str) -> None:
         assert decode_reply(encode_reply(reply, "text")) == reply
     reply = Reply(3, False, error={"code": "bad_argument", "message": text})
     assert decode_reply(encode_reply(reply, "text")) == reply
+
+
+@pytest.mark.parametrize("key", ["ab\n", "a\n", "0\n", "ab\r"])
+def test_keys_ending_in_a_line_end_survive_text(key: str) -> None:
+    """`$` in a Python pattern also matches before a final newline: a map key like
+    "ab\\n" once passed as an identifier, was spread into a dotted key and broke the
+    reply across two lines. Such keys are written inside JSON instead."""
+    for result in ({"m": {key: 1}}, {"m": {"x": {key: 1}}}, {"plays": [{key: 1}]},
+                   {"plays": [{"move": "8/5", key: 1}]}):
+        for msg in (Reply.success(5, result), Partial(5, result)):
+            data = encode_reply(msg, "text")
+            frames = ReplyStreamDecoder().feed(data)
+            assert [decode_reply(f) for f in frames if isinstance(f, bytes)] == [msg]
+    with pytest.raises(ValueError, match="not an identifier"):
+        encode_reply(Reply.success(5, {key: 1}), "text")
 
 
 def test_text_request_puts_unsafe_words_by_name() -> None:
