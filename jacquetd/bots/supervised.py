@@ -57,42 +57,64 @@ MAX_TURNS = 600
 
 @dataclass(slots=True)
 class Positions:
-    """Positions before the roll, the side on roll first: (N, 26) sides and (N,) flags."""
+    """Positions before the roll, the side on roll first: (N, 26) sides and (N,) flags.
+
+    `group`, when present, numbers the decision each row belongs to: rows with
+    the same number are positions left by different plays of one roll (the
+    siblings a 0-ply player ranks against each other).
+    """
 
     me: np.ndarray
     opp: np.ndarray
     me_flag: np.ndarray
     opp_flag: np.ndarray
+    group: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.me)
 
     def take(self, idx: np.ndarray) -> Positions:
-        return Positions(self.me[idx], self.opp[idx], self.me_flag[idx], self.opp_flag[idx])
+        return Positions(self.me[idx], self.opp[idx], self.me_flag[idx], self.opp_flag[idx],
+                         None if self.group is None else self.group[idx])
 
     @staticmethod
     def concat(parts: list[Positions]) -> Positions:
-        return Positions(*(np.concatenate([getattr(p, f) for p in parts])
-                           for f in ("me", "opp", "me_flag", "opp_flag")))
+        """The parts one after another; decision numbers stay distinct across parts."""
+        joined = Positions(*(np.concatenate([getattr(p, f) for p in parts])
+                             for f in ("me", "opp", "me_flag", "opp_flag")))
+        if parts and all(p.group is not None for p in parts):
+            groups, offset = [], 0
+            for p in parts:
+                g = np.asarray(p.group, dtype=np.int64)
+                groups.append(g + offset)
+                offset += int(g.max()) + 1 if len(g) else 0
+            joined.group = np.concatenate(groups)
+        return joined
 
     def unique(self) -> Positions:
-        """The same positions without repeats, in a canonical (sorted) order."""
+        """The same positions without repeats, in a canonical (sorted) order (no groups)."""
         rows = np.concatenate([self.me, self.opp, self.me_flag[:, None], self.opp_flag[:, None]],
                               axis=1).astype(np.int16)
         _, idx = np.unique(rows, axis=0, return_index=True)
-        return self.take(np.sort(idx))
+        out = self.take(np.sort(idx))
+        out.group = None
+        return out
 
     def save(self, path: Path, targets: np.ndarray) -> None:
         """Write the positions and their teacher's figures (`targets`) to `path` (.npz)."""
-        np.savez_compressed(path, me=self.me, opp=self.opp, me_flag=self.me_flag,
-                            opp_flag=self.opp_flag, targets=targets)
+        arrays = {"me": self.me, "opp": self.opp, "me_flag": self.me_flag,
+                  "opp_flag": self.opp_flag, "targets": targets}
+        if self.group is not None:
+            arrays["group"] = self.group
+        np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
     @staticmethod
     def load(path: Path) -> tuple[Positions, dict[str, np.ndarray]]:
         with np.load(path, allow_pickle=False) as data:
-            pos = Positions(data["me"], data["opp"], data["me_flag"], data["opp_flag"])
+            pos = Positions(data["me"], data["opp"], data["me_flag"], data["opp_flag"],
+                            data["group"] if "group" in data.files else None)
             extra = {k: data[k] for k in data.files if k not in ("me", "opp", "me_flag",
-                                                                   "opp_flag")}
+                                                                   "opp_flag", "group")}
         return pos, extra
 
 
@@ -102,7 +124,10 @@ Teacher = Callable[[Positions], np.ndarray]
 
 def collect_game(ev: NeuralEvaluator, rng: np.random.Generator, *, per_turn: int,
                  epsilon: float) -> Positions:
-    """The positions of one game played by `ev` at 0 plies (a share `epsilon` of random plays)."""
+    """The positions of one game played by `ev` at 0 plies (a share `epsilon` of random plays).
+
+    Each row's `group` is the turn whose roll left it.
+    """
     v = ev.variant
     me = features.as_batch([start_side(v)])[0]
     opp = me.copy()
@@ -111,8 +136,9 @@ def collect_game(ev: NeuralEvaluator, rng: np.random.Generator, *, per_turn: int
     rows_opp: list[np.ndarray] = []
     rows_mf: list[np.ndarray] = []
     rows_of: list[np.ndarray] = []
+    rows_turn: list[np.ndarray] = []
     dice = opening_roll(v, rng)
-    for _turn in range(MAX_TURNS):
+    for turn in range(MAX_TURNS):
         after_me, after_opp, opp_flag, mover_flags = turn_plays(v, me, opp, flags, dice)
         if (after_me[:, 0] == 15).any():
             break
@@ -131,6 +157,7 @@ def collect_game(ev: NeuralEvaluator, rng: np.random.Generator, *, per_turn: int
         rows_opp.append(nxt_opp[keep])
         rows_mf.append(opp_flag[keep])
         rows_of.append(mover_flags[keep])
+        rows_turn.append(np.full(len(keep), turn, dtype=np.int64))
         if all_home(nxt_me[k:k + 1])[0] and all_home(nxt_opp[k:k + 1])[0]:
             break
         me, opp = nxt_me[k].copy(), nxt_opp[k].copy()
@@ -138,9 +165,10 @@ def collect_game(ev: NeuralEvaluator, rng: np.random.Generator, *, per_turn: int
         dice = roll(rng)
     if not rows_me:
         return Positions(np.zeros((0, 26), np.int16), np.zeros((0, 26), np.int16),
-                         np.zeros(0, bool), np.zeros(0, bool))
+                         np.zeros(0, bool), np.zeros(0, bool), np.zeros(0, np.int64))
     return Positions(np.concatenate(rows_me), np.concatenate(rows_opp),
-                     np.concatenate(rows_mf).astype(bool), np.concatenate(rows_of).astype(bool))
+                     np.concatenate(rows_mf).astype(bool), np.concatenate(rows_of).astype(bool),
+                     np.concatenate(rows_turn))
 
 
 class _Inline:
@@ -166,17 +194,21 @@ def _collect_job(variant: str, weights: str | None, seed: int, games: range, per
 
 
 def collect(variant: Variant, games: int, seed: int, *, per_turn: int = 8,
-            epsilon: float = 0.1, weights: str | None = None, jobs: int = 1) -> Positions:
+            epsilon: float = 0.1, weights: str | None = None, jobs: int = 1,
+            groups: bool = False) -> Positions:
     """Positions of `games` seeded games (game g's dice from seed [seed, g]), deduplicated.
 
-    The result does not depend on `jobs`.
+    With `groups` the repeats stay and each row keeps the number of the
+    decision (game and turn) that left it, so that siblings can be fitted
+    together (`fit`'s `rank_weight`). The result does not depend on `jobs`.
     """
     chunks = [range(lo, min(games, lo + 250)) for lo in range(0, games, 250)]
     n = len(chunks)
     with ProcessPoolExecutor(jobs) if jobs > 1 else _Inline() as pool:
         parts = list(pool.map(_collect_job, [variant.name] * n, [weights] * n, [seed] * n,
                               chunks, [per_turn] * n, [epsilon] * n))
-    return Positions.concat(parts).unique()
+    joined = Positions.concat(parts)
+    return joined if groups else joined.unique()
 
 
 def search_teacher(ev: NeuralEvaluator, plies: int) -> Teacher:
@@ -254,13 +286,59 @@ class Adam:
             p -= (self.lr * (m / c1) / (np.sqrt(v / c2) + self.eps)).astype(p.dtype)
 
 
-def _grads(net: Net, x: np.ndarray, t: np.ndarray) -> list[np.ndarray]:
-    """Gradients of the mean cross-entropy over the batch, for (w1, b1, w2, b2)."""
+_EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0], dtype=np.float32)
+"""d equity / d output, in the order (win, wg, wbg, lg, lbg) (`net.equity`)."""
+
+
+def _grads(net: Net, x: np.ndarray, t: np.ndarray, group: np.ndarray | None = None,
+           rank_weight: float = 0.0) -> list[np.ndarray]:
+    """Gradients of the batch's loss for (w1, b1, w2, b2).
+
+    The loss is the mean cross-entropy between outputs and targets, plus, with
+    `group` and `rank_weight`, `rank_weight` times the mean over rows of the
+    squared error in equity *relative to the row's siblings*: (e - e_mean of
+    its group) - (t - t_mean of its group). A 0-ply player only ranks the
+    positions of one roll against each other, so an error common to all of
+    them costs nothing, and this term spends the network's capacity on the
+    differences that choose the play.
+    """
     h = 1.0 / (1.0 + np.exp(-np.clip(x @ net.w1 + net.b1, -40.0, 40.0)))
     y = 1.0 / (1.0 + np.exp(-np.clip(h @ net.w2 + net.b2, -40.0, 40.0)))
     dz2 = (y - t) / len(x)
+    if group is not None and rank_weight > 0.0:
+        _, inv = np.unique(group, return_inverse=True)
+        d = (y - t) @ _EQUITY
+        size = np.bincount(inv)
+        rel = d - (np.bincount(inv, weights=d) / size)[inv]
+        rel[size[inv] < 2] = 0.0
+        d_y = np.outer((2.0 * rank_weight / len(x)) * rel, _EQUITY)
+        dz2 = dz2 + (d_y * y * (1.0 - y)).astype(dz2.dtype)
     dh = (dz2 @ net.w2.T) * h * (1.0 - h)
     return [x.T @ dh, dh.sum(axis=0), h.T @ dz2, dz2.sum(axis=0)]
+
+
+def decision_error(variant: Variant, net: Net, x: np.ndarray, pos: Positions,
+                   targets: np.ndarray) -> dict[str, float]:
+    """How the network's 0-ply choices among siblings fare by the teacher's figures.
+
+    Over the groups of two or more rows: the share in which the network picks
+    the teacher's best position (the lowest equity for the side now on roll,
+    the opponent of the player choosing), and the mean teacher equity that
+    pick gives away, in millipoints.
+    """
+    assert pos.group is not None
+    e = equity(tidy(variant, net.forward(x), pos.me_flag, pos.opp_flag))
+    te = equity(targets)
+    order = np.lexsort((e, pos.group))
+    g = pos.group[order]
+    first = np.r_[True, g[1:] != g[:-1]]
+    starts = np.nonzero(first)[0]
+    sizes = np.diff(np.r_[starts, len(g)])
+    picked = order[starts[sizes > 1]]
+    best = np.minimum.reduceat(te[order], starts)[sizes > 1]
+    cost = te[picked] - best
+    return {"agree": float((cost <= 1e-12).mean()) if len(cost) else float("nan"),
+            "decision_mp": float(cost.mean() * 1000.0) if len(cost) else float("nan")}
 
 
 def held_out_error(variant: Variant, net: Net, x: np.ndarray, pos: Positions,
@@ -272,14 +350,29 @@ def held_out_error(variant: Variant, net: Net, x: np.ndarray, pos: Positions,
 
 
 def fit(variant: Variant, net: Net, pos: Positions, targets: np.ndarray, *, epochs: int,
-        lr: float, batch: int, seed: int, hold_out: float = 0.05,
+        lr: float, batch: int, seed: int, hold_out: float = 0.05, rank_weight: float = 0.0,
         progress: Callable[[dict[str, float]], None] | None = None
         ) -> tuple[Net, list[dict[str, float]]]:
-    """Fit `net` (a copy) to the targets; return the best held-out network and the curve."""
+    """Fit `net` (a copy) to the targets; return the best held-out network and the curve.
+
+    With decision numbers (`pos.group`) whole decisions are held out, each
+    epoch's batches keep siblings together, the curve adds the held-out
+    decisions' agreement and cost (`decision_error`), the epoch kept is the one
+    whose held-out decisions cost least, and `rank_weight` weighs the
+    siblings' relative equities in the loss (`_grads`).
+    """
     rng = np.random.default_rng(seed)
-    order = rng.permutation(len(pos))
-    n_out = max(1, int(len(pos) * hold_out))
-    test_idx, train_idx = order[:n_out], order[n_out:]
+    grouped = pos.group is not None
+    if grouped:
+        assert pos.group is not None
+        decisions = np.unique(pos.group)
+        out_groups = rng.permutation(decisions)[:max(1, int(len(decisions) * hold_out))]
+        is_out = np.isin(pos.group, out_groups)
+        test_idx, train_idx = np.nonzero(is_out)[0], np.nonzero(~is_out)[0]
+    else:
+        order = rng.permutation(len(pos))
+        n_out = max(1, int(len(pos) * hold_out))
+        test_idx, train_idx = order[:n_out], order[n_out:]
     version = int(net.meta.get("feature_version", 1))
     x_all = encode(variant, pos, version)
     x_test, t_test, p_test = x_all[test_idx], targets[test_idx], pos.take(test_idx)
@@ -287,8 +380,16 @@ def fit(variant: Variant, net: Net, pos: Positions, targets: np.ndarray, *, epoc
     net = net.copy()
     params = [net.w1, net.b1, net.w2, net.b2]
     opt = Adam(lr)
-    best = held_out_error(variant, net, x_test, p_test, t_test)
-    best.update(epoch=0)
+
+    def measure(epoch: int) -> dict[str, float]:
+        point = held_out_error(variant, net, x_test, p_test, t_test)
+        if grouped:
+            point.update(decision_error(variant, net, x_test, p_test, t_test))
+        point.update(epoch=epoch)
+        return point
+
+    key = "decision_mp" if grouped else "equity_mae"  # what picks the epoch kept
+    best = measure(0)
     curve = [dict(best)]
     if progress is not None:
         progress(curve[-1])
@@ -296,16 +397,23 @@ def fit(variant: Variant, net: Net, pos: Positions, targets: np.ndarray, *, epoc
     for epoch in range(1, epochs + 1):
         opt.lr = lr * 0.5 * (1.0 + np.cos(np.pi * (epoch - 1) / epochs))  # cosine decay
         # batches are gathered from the whole matrix: no second copy of the training rows
-        perm = train_idx[rng.permutation(len(train_idx))]
+        if grouped:
+            assert pos.group is not None
+            # shuffle the decisions, keep each one's rows together
+            keys = rng.permutation(int(pos.group.max()) + 1)[pos.group[train_idx]]
+            perm = train_idx[np.argsort(keys, kind="stable")]
+        else:
+            perm = train_idx[rng.permutation(len(train_idx))]
         for lo in range(0, len(perm), batch):
             idx = perm[lo:lo + batch]
-            opt.step(params, _grads(net, x_all[idx], t_all[idx]))
-        point = held_out_error(variant, net, x_test, p_test, t_test)
-        point.update(epoch=epoch)
+            opt.step(params, _grads(net, x_all[idx], t_all[idx],
+                                    pos.group[idx] if grouped else None,  # type: ignore[index]
+                                    rank_weight))
+        point = measure(epoch)
         curve.append(point)
         if progress is not None:
             progress(point)
-        if point["equity_mae"] < best["equity_mae"]:
+        if point[key] < best[key]:
             best, best_net = point, net.copy()
     best_net.meta = {**net.meta, "fit": best}
     return best_net, curve
@@ -352,6 +460,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="fit a crashed network: only the contact positions in which a side's "
                          "board has crashed (features.crashed), written as "
                          "<variant>-crashed.npz")
+    ap.add_argument("--groups", action="store_true",
+                    help="keep each turn's positions together as one decision (no "
+                         "deduplication), hold out whole decisions and report how often "
+                         "the network picks the teacher's best of them")
+    ap.add_argument("--rank-weight", type=float, default=0.0,
+                    help="with --groups: weight of the siblings' relative equity error in "
+                         "the loss (default 0: cross-entropy alone)")
     ap.add_argument("--out", default=None, help="output folder (default distill-<variant>)")
     ap.add_argument("--quiet", action="store_true")
     return ap
@@ -413,7 +528,7 @@ def run(args: argparse.Namespace, teacher_name: str,
         say(f"read {len(pos)} labelled positions from {data.name}")
     else:
         pos = collect(v, args.games, args.seed, per_turn=args.per_turn, epsilon=args.epsilon,
-                      weights=args.weights, jobs=args.jobs)
+                      weights=args.weights, jobs=args.jobs, groups=args.groups)
         say(f"collected {len(pos)} positions from {args.games} games "
             f"({time.monotonic() - started:.0f} s)")
         targets = label(pos)
@@ -437,11 +552,13 @@ def run(args: argparse.Namespace, teacher_name: str,
                        args.feature_version if args.widen else None, args.feature_version)
 
     def show(point: dict[str, float]) -> None:
+        decided = (f", picks the teacher's best {point['agree']:.1%}, gives away "
+                   f"{point['decision_mp']:.2f} mp a decision" if "agree" in point else "")
         say(f"epoch {int(point['epoch'])}: held-out equity error {point['equity_mae']:.4f}, "
-            f"win {point['win_mae']:.4f} ({time.monotonic() - started:.0f} s)")
+            f"win {point['win_mae']:.4f}{decided} ({time.monotonic() - started:.0f} s)")
 
     best, curve = fit(v, net, pos, targets, epochs=args.epochs, lr=args.lr, batch=args.batch,
-                      seed=args.seed, progress=show)
+                      seed=args.seed, rank_weight=args.rank_weight, progress=show)
     meta: dict[str, Any] = {
         "variant": v.name, "feature_version": int(best.meta.get("feature_version", 1)),
         "n_inputs": best.n_inputs, "hidden": best.n_hidden, "command": command,
@@ -449,6 +566,7 @@ def run(args: argparse.Namespace, teacher_name: str,
         "positions": len(pos),
         "data": [Path(d).name for d in ([args.data] if args.data else []) + args.more_data],
         "per_turn": args.per_turn, "epsilon": args.epsilon,
+        "groups": bool(args.groups), "rank_weight": args.rank_weight,
         "epochs": args.epochs, "lr": args.lr, "batch": args.batch,
         "started_from": ("fresh" if args.hidden is not None
                          else Path(args.weights).name if args.weights else "shipped"),
