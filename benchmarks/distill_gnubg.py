@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("gnubg plays backgammon only")
     command = "python benchmarks/distill_gnubg.py " + " ".join(shlex.quote(a) for a in argv)
     return run(args, f"gnubg-{args.teacher_plies}",
-               lambda pos: gnubg_labels(pos, args.teacher_plies, args.jobs), command)
+               lambda pos: gnubg_labels(pos, args.teacher_plies, args.jobs), command,
+               lambda pos, plies: gnubg_labels(pos, plies, args.jobs))
 
 
 if __name__ == "__main__":

@@ -291,7 +291,7 @@ _EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0], dtype=np.float32)
 
 
 def _grads(net: Net, x: np.ndarray, t: np.ndarray, group: np.ndarray | None = None,
-           rank_weight: float = 0.0) -> list[np.ndarray]:
+           rank_weight: float = 0.0, rank_t: np.ndarray | None = None) -> list[np.ndarray]:
     """Gradients of the batch's loss for (w1, b1, w2, b2).
 
     The loss is the mean cross-entropy between outputs and targets, plus, with
@@ -300,14 +300,15 @@ def _grads(net: Net, x: np.ndarray, t: np.ndarray, group: np.ndarray | None = No
     its group) - (t - t_mean of its group). A 0-ply player only ranks the
     positions of one roll against each other, so an error common to all of
     them costs nothing, and this term spends the network's capacity on the
-    differences that choose the play.
+    differences that choose the play. `rank_t` (default `t`) are the targets of
+    that relative term.
     """
     h = 1.0 / (1.0 + np.exp(-np.clip(x @ net.w1 + net.b1, -40.0, 40.0)))
     y = 1.0 / (1.0 + np.exp(-np.clip(h @ net.w2 + net.b2, -40.0, 40.0)))
     dz2 = (y - t) / len(x)
     if group is not None and rank_weight > 0.0:
         _, inv = np.unique(group, return_inverse=True)
-        d = (y - t) @ _EQUITY
+        d = (y - (t if rank_t is None else rank_t)) @ _EQUITY
         size = np.bincount(inv)
         rel = d - (np.bincount(inv, weights=d) / size)[inv]
         rel[size[inv] < 2] = 0.0
@@ -351,6 +352,7 @@ def held_out_error(variant: Variant, net: Net, x: np.ndarray, pos: Positions,
 
 def fit(variant: Variant, net: Net, pos: Positions, targets: np.ndarray, *, epochs: int,
         lr: float, batch: int, seed: int, hold_out: float = 0.05, rank_weight: float = 0.0,
+        rank_targets: np.ndarray | None = None,
         progress: Callable[[dict[str, float]], None] | None = None
         ) -> tuple[Net, list[dict[str, float]]]:
     """Fit `net` (a copy) to the targets; return the best held-out network and the curve.
@@ -359,7 +361,11 @@ def fit(variant: Variant, net: Net, pos: Positions, targets: np.ndarray, *, epoc
     epoch's batches keep siblings together, the curve adds the held-out
     decisions' agreement and cost (`decision_error`), the epoch kept is the one
     whose held-out decisions cost least, and `rank_weight` weighs the
-    siblings' relative equities in the loss (`_grads`).
+    siblings' relative equities in the loss (`_grads`). `rank_targets`, when
+    given, are a second judge's figures for the same rows: the relative term
+    and the decisions' report follow them, the cross-entropy keeps `targets`
+    (a deeper judge ranks the siblings better, while its figures' level, such
+    as the odd-even ply bias, need not be learned).
     """
     rng = np.random.default_rng(seed)
     grouped = pos.group is not None
@@ -377,6 +383,8 @@ def fit(variant: Variant, net: Net, pos: Positions, targets: np.ndarray, *, epoc
     x_all = encode(variant, pos, version)
     x_test, t_test, p_test = x_all[test_idx], targets[test_idx], pos.take(test_idx)
     t_all = targets.astype(np.float32)
+    r_all = t_all if rank_targets is None else rank_targets.astype(np.float32)
+    r_test = r_all[test_idx]
     net = net.copy()
     params = [net.w1, net.b1, net.w2, net.b2]
     opt = Adam(lr)
@@ -384,7 +392,7 @@ def fit(variant: Variant, net: Net, pos: Positions, targets: np.ndarray, *, epoc
     def measure(epoch: int) -> dict[str, float]:
         point = held_out_error(variant, net, x_test, p_test, t_test)
         if grouped:
-            point.update(decision_error(variant, net, x_test, p_test, t_test))
+            point.update(decision_error(variant, net, x_test, p_test, r_test))
         point.update(epoch=epoch)
         return point
 
@@ -408,7 +416,7 @@ def fit(variant: Variant, net: Net, pos: Positions, targets: np.ndarray, *, epoc
             idx = perm[lo:lo + batch]
             opt.step(params, _grads(net, x_all[idx], t_all[idx],
                                     pos.group[idx] if grouped else None,  # type: ignore[index]
-                                    rank_weight))
+                                    rank_weight, None if rank_targets is None else r_all[idx]))
         point = measure(epoch)
         curve.append(point)
         if progress is not None:
@@ -467,6 +475,15 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--rank-weight", type=float, default=0.0,
                     help="with --groups: weight of the siblings' relative equity error in "
                          "the loss (default 0: cross-entropy alone)")
+    ap.add_argument("--rank-teacher-plies", type=int, default=None,
+                    help="with --groups: the relative term's judge at this many plies instead "
+                         "of the teacher (the cross-entropy keeps the teacher's figures)")
+    ap.add_argument("--rank-rows", type=int, default=None,
+                    help="with --rank-teacher-plies: label only whole decisions adding up to "
+                         "about this many rows (seeded); the others keep the teacher's figures")
+    ap.add_argument("--rank-data", default=None,
+                    help="the relative term's labels (.npz with rows, targets): read if it "
+                         "exists, else written after labelling")
     ap.add_argument("--out", default=None, help="output folder (default distill-<variant>)")
     ap.add_argument("--quiet", action="store_true")
     return ap
@@ -509,9 +526,23 @@ def starting_net(variant: Variant, weights: str | None, hidden: int | None, seed
     return widen(net, widen_to) if widen_to is not None else net
 
 
+def rank_rows(pos: Positions, rows: int, seed: int) -> np.ndarray:
+    """The rows of whole decisions, picked at random (seeded), adding up to about `rows`."""
+    assert pos.group is not None
+    decisions = np.random.default_rng([seed, 7]).permutation(np.unique(pos.group))
+    sizes = np.bincount(pos.group)[decisions]
+    keep = decisions[:int(np.searchsorted(np.cumsum(sizes), rows)) + 1]
+    return np.nonzero(np.isin(pos.group, keep))[0]
+
+
 def run(args: argparse.Namespace, teacher_name: str,
-        label: Callable[[Positions], np.ndarray], command: str) -> int:
-    """Collect (or read) the labelled positions, fit, write `<variant>.npz` and its sidecar."""
+        label: Callable[[Positions], np.ndarray], command: str,
+        deeper: Callable[[Positions, int], np.ndarray] | None = None) -> int:
+    """Collect (or read) the labelled positions, fit, write `<variant>.npz` and its sidecar.
+
+    `deeper(positions, plies)` labels with the teacher's kind of judge at another
+    depth, for `--rank-teacher-plies`.
+    """
     v = find_variant(args.variant)
     out = Path(args.out or f"distill-{v.name}")
     out.mkdir(parents=True, exist_ok=True)
@@ -548,6 +579,28 @@ def run(args: argparse.Namespace, teacher_name: str,
         keep = np.nonzero(features.contact(v, me, opp) & features.crashed(me, opp))[0]
         say(f"kept the {len(keep)} crashed positions of {len(pos)}")
         pos, targets = pos.take(keep), targets[keep]
+    rank_targets = None
+    if args.rank_teacher_plies is not None:
+        if pos.group is None or deeper is None:
+            raise SystemExit("--rank-teacher-plies needs --groups and a teacher that can look "
+                             "deeper")
+        rank_file = Path(args.rank_data) if args.rank_data else None
+        if rank_file is not None and rank_file.exists():
+            with np.load(rank_file) as saved:
+                rows, deep = saved["rows"], saved["targets"]
+            say(f"read {len(rows)} rows labelled at {args.rank_teacher_plies} plies")
+        else:
+            rows = (rank_rows(pos, args.rank_rows, args.seed) if args.rank_rows is not None
+                    else np.arange(len(pos)))
+            deep = deeper(pos.take(rows), args.rank_teacher_plies)
+            say(f"labelled {len(rows)} rows at {args.rank_teacher_plies} plies "
+                f"({time.monotonic() - started:.0f} s)")
+            if rank_file is not None:
+                np.savez_compressed(rank_file, rows=rows, targets=deep)
+        rank_targets = targets.copy()
+        rank_targets[rows] = deep
+        if args.rank_rows is not None:  # fit the labelled decisions only
+            pos, targets, rank_targets = pos.take(rows), targets[rows], rank_targets[rows]
     net = starting_net(v, args.weights, args.hidden, args.seed,
                        args.feature_version if args.widen else None, args.feature_version)
 
@@ -558,7 +611,8 @@ def run(args: argparse.Namespace, teacher_name: str,
             f"win {point['win_mae']:.4f}{decided} ({time.monotonic() - started:.0f} s)")
 
     best, curve = fit(v, net, pos, targets, epochs=args.epochs, lr=args.lr, batch=args.batch,
-                      seed=args.seed, rank_weight=args.rank_weight, progress=show)
+                      seed=args.seed, rank_weight=args.rank_weight, rank_targets=rank_targets,
+                      progress=show)
     meta: dict[str, Any] = {
         "variant": v.name, "feature_version": int(best.meta.get("feature_version", 1)),
         "n_inputs": best.n_inputs, "hidden": best.n_hidden, "command": command,
@@ -567,6 +621,7 @@ def run(args: argparse.Namespace, teacher_name: str,
         "data": [Path(d).name for d in ([args.data] if args.data else []) + args.more_data],
         "per_turn": args.per_turn, "epsilon": args.epsilon,
         "groups": bool(args.groups), "rank_weight": args.rank_weight,
+        "rank_teacher_plies": args.rank_teacher_plies, "rank_rows": args.rank_rows,
         "epochs": args.epochs, "lr": args.lr, "batch": args.batch,
         "started_from": ("fresh" if args.hidden is not None
                          else Path(args.weights).name if args.weights else "shipped"),
@@ -618,8 +673,11 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write("\n")
         return targets
 
+    def deeper(pos: Positions, plies: int) -> np.ndarray:
+        return label_by_search(v, pos, plies, weights=args.weights, jobs=args.jobs)
+
     command = "jacquetd distill " + " ".join(shlex.quote(a) for a in argv)
-    return run(args, f"neural-{args.teacher_plies}", label, command)
+    return run(args, f"neural-{args.teacher_plies}", label, command, deeper)
 
 
 if __name__ == "__main__":

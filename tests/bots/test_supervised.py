@@ -155,6 +155,29 @@ def test_the_rank_weight_lowers_the_cost_of_the_held_out_decisions():
     assert best[32.0] < best[0.0] and best[32.0] < 0.85 * start
 
 
+def test_a_deeper_judge_for_the_relative_term(tmp_path):
+    """--rank-teacher-plies labels whole decisions with the judge one ply deeper and fits
+    them alone, the cross-entropy on the teacher's figures, the relative term on the
+    deeper ones; the labels are kept for the next run."""
+    rank_file = tmp_path / "ranks.npz"
+    args = ["--variant", "jacquet-be", "--games", "2", "--seed", "4", "--epochs", "1",
+            "--per-turn", "4", "--teacher-plies", "0", "--groups", "--rank-weight", "4",
+            "--rank-teacher-plies", "1", "--rank-rows", "60", "--rank-data", str(rank_file),
+            "--out", str(tmp_path / "out"), "--quiet"]
+    assert supervised.main(args) == 0
+    sidecar = json.loads((tmp_path / "out" / "jacquet-be.json").read_text())
+    with np.load(rank_file) as saved:
+        rows, deep = saved["rows"], saved["targets"]
+    assert 60 <= len(rows) < 70 and deep.shape == (len(rows), 5)
+    assert sidecar["positions"] == len(rows) and sidecar["rank_teacher_plies"] == 1
+    assert "decision_mp" in sidecar["fit"]
+    v = find_variant("jacquet-be")
+    pos = supervised.collect(v, 2, seed=4, per_turn=4, groups=True).take(rows)
+    ev = NeuralEvaluator(v, load_net(v.name))
+    np.testing.assert_allclose(deep, supervised.search_teacher(ev, 1)(pos), atol=1e-6)
+    assert supervised.main(args) == 0  # reads the saved labels
+
+
 def test_fit_moves_the_network_towards_the_teacher():
     """Fitting the shipped network to another network's figures must close most of the gap."""
     v = find_variant("jacquet-be")
