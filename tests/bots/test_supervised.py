@@ -44,73 +44,15 @@ def test_search_teacher_is_the_searchers_figures():
     np.testing.assert_allclose(got[3], Searcher(ev).evaluate_states([state], 1)[0])
 
 
-def test_gradients_match_finite_differences():
-    rng = np.random.default_rng(0)
-    net = Net(7, 5, seed=1)
+def _float64_net(seed: int) -> Net:
+    net = Net(7, 5, seed=seed)
     for name in ("w1", "b1", "w2", "b2"):
         setattr(net, name, getattr(net, name).astype(np.float64))
-    x = rng.standard_normal((9, 7))
-    t = rng.random((9, 5))
-
-    def loss() -> float:
-        y = net.forward(x)
-        return float(-(t * np.log(y) + (1 - t) * np.log(1 - y)).sum(axis=1).mean())
-
-    grads = supervised._grads(net, x, t)
-    for name, g in zip(("w1", "b1", "w2", "b2"), grads, strict=True):
-        p = getattr(net, name)
-        flat = p.reshape(-1)
-        for k in (0, flat.size // 2, flat.size - 1):
-            old = flat[k]
-            flat[k] = old + 1e-6
-            up = loss()
-            flat[k] = old - 1e-6
-            down = loss()
-            flat[k] = old
-            assert g.reshape(-1)[k] == pytest.approx((up - down) / 2e-6, rel=1e-4, abs=1e-8)
+    return net
 
 
-def test_grouped_collection_keeps_each_turns_siblings_together(tmp_path):
-    v = find_variant("jacquet-be")
-    pos = supervised.collect(v, 3, seed=5, per_turn=4, groups=True)
-    assert pos.group is not None and len(pos.group) == len(pos)
-    # the same games as the deduplicated collection, with the repeats kept
-    assert len(pos.unique()) == len(supervised.collect(v, 3, seed=5, per_turn=4))
-    assert pos.unique().group is None
-    sizes = np.bincount(pos.group)[np.unique(pos.group)]
-    assert sizes.max() <= 4 and (sizes >= 2).mean() > 0.5
-    # siblings are one roll's plays: each side has moved by the same number of pips
-    pips = (pos.opp[:, 1:] * np.arange(1, 26)).sum(axis=1)  # the mover, now not on roll
-    for g in np.unique(pos.group)[:40]:
-        rows = pos.group == g
-        assert (pos.me[rows] == pos.me[rows][0]).all() or len(set(pips[rows])) <= 2
-    twice = supervised.Positions.concat([pos, pos])
-    assert twice.group is not None
-    assert len(np.unique(twice.group)) == 2 * len(np.unique(pos.group))
-    pos.save(tmp_path / "g.npz", targets=np.zeros((len(pos), 5)))
-    back, extra = supervised.Positions.load(tmp_path / "g.npz")
-    np.testing.assert_array_equal(back.group, pos.group)
-    assert "group" not in extra
-
-
-def test_rank_gradients_match_finite_differences():
-    rng = np.random.default_rng(3)
-    net = Net(7, 5, seed=2)
-    for name in ("w1", "b1", "w2", "b2"):
-        setattr(net, name, getattr(net, name).astype(np.float64))
-    x = rng.standard_normal((9, 7))
-    t = rng.random((9, 5))
-    group = np.array([4, 4, 4, 1, 1, 9, 7, 7, 7])
-    c = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
-
-    def loss() -> float:
-        y = net.forward(x)
-        xent = -(t * np.log(y) + (1 - t) * np.log(1 - y)).sum(axis=1).mean()
-        d = (y - t) @ c
-        rel = np.array([d[i] - d[group == group[i]].mean() for i in range(len(d))])
-        return float(xent + 3.0 * (rel ** 2).mean())
-
-    grads = supervised._grads(net, x, t, group, rank_weight=3.0)
+def _check_gradients(net: Net, grads: list[np.ndarray], loss) -> None:
+    """Each gradient against a central difference of `loss` at three weights of each array."""
     for name, g in zip(("w1", "b1", "w2", "b2"), grads, strict=True):
         flat = getattr(net, name).reshape(-1)
         for k in (0, flat.size // 2, flat.size - 1):
@@ -121,6 +63,38 @@ def test_rank_gradients_match_finite_differences():
             down = loss()
             flat[k] = old
             assert g.reshape(-1)[k] == pytest.approx((up - down) / 2e-6, rel=1e-4, abs=1e-8)
+
+
+def _xent(y: np.ndarray, t: np.ndarray) -> float:
+    return float(-(t * np.log(y) + (1 - t) * np.log(1 - y)).sum(axis=1).mean())
+
+
+def test_gradients_match_finite_differences():
+    rng = np.random.default_rng(0)
+    net = _float64_net(1)
+    x = rng.standard_normal((9, 7))
+    t = rng.random((9, 5))
+    _check_gradients(net, supervised._grads(net, x, t), lambda: _xent(net.forward(x), t))
+
+
+def test_rank_gradients_match_finite_differences():
+    """The cross-entropy on `t` plus the siblings' relative term on a second judge's
+    figures (`rank_t`), groups of three, two, one and three rows."""
+    rng = np.random.default_rng(3)
+    net = _float64_net(2)
+    x = rng.standard_normal((9, 7))
+    t = rng.random((9, 5))
+    rank_t = rng.random((9, 5))
+    group = np.array([4, 4, 4, 1, 1, 9, 7, 7, 7])
+    c = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+
+    def loss() -> float:
+        y = net.forward(x)
+        d = (y - rank_t) @ c
+        rel = np.array([d[i] - d[group == group[i]].mean() for i in range(len(d))])
+        return _xent(y, t) + 3.0 * float((rel ** 2).mean())
+
+    _check_gradients(net, supervised._grads(net, x, t, group, 3.0, rank_t), loss)
 
 
 def test_decision_error_scores_the_networks_pick_by_the_teachers_figures():
