@@ -479,8 +479,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="with --groups: the relative term's judge at this many plies instead "
                          "of the teacher (the cross-entropy keeps the teacher's figures)")
     ap.add_argument("--rank-rows", type=int, default=None,
-                    help="with --rank-teacher-plies: label only whole decisions adding up to "
-                         "about this many rows (seeded); the others keep the teacher's figures")
+                    help="with --rank-teacher-plies: label and fit only whole decisions "
+                         "adding up to about this many rows (seeded)")
     ap.add_argument("--rank-data", default=None,
                     help="the relative term's labels (.npz with rows, targets): read if it "
                          "exists, else written after labelling")
@@ -579,6 +579,9 @@ def run(args: argparse.Namespace, teacher_name: str,
         keep = np.nonzero(features.contact(v, me, opp) & features.crashed(me, opp))[0]
         say(f"kept the {len(keep)} crashed positions of {len(pos)}")
         pos, targets = pos.take(keep), targets[keep]
+    if args.rank_weight and pos.group is None:
+        raise SystemExit("--rank-weight needs decisions: collect with --groups (every "
+                         "labelled file then keeps them)")
     rank_targets = None
     if args.rank_teacher_plies is not None:
         if pos.group is None or deeper is None:

@@ -150,6 +150,8 @@ def test_a_deeper_judge_for_the_relative_term(tmp_path):
     ev = NeuralEvaluator(v, load_net(v.name))
     np.testing.assert_allclose(deep, supervised.search_teacher(ev, 1)(pos), atol=1e-6)
     assert supervised.main(args) == 0  # reads the saved labels
+    with pytest.raises(SystemExit, match="--groups"):  # no decisions to weigh
+        supervised.main([a for a in args if a != "--groups"])
 
 
 def test_fit_moves_the_network_towards_the_teacher():
