@@ -18,7 +18,7 @@ MAT = "mat"
 SGF = "sgf"
 FORMATS = (JACQUET_MATCH, MAT, SGF)
 """The names `match_export` takes in `format`."""
-_MAT_RE = re.compile(r"^\s*\d+\s+point\s+match\s*\Z", re.I | re.M)
+_MAT_RE = re.compile(r"^\s*\d+\s+point\s+match\s*$", re.I | re.M)  # per line: $ with re.M
 
 
 def detect(text: str) -> str:
