@@ -183,9 +183,12 @@ json_values = st.recursive(
                                                                max_size=4),
     max_leaves=20)
 keys = st.from_regex(r"[a-z_][a-z0-9_-]{0,10}", fullmatch=True)
+# keys that look like identifiers until their last character (a line end): the text
+# wire must not spread them into dotted keys, which would split a reply line
+near_keys = st.tuples(keys, st.sampled_from(["\n", "\r", " ", "."])).map("".join)
 map_values = st.recursive(
     json_scalars | position_maps(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        keys | st.text(max_size=6), inner, max_size=4),
+        keys | near_keys | st.text(max_size=6), inner, max_size=4),
     max_leaves=20)
 generic_results = st.dictionaries(keys, map_values, max_size=6)

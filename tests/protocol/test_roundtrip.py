@@ -21,7 +21,17 @@ from jacquetd_protocol import (
     encode_request,
 )
 
-from .strategies import error_maps, generic_results, ids_any, ids_text, requests, results
+from .strategies import (
+    error_maps,
+    generic_results,
+    ids_any,
+    ids_text,
+    json_scalars,
+    keys,
+    near_keys,
+    requests,
+    results,
+)
 
 ENCODINGS = ("msgpack", "text")
 COMMAND_LIST = list(COMMANDS.values())
@@ -92,6 +102,20 @@ def test_keys_ending_in_a_line_end_survive_text(key: str) -> None:
             assert [decode_reply(f) for f in frames if isinstance(f, bytes)] == [msg]
     with pytest.raises(ValueError, match="not an identifier"):
         encode_reply(Reply.success(5, {key: 1}), "text")
+
+
+@settings(max_examples=40, deadline=None)
+@given(rid=ids_text, result=st.dictionaries(keys, st.dictionaries(
+    keys | near_keys, json_scalars, min_size=1, max_size=3) | st.lists(st.dictionaries(
+        keys | near_keys, json_scalars, min_size=1, max_size=3), min_size=1, max_size=2),
+    min_size=1, max_size=3))
+def test_maps_with_keys_that_are_almost_names_survive_text(rid: int | None,
+                                                          result: dict[str, Any]) -> None:
+    """Maps and list items whose keys are names but for a last line end, space or dot
+    are written as JSON, never spread: each reply stays one frame."""
+    for msg in (Reply.success(rid, result), Partial(rid, result)):
+        frames = ReplyStreamDecoder().feed(encode_reply(msg, "text"))
+        assert [decode_reply(f) for f in frames if isinstance(f, bytes)] == [msg]
 
 
 def test_text_request_puts_unsafe_words_by_name() -> None:
