@@ -318,22 +318,21 @@ def _grads(net: Net, x: np.ndarray, t: np.ndarray, group: np.ndarray | None = No
     return [x.T @ dh, dh.sum(axis=0), h.T @ dz2, dz2.sum(axis=0)]
 
 
-def decision_error(variant: Variant, net: Net, x: np.ndarray, pos: Positions,
+def decision_error(probs: np.ndarray, group: np.ndarray,
                    targets: np.ndarray) -> dict[str, float]:
-    """How the network's 0-ply choices among siblings fare by the teacher's figures.
+    """How a network's 0-ply choices among siblings fare by the teacher's figures.
 
-    Over the groups of two or more rows: the share in which the network picks
-    the teacher's best position (the lowest equity for the side now on roll,
-    the opponent of the player choosing), and the mean teacher equity that
-    pick gives away, in millipoints.
+    `probs` are the network's (tidied) outputs for the rows, `group` their
+    decision numbers. Over the decisions of two or more rows: the share in
+    which the network picks the teacher's best position (the lowest equity for
+    the side now on roll, the opponent of the player choosing), and the mean
+    teacher equity that pick gives away, in millipoints.
     """
-    assert pos.group is not None
-    e = equity(tidy(variant, net.forward(x), pos.me_flag, pos.opp_flag))
+    e = equity(probs)
     te = equity(targets)
-    order = np.lexsort((e, pos.group))
-    g = pos.group[order]
-    first = np.r_[True, g[1:] != g[:-1]]
-    starts = np.nonzero(first)[0]
+    order = np.lexsort((e, group))
+    g = group[order]
+    starts = np.nonzero(np.r_[True, g[1:] != g[:-1]])[0]
     sizes = np.diff(np.r_[starts, len(g)])
     picked = order[starts[sizes > 1]]
     best = np.minimum.reduceat(te[order], starts)[sizes > 1]
@@ -345,7 +344,10 @@ def decision_error(variant: Variant, net: Net, x: np.ndarray, pos: Positions,
 def held_out_error(variant: Variant, net: Net, x: np.ndarray, pos: Positions,
                    targets: np.ndarray) -> dict[str, float]:
     """Mean absolute equity error and mean absolute win-probability error against the teacher."""
-    p = tidy(variant, net.forward(x), pos.me_flag, pos.opp_flag)
+    return _errors(tidy(variant, net.forward(x), pos.me_flag, pos.opp_flag), targets)
+
+
+def _errors(p: np.ndarray, targets: np.ndarray) -> dict[str, float]:
     return {"equity_mae": float(np.abs(equity(p) - equity(targets)).mean()),
             "win_mae": float(np.abs(p[:, 0] - targets[:, 0]).mean())}
 
@@ -390,9 +392,10 @@ def fit(variant: Variant, net: Net, pos: Positions, targets: np.ndarray, *, epoc
     opt = Adam(lr)
 
     def measure(epoch: int) -> dict[str, float]:
-        point = held_out_error(variant, net, x_test, p_test, t_test)
-        if grouped:
-            point.update(decision_error(variant, net, x_test, p_test, r_test))
+        probs = tidy(variant, net.forward(x_test), p_test.me_flag, p_test.opp_flag)
+        point = _errors(probs, t_test)
+        if p_test.group is not None:
+            point.update(decision_error(probs, p_test.group, r_test))
         point.update(epoch=epoch)
         return point
 
@@ -590,7 +593,10 @@ def run(args: argparse.Namespace, teacher_name: str,
         rank_file = Path(args.rank_data) if args.rank_data else None
         if rank_file is not None and rank_file.exists():
             with np.load(rank_file) as saved:
-                rows, deep = saved["rows"], saved["targets"]
+                rows, deep, made_for = saved["rows"], saved["targets"], int(saved["positions"])
+            if made_for != len(pos):
+                raise SystemExit(f"--rank-data {rank_file.name} labels rows of {made_for} "
+                                 f"positions, these are {len(pos)}")
             say(f"read {len(rows)} rows labelled at {args.rank_teacher_plies} plies")
         else:
             rows = (rank_rows(pos, args.rank_rows, args.seed) if args.rank_rows is not None
@@ -599,11 +605,9 @@ def run(args: argparse.Namespace, teacher_name: str,
             say(f"labelled {len(rows)} rows at {args.rank_teacher_plies} plies "
                 f"({time.monotonic() - started:.0f} s)")
             if rank_file is not None:
-                np.savez_compressed(rank_file, rows=rows, targets=deep)
-        rank_targets = targets.copy()
-        rank_targets[rows] = deep
-        if args.rank_rows is not None:  # fit the labelled decisions only
-            pos, targets, rank_targets = pos.take(rows), targets[rows], rank_targets[rows]
+                np.savez_compressed(rank_file, rows=rows, targets=deep, positions=len(pos))
+        # the labelled decisions are the ones fitted (all of them without --rank-rows)
+        pos, targets, rank_targets = pos.take(rows), targets[rows], deep
     net = starting_net(v, args.weights, args.hidden, args.seed,
                        args.feature_version if args.widen else None, args.feature_version)
 

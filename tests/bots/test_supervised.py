@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from jacquetd.bots import features, supervised
-from jacquetd.bots.evaluator import NeuralEvaluator, all_home, load_net
+from jacquetd.bots.evaluator import NeuralEvaluator, all_home, load_net, tidy
 from jacquetd.bots.net import Net, equity
 from jacquetd.bots.search import Searcher, State
 from jacquetd.rules import find_variant
@@ -104,12 +104,15 @@ def test_decision_error_scores_the_networks_pick_by_the_teachers_figures():
     x = supervised.encode(v, pos, int(net.meta["feature_version"]))
     own = NeuralEvaluator(v, net, use_bearoff=False).probs(pos.me, pos.opp, pos.me_flag,
                                                            pos.opp_flag)
-    assert supervised.decision_error(v, net, x, pos, own) == {"agree": 1.0, "decision_mp": 0.0}
+    probs = tidy(v, net.forward(x), pos.me_flag, pos.opp_flag)  # as the fit measures it
+    assert pos.group is not None
+    assert supervised.decision_error(probs, pos.group, own) == {"agree": 1.0,
+                                                                "decision_mp": 0.0}
     # a teacher that prefers exactly the opposite order: every pick is its worst
     flipped = own[:, [3, 4, 2, 0, 1]]
     flipped[:, 0] = 1.0 - own[:, 0]
     flipped[:, 2] = 0.0
-    worse = supervised.decision_error(v, net, x, pos, flipped)
+    worse = supervised.decision_error(probs, pos.group, flipped)
     assert worse["agree"] < 0.2 and worse["decision_mp"] > 10.0
 
 
@@ -150,6 +153,8 @@ def test_a_deeper_judge_for_the_relative_term(tmp_path):
     ev = NeuralEvaluator(v, load_net(v.name))
     np.testing.assert_allclose(deep, supervised.search_teacher(ev, 1)(pos), atol=1e-6)
     assert supervised.main(args) == 0  # reads the saved labels
+    with pytest.raises(SystemExit, match="labels rows of"):  # labels of other positions
+        supervised.main([*args[:3], "3", *args[4:]])  # three games, not two
     with pytest.raises(SystemExit, match="--groups"):  # no decisions to weigh
         supervised.main([a for a in args if a != "--groups"])
 
