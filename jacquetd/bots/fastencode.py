@@ -1,4 +1,4 @@
-"""The version-2, 3 and 4 input encodings of `features.py`, compiled with numba.
+"""The version-2 to 5 input encodings of `features.py`, compiled with numba.
 
 `features.encode` spends most of a 0-ply evaluation (and of a self-play
 training game) in dozens of small numpy operations per batch; this kernel
@@ -19,6 +19,8 @@ import numpy as np
 from jacquetd.rules import Variant
 from jacquetd.rules.variants import opponent_point_map
 
+from . import gnubg_inputs
+
 _njit: Any = None
 if os.environ.get("JACQUETD_FASTGEN", "1").strip().lower() not in ("0", "off", "no", "false"):
     try:
@@ -27,7 +29,7 @@ if os.environ.get("JACQUETD_FASTGEN", "1").strip().lower() not in ("0", "off", "
         _njit = None
 
 HITTING, COURIER, START_LIMIT, PRIMES, SAME_DIRECTION = 1, 2, 4, 8, 16
-_EXTRAS = {2: 16, 3: 22, 4: 34}
+_EXTRAS = {2: 16, 3: 22, 4: 34, 5: 34 + gnubg_inputs.PER_SIDE}
 SUPPORTED = tuple(_EXTRAS)
 """The feature versions this kernel computes."""
 
@@ -321,6 +323,8 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
         out[col + 21] = 1.0 - least / 36.0
     if version >= 4:
         _side_v4(me, opp, table, vflags, hold, rear, doubles, out, col + 22)
+    if version >= 5 and vflags & HITTING and not vflags & SAME_DIRECTION:
+        _gnubg_side(me, opp, out, col + 34)
 
 
 def _side_v4(me: np.ndarray, opp: np.ndarray, table: np.ndarray, vflags: int, hold: int,
@@ -486,7 +490,10 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
         row[col + 2] = 1.0
 
 
+_gnubg_side = gnubg_inputs.side_inputs
+
 if _njit is not None:
+    _gnubg_side = gnubg_inputs.compiled(_njit)
     _cyclic_run = _njit(cache=True)(_cyclic_run)
     _most = _njit(cache=True)(_most)
     _shots = _njit(cache=True)(_shots)

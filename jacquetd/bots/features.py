@@ -38,6 +38,10 @@ pips lost by dancing, the spare pips before the home board must break
 and those already past it, how far the rearmost checkers trail the bulk (one-sided
 moment), how well the held points are spaced to support each other
 (backbone), and the backgame anchors.
+
+Version 5 adds, in `backgammon` only (zeros elsewhere), the 32 inputs per side
+by which GNU Backgammon's own contact network sees a side (`gnubg_inputs`), so
+that a network distilled from it sees what its teacher sees.
 """
 
 from __future__ import annotations
@@ -47,13 +51,13 @@ import numpy as np
 from jacquetd.rules import Variant
 from jacquetd.rules.variants import opponent_point_map
 
-from . import fastencode
+from . import fastencode, gnubg_inputs
 
 FEATURE_VERSION = 4
 """The encoding new networks are trained on by default; every version stays readable."""
 
 _PER_SIDE_UNARY = 24 * 4 + 2  # four units per point, bar, off
-_PER_SIDE_EXTRA = {1: 11, 2: 16, 3: 22, 4: 34}
+_PER_SIDE_EXTRA = {1: 11, 2: 16, 3: 22, 4: 34, 5: 34 + gnubg_inputs.PER_SIDE}
 
 
 def n_inputs(version: int = FEATURE_VERSION) -> int:
@@ -549,6 +553,10 @@ def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.n
         extras += _v4_extras(variant, me, opp, doubles)
     for k, value in enumerate(extras):
         out[:, col + k] = value
+    if version >= 5 and variant.hitting and not variant.same_direction:
+        at = col + _PER_SIDE_EXTRA[4]
+        for r in range(n):
+            gnubg_inputs.side_inputs(me[r], opp[r], out[r], at)
     return col + _PER_SIDE_EXTRA[version]
 
 
@@ -557,7 +565,7 @@ def encode(variant: Variant, me: np.ndarray, opp: np.ndarray,
            version: int = FEATURE_VERSION) -> np.ndarray:
     """The (N, n_inputs(version)) float32 input matrix of a batch of positions, `me` on roll.
 
-    Versions 2 and 3 run the compiled encoder (`fastencode`) when numba is
+    Versions 2 to 5 run the compiled encoder (`fastencode`) when numba is
     there; `encode_numpy` is the reference it is tested against.
     """
     n = me.shape[0]

@@ -22,7 +22,7 @@ def _start(variant: str) -> tuple[np.ndarray, np.ndarray]:
     return side, side.copy()
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_width_matches_the_version(variant, version):
     me, opp = _start(variant)
@@ -99,7 +99,7 @@ def test_network_and_version_must_agree():
         NeuralEvaluator(find_variant("jacquet"), net)
 
 
-@pytest.mark.parametrize("version", [2, 3, 4])
+@pytest.mark.parametrize("version", [2, 3, 4, 5])
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_compiled_encoder_equals_the_numpy_reference(variant, version):
     from jacquetd.bots import fastencode
