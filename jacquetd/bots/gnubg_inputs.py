@@ -98,14 +98,20 @@ def _escape_tables() -> tuple[np.ndarray, np.ndarray]:
 ESCAPES0, ESCAPES1 = _escape_tables()
 
 
-def _escape_bits(board: np.ndarray, n: int) -> int:
-    """gnubg's `Escapes` key: bit i set when board[24 + i - n] holds two or more."""
-    m = n if n < 12 else 12
+def _held(board: np.ndarray) -> int:
+    """Bit i set when board[i] holds two or more checkers (i = 0..24)."""
     bits = 0
-    for i in range(m):
-        if board[24 + i - n] >= 2:
+    for i in range(25):
+        if board[i] >= 2:
             bits |= 1 << i
     return bits
+
+
+def _escape_key(held: int, n: int) -> int:
+    """gnubg's `Escapes` key of a board whose held points are `held` (`_held`): bit i
+    set when board[24 + i - n] holds two or more, for i below min(n, 12)."""
+    m = n if n < 12 else 12
+    return (held >> (24 - n)) & ((1 << m) - 1)
 
 
 def _hits(board: np.ndarray, opp: np.ndarray, a_hit: np.ndarray) -> None:
@@ -293,10 +299,11 @@ def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -
                 break
     out[col + 3] = 2.0 if fwd == 0 else fwd / 6.0
     # shots
-    a_hit = np.zeros(39, dtype=np.int64)
+    scratch = np.zeros(39 + 21 + 21, dtype=np.int64)
+    a_hit = scratch[:39]
+    pips = scratch[39:60]
+    chequers = scratch[60:]
     _hits(board, opp, a_hit)
-    pips = np.zeros(21, dtype=np.int64)
-    chequers = np.zeros(21, dtype=np.int64)
     _shot_rolls(board, opp, a_hit, pips, chequers)
     np_ = 0
     n1 = 0
@@ -312,13 +319,14 @@ def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -
     out[col + 5] = n1 / 36.0
     out[col + 6] = n2 / 36.0
     # escapes and containment
-    bits = _escape_bits(board, 23 - opp_back)
+    mine = _held(board)
+    bits = _escape_key(mine, 23 - opp_back)
     out[col + 7] = ESCAPES0[bits] / 36.0
     out[col + 21] = ESCAPES1[bits] / 36.0
     least = 36
     i = 15
     while i < 24 - opp_back:
-        e = ESCAPES0[_escape_bits(board, i)]
+        e = ESCAPES0[_escape_key(mine, i)]
         if e < least:
             least = e
         i += 1
@@ -329,17 +337,18 @@ def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -
         i = 15
         least = 36
     while i < 24:
-        e = ESCAPES0[_escape_bits(board, i)]
+        e = ESCAPES0[_escape_key(mine, i)]
         if e < least:
             least = e
         i += 1
     c2 = (36 - least) / 36.0
     out[col + 10] = c2
     out[col + 11] = c2 * c2
+    theirs = _held(opp)
     mobility = 0
     for i in range(6, 25):
         if board[i] > 0:
-            mobility += (i - 5) * board[i] * ESCAPES0[_escape_bits(opp, i)]
+            mobility += (i - 5) * board[i] * ESCAPES0[_escape_key(theirs, i)]
     out[col + 12] = mobility / 3600.0
     # one-sided moment (integer arithmetic, rounding up)
     j = 0
@@ -412,12 +421,8 @@ def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -
 def side_inputs(me: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -> None:
     """Write the 32 version-5 inputs of the side `me` against `opp` (our numbering:
     0 borne off, 1-24 the points, 25 the bar) into out[col:col + 32]."""
-    board = np.zeros(25, dtype=np.int64)
-    other = np.zeros(25, dtype=np.int64)
-    for i in range(25):
-        board[i] = me[i + 1]
-        other[i] = opp[i + 1]
-    bar = board[24]
+    board = me[1:]  # gnubg's frame: the points, then the bar
+    bar = me[25]
     out[col] = 1.0 if bar >= 1 else 0.0
     out[col + 1] = 1.0 if bar >= 2 else 0.0
     out[col + 2] = 1.0 if bar >= 3 else 0.0
@@ -441,10 +446,10 @@ def side_inputs(me: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -> N
         out[col + 8] = (off - 5) / 5.0
     else:
         out[col + 7] = off / 5.0
-    half_inputs(board, other, out, col + 10)
+    half_inputs(board, opp[1:], out, col + 10)
 
 
-_KERNELS = ("_escape_bits", "_hits", "_shot_rolls", "half_inputs", "side_inputs")
+_KERNELS = ("_held", "_escape_key", "_hits", "_shot_rolls", "half_inputs", "side_inputs")
 
 
 def compiled(njit: Any) -> Any:
