@@ -22,7 +22,7 @@ of them in our own terms). Per side, 32 values:
 
 The definitions follow gnubg's `eval.c` (`CalculateHalfInputs`, `menOffAll`,
 `menOffNonCrashed`) rule for rule, including its heuristics (a weak board does
-not count hits on its 2- and 3-points as hits it would make; a checker on the
+not count hits on its 1- and 2-points as hits it would make; a checker on the
 bar that hits elsewhere needs the other die to enter). The board is in gnubg's
 frame: index 0 is the side's own 1-point, 23 its 24-point, 24 the bar; our
 positions (index 0 borne off, 1-24 the points, 25 the bar) map to it by
