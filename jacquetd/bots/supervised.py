@@ -471,6 +471,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="fit a crashed network: only the contact positions in which a side's "
                          "board has crashed (features.crashed), written as "
                          "<variant>-crashed.npz")
+    ap.add_argument("--race", action="store_true",
+                    help="fit a race network: only the positions past contact that the exact "
+                         "bear-off table does not cover (not every checker of both sides "
+                         "home), written as <variant>-race.npz")
     ap.add_argument("--groups", action="store_true",
                     help="keep each turn's positions together as one decision (no "
                          "deduplication), hold out whole decisions and report how often "
@@ -547,6 +551,7 @@ def run(args: argparse.Namespace, teacher_name: str,
     depth, for `--rank-teacher-plies`.
     """
     v = find_variant(args.variant)
+    kind = network_kind(args)
     out = Path(args.out or f"distill-{v.name}")
     out.mkdir(parents=True, exist_ok=True)
 
@@ -577,10 +582,14 @@ def run(args: argparse.Namespace, teacher_name: str,
             labels.append(more_extra["targets"])
             say(f"read {len(more_pos)} more labelled positions from {Path(more).name}")
         pos, targets = Positions.concat(parts), np.concatenate(labels)
-    if args.crashed:
+    if kind != "contact":
         me, opp = pos.me.astype(np.int16), pos.opp.astype(np.int16)
-        keep = np.nonzero(features.contact(v, me, opp) & features.crashed(me, opp))[0]
-        say(f"kept the {len(keep)} crashed positions of {len(pos)}")
+        if kind == "crashed":
+            served = features.contact(v, me, opp) & features.crashed(me, opp)
+        else:  # the race network's rows (evaluator.Evaluator.forward, then its bear-off table)
+            served = ~features.contact(v, me, opp) & ~(all_home(me) & all_home(opp))
+        keep = np.nonzero(served)[0]
+        say(f"kept the {len(keep)} {kind} positions of {len(pos)}")
         pos, targets = pos.take(keep), targets[keep]
     if args.rank_weight and pos.group is None:
         raise SystemExit("--rank-weight needs decisions: collect with --groups (every "
@@ -637,13 +646,21 @@ def run(args: argparse.Namespace, teacher_name: str,
         "widened": bool(args.widen),
         "fit": best.meta.get("fit"), "fit_curve": curve,
         "seconds": round(time.monotonic() - started, 1)}
-    name = f"{v.name}-crashed" if args.crashed else v.name
-    meta["kind"] = "crashed" if args.crashed else "contact"
+    name = v.name if kind == "contact" else f"{v.name}-{kind}"
+    meta["kind"] = kind
     best.meta = meta
     best.save(out / f"{name}.npz")
     (out / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
     say(f"wrote {out / (name + '.npz')}")
     return 0
+
+
+def network_kind(args: argparse.Namespace) -> str:
+    """Which of a variant's networks a run fits: `contact` (every position), `crashed` or
+    `race` (only the positions the evaluator sends to that network)."""
+    if args.crashed and args.race:
+        raise SystemExit("--crashed and --race fit different networks: name one")
+    return "crashed" if args.crashed else "race" if args.race else "contact"
 
 
 def earlier_stages(meta: dict[str, Any]) -> list[str]:

@@ -306,23 +306,33 @@ def test_average_tool_writes_a_loadable_network_and_measures_it(tmp_path, capsys
     assert "feature version" in capsys.readouterr().err
 
 
-def test_a_crashed_network_is_fitted_on_crashed_positions_only(tmp_path):
+@pytest.mark.parametrize("kind", ["crashed", "race"])
+def test_a_crashed_or_race_network_is_fitted_on_the_positions_it_serves_only(tmp_path, kind):
     v = find_variant("backgammon")
     pos = supervised.collect(v, 40, seed=7, per_turn=8)
     me, opp = pos.me.astype(np.int16), pos.opp.astype(np.int16)
-    n_crashed = int((features.contact(v, me, opp) & features.crashed(me, opp)).sum())
-    assert 0 < n_crashed < len(pos)
+    contact = features.contact(v, me, opp)
+    served = (contact & features.crashed(me, opp) if kind == "crashed"
+              else ~contact & ~(all_home(me) & all_home(opp)))
+    n_served = int(served.sum())
+    assert 0 < n_served < len(pos)
     data = tmp_path / "data.npz"
     pos.save(data, targets=NeuralEvaluator(v, load_net(v.name)).probs(
         me, opp, pos.me_flag, pos.opp_flag))
     assert supervised.main(["--variant", "backgammon", "--games", "40", "--epochs", "1",
-                            "--data", str(data), "--crashed", "--out", str(tmp_path / "out"),
+                            "--data", str(data), f"--{kind}", "--out", str(tmp_path / "out"),
                             "--quiet"]) == 0
     assert not (tmp_path / "out" / "backgammon.npz").exists()
-    sidecar = json.loads((tmp_path / "out" / "backgammon-crashed.json").read_text())
-    assert sidecar["kind"] == "crashed" and sidecar["positions"] == n_crashed
-    net = Net.load(tmp_path / "out" / "backgammon-crashed.npz")
-    NeuralEvaluator(v, load_net(v.name), crashed_net=net)  # the shapes and version fit
+    sidecar = json.loads((tmp_path / "out" / f"backgammon-{kind}.json").read_text())
+    assert sidecar["kind"] == kind and sidecar["positions"] == n_served
+    net = Net.load(tmp_path / "out" / f"backgammon-{kind}.npz")
+    NeuralEvaluator(v, load_net(v.name), **{f"{kind}_net": net})  # the shapes and version fit
+
+
+def test_crashed_and_race_together_are_refused(tmp_path):
+    with pytest.raises(SystemExit, match="different networks"):
+        supervised.main(["--variant", "backgammon", "--games", "1", "--epochs", "0",
+                         "--crashed", "--race", "--out", str(tmp_path / "out"), "--quiet"])
 
 
 def test_the_evaluator_sends_crashed_contact_positions_to_the_crashed_network():
