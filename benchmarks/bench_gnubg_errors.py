@@ -63,7 +63,8 @@ def play(args: argparse.Namespace, games: Sequence[int]) -> list[tuple[int, str,
 
     out: list[tuple[int, str, float | None]] = []
     for g in games:
-        ours = make_chooser(args.level, v, [args.seed, g, 0])
+        ours = make_chooser(args.level, v, [args.seed, g, 0], args.weights, args.race_weights,
+                            args.crashed_weights)
         def hook(player: int, turn: Turn, raws: Sequence[RawPlay], k: int, game: int = g
                  ) -> None:
             if player != 0 or len(raws) < 2:
@@ -88,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=41)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--weights", default=None,
+                    help="a candidate contact network for our level (default: the shipped one)")
+    ap.add_argument("--race-weights", default=None, help="a candidate race network")
+    ap.add_argument("--crashed-weights", default=None, help="a candidate crashed network")
     ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
     args = ap.parse_args(argv)
     started = time.monotonic()
@@ -102,9 +107,11 @@ def main(argv: list[str] | None = None) -> int:
                                  ) as pool:
             for part in pool.map(play, [args] * len(batches), batches):
                 rows += part
-    print(f"backgammon: {args.level} against gnubg {args.gnubg_plies}-ply, {args.games} games, "
-          f"seed {args.seed}; our plays that differ from gnubg's, judged by gnubg "
-          f"{args.judge_plies}-ply (cubeless), millipoints")
+    files = [Path(f).name for f in (args.weights, args.race_weights, args.crashed_weights) if f]
+    named = f" [{' + '.join(files)}]" if files else ""
+    print(f"backgammon: {args.level}{named} against gnubg {args.gnubg_plies}-ply, "
+          f"{args.games} games, seed {args.seed}; our plays that differ from gnubg's, "
+          f"judged by gnubg {args.judge_plies}-ply (cubeless), millipoints")
     print(f"  {'phase':9} {'turns':>6} {'differ':>7} {'cost per disagreement':>24} "
           f"{'cost per game':>18}")
     table = {}

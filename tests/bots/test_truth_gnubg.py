@@ -113,3 +113,8 @@ def test_bench_gnubg_errors_splits_the_disagreements_by_phase(
     assert 0 < ours["all"]["differ"] < ours["all"]["turns"]
     same = run("--level", "gnubg")  # gnubg against itself never differs
     assert same["all"]["turns"] > 0 and same["all"]["differ"] == 0
+    # a candidate network in our level's place: the shipped file itself plays the same
+    from jacquetd.bots.evaluator import WEIGHTS_DIR
+
+    shipped = str(WEIGHTS_DIR / "backgammon.npz")
+    assert run("--weights", shipped) == ours
