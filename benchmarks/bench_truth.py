@@ -115,7 +115,8 @@ class Extras:
             if self.roller is None:
                 fastgen.warm_up()
                 self.roller = make_roller(self.variant.name,
-                                          self.settings.get("player", "neural"))
+                                          self.settings.get("player", "neural"),
+                                          self.settings.get("network"))
             s = self.settings
             res = self.roller.run(after(state, raw, self.variant.tracks_primes),
                                   trials=s["trials"], seed=[s["seed"], rec["id"]],

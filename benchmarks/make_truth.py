@@ -21,6 +21,12 @@ existing truth file (`--candidates-from`, default `truth/<variant>.jsonl`) again
 with GNU Backgammon's 0-ply evaluator playing both sides and scoring the
 horizon (`gnubg_rollout.py`; our network only measures the luck), into
 `truth/<variant>.gnubg.jsonl`: a truth that does not share our network's
+judgement. `--network NAME` rolls out the decisions and candidates of an existing truth file
+(as `--player gnubg` does) with another of our networks playing both sides and scoring
+the horizon: `truth/networks/NAME`, kept in the repo beside the set, into
+`truth/<variant>.<tag>.jsonl` (`NAME` = `<variant>-<tag>.npz`). A network shipped
+since the truth set was made is a stronger player than the one that made it, and
+the set it rolls out is a second opinion that does not share the older network's
 judgement. `--jobs N` rolls out N decisions at a time.
 
 Output: `benchmarks/truth/<variant>.jsonl`. The first line is a header (the
@@ -66,6 +72,7 @@ TRUTH_NETWORKS = TRUTH_DIR / "networks"
 """The networks that sampled and rolled out the truth sets, kept when a new one ships."""
 
 _TRUTH_EVALUATORS: dict[str, NeuralEvaluator] = {}
+_ROLLOUT_EVALUATORS: dict[tuple[str, str], NeuralEvaluator] = {}
 
 
 def truth_evaluator(variant_name: str) -> NeuralEvaluator:
@@ -83,6 +90,28 @@ def truth_evaluator(variant_name: str) -> NeuralEvaluator:
             NeuralEvaluator(find_variant(variant_name), Net.load(path)) if path.exists()
             else neural_evaluator(variant_name))
     return _TRUTH_EVALUATORS[variant_name]
+
+
+def network_tag(variant_name: str, network: str) -> str:
+    """The tag of a rollout network's file name, `<variant>-<tag>.npz`: the truth file
+    it rolls out is `<variant>.<tag>.jsonl`."""
+    stem = Path(network).stem
+    prefix = f"{variant_name}-"
+    if Path(network).suffix != ".npz" or not stem.startswith(prefix) or stem == prefix:
+        raise SystemExit(f"--network {network}: name it {prefix}<tag>.npz in "
+                         f"{TRUTH_NETWORKS.relative_to(TRUTH_DIR.parent)}/")
+    return stem[len(prefix):]
+
+
+def rollout_evaluator(variant_name: str, network: str) -> NeuralEvaluator:
+    """The evaluator of a rollout network kept in `truth/networks/` (`--network`)."""
+    key = (variant_name, network)
+    if key not in _ROLLOUT_EVALUATORS:
+        path = TRUTH_NETWORKS / Path(network).name
+        if not path.exists():
+            raise SystemExit(f"no network {path.name} in {TRUTH_NETWORKS.name}/")
+        _ROLLOUT_EVALUATORS[key] = NeuralEvaluator(find_variant(variant_name), Net.load(path))
+    return _ROLLOUT_EVALUATORS[key]
 
 
 @dataclass(frozen=True)
@@ -207,17 +236,21 @@ class Roller(Protocol):
 PLAYERS = ("neural", "gnubg")
 
 
-def make_roller(variant_name: str, player: str) -> Roller:
-    """The roller of a truth file's `player` setting (`neural`: our 0-ply network, the
-    one the truth sets were made with; `gnubg`: GNU Backgammon at 0 plies)."""
+def make_roller(variant_name: str, player: str, network: str | None = None) -> Roller:
+    """The roller of a truth file's `player` and `network` settings (`neural`: our 0-ply
+    network, the one the truth sets were made with or `network` from `truth/networks/`;
+    `gnubg`: GNU Backgammon at 0 plies)."""
     if player == "gnubg":
         from gnubg_rollout import GnubgRollout
 
         return GnubgRollout(truth_evaluator(variant_name))
+    if network is not None:
+        return TruncatedRollout(rollout_evaluator(variant_name, network))
     return TruncatedRollout(truth_evaluator(variant_name))
 
 
-def rollout_description(player: str, horizon: int, trials: int) -> dict[str, Any]:
+def rollout_description(player: str, horizon: int, trials: int, network: str | None = None
+                        ) -> dict[str, Any]:
     """The header's account of how the candidates were rolled out."""
     if player == "gnubg":
         from gnubg_rollout import AT_HORIZON, PLAYER
@@ -227,6 +260,8 @@ def rollout_description(player: str, horizon: int, trials: int) -> dict[str, Any
                 "variate with zero mean whoever plays)")
     else:
         who, at_horizon = "neural (0 plies), both sides", "0-ply evaluator, cubeless equity"
+        if network is not None:
+            who = f"neural (0 plies, networks/{network}), both sides"
         luck = "luck of every turn subtracted (0-ply)"
     return {"player": who, "horizon_turns": horizon, "at_horizon": at_horizon,
             "trials": trials,
@@ -254,10 +289,11 @@ def recorded(variant: Variant, records: Sequence[dict[str, Any]]) -> Iterator[De
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(variant_name: str, player: str, seed: int, trials: int, horizon: int
-                 ) -> None:
+def _init_worker(variant_name: str, player: str, network: str | None, seed: int, trials: int,
+                 horizon: int) -> None:
     fastgen.warm_up()
-    _WORKER.update(variant=find_variant(variant_name), roller=make_roller(variant_name, player),
+    _WORKER.update(variant=find_variant(variant_name),
+                   roller=make_roller(variant_name, player, network),
                    seed=seed, trials=trials, horizon=horizon)
 
 
@@ -330,8 +366,8 @@ def write_truth(path: Path, header: dict[str, Any], records: list[dict[str, Any]
     tmp.replace(path)
 
 
-SETTINGS = ("variant", "seed", "trials", "horizon", "rate", "extra", "player")
-DEFAULTS = {"player": "neural"}
+SETTINGS = ("variant", "seed", "trials", "horizon", "rate", "extra", "player", "network")
+DEFAULTS: dict[str, Any] = {"player": "neural", "network": None}
 """Settings added after the first truth files were made, with the value those files had."""
 
 
@@ -349,9 +385,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--player", choices=PLAYERS, default="neural",
                     help="who plays the rollouts and scores the horizon (gnubg: backgammon, "
                          "the decisions and candidates of --candidates-from)")
+    ap.add_argument("--network", default=None,
+                    help="with --player neural: this network of truth/networks/ "
+                         "(<variant>-<tag>.npz) plays the rollouts and scores the horizon, "
+                         "on the decisions and candidates of --candidates-from")
     ap.add_argument("--candidates-from", default=None,
                     help="take the decisions and candidates of this truth file instead of "
-                         "sampling them (default with --player gnubg: truth/<variant>.jsonl)")
+                         "sampling them (default with --player gnubg or --network: "
+                         "truth/<variant>.jsonl)")
     ap.add_argument("--jobs", type=int, default=1, help="decisions rolled out at a time")
     ap.add_argument("--out", default=None, help="output file (default: truth/<variant>.jsonl, "
                                                 "truth/<variant>.gnubg.jsonl for gnubg)")
@@ -362,10 +403,18 @@ def main(argv: list[str] | None = None) -> int:
     args.variant = v.name
     if args.player == "gnubg" and v.name != "backgammon":
         raise SystemExit("gnubg plays backgammon only")
-    suffix = "" if args.player == "neural" else f".{args.player}"
+    if args.network is not None:
+        if args.player != "neural":
+            raise SystemExit("--network is a network of ours: use it with --player neural")
+        args.network = Path(args.network).name
+        rollout_evaluator(v.name, args.network)  # fails early on a missing file
+    if args.network is not None:
+        suffix = f".{network_tag(v.name, args.network)}"
+    else:
+        suffix = "" if args.player == "neural" else f".{args.player}"
     path = Path(args.out) if args.out else TRUTH_DIR / f"{v.name}{suffix}.jsonl"
     source = args.candidates_from
-    if source is None and args.player != "neural":
+    if source is None and (args.player != "neural" or args.network is not None):
         source = str(TRUTH_DIR / f"{v.name}.jsonl")
     path.parent.mkdir(parents=True, exist_ok=True)
     progress = path.with_suffix(".progress")
@@ -381,6 +430,8 @@ def main(argv: list[str] | None = None) -> int:
                         ("variant", "decisions", "trials", "horizon", "seed", "rate", "extra")))
     if args.player != "neural":
         command += f" --player {args.player}"
+    if args.network is not None:
+        command += f" --network {args.network}"
     if args.candidates_from:
         command += f" --candidates-from {Path(args.candidates_from).name}"
     fastgen.warm_up()
@@ -402,10 +453,12 @@ def main(argv: list[str] | None = None) -> int:
     def head(complete: bool) -> dict[str, Any]:
         return {
             "type": "header", "format": FORMAT, "variant": v.name, "command": command,
-            "settings": {k: getattr(args, k) for k in SETTINGS},
+            "settings": {k: getattr(args, k) for k in SETTINGS
+                         if getattr(args, k) is not None or k not in DEFAULTS},
             **({"candidates_from": Path(source).name} if source is not None else {}),
             "code_version": code_version(),
-            "rollout": rollout_description(args.player, args.horizon, args.trials),
+            "rollout": rollout_description(args.player, args.horizon, args.trials,
+                                           args.network),
             "decisions_wanted": args.decisions, "decisions_done": len(records),
             "complete": complete, "cpu_seconds": round(seconds, 1),
             "candidates_rolled_out": sum(len(r["candidates"]) for r in records),
@@ -433,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
                             f"{seconds:.0f} CPU s, {time.monotonic() - started:.0f} s wall, "
                             f"last id {rec['id']}\n")
 
-    init = (v.name, args.player, args.seed, args.trials, args.horizon)
+    init = (v.name, args.player, args.network, args.seed, args.trials, args.horizon)
     if args.jobs > 1:
         with multiprocessing.get_context("spawn").Pool(args.jobs, _init_worker, init) as pool:
             for rec, cpu in pool.imap_unordered(_roll_out_in_worker, todo()):

@@ -125,3 +125,38 @@ def test_rollout_is_reproducible_and_seed_dependent() -> None:
     assert list(a.values) != list(c.values)
     with pytest.raises(ValueError, match="horizon"):
         TruncatedRollout(ev).run(state, trials=36, seed=[5], horizon=0)
+
+
+def test_network_rolls_out_the_decisions_of_the_truth_set_again(tmp_path: Any) -> None:
+    """`--network` keeps the source's decisions and candidates, names its player in the
+    header, rolls out with that network (not the truth network) and resumes."""
+    from benchmarks.make_truth import main, network_tag, rollout_evaluator
+
+    out = tmp_path / "jacquet.n256.jsonl"
+    argv = ["--variant", "jacquet", "--network", "jacquet-n256.npz", "--decisions", "1",
+            "--trials", "36", "--out", str(out)]
+    assert main(argv) == 0
+    header, records = read_truth(out)
+    _src_header, source = read_truth(TRUTH_DIR / "jacquet.jsonl")
+    assert header is not None and header["complete"]
+    assert header["settings"]["network"] == "jacquet-n256.npz"
+    assert header["candidates_from"] == "jacquet.jsonl"
+    assert "networks/jacquet-n256.npz" in header["rollout"]["player"]
+    assert "--network jacquet-n256.npz" in header["command"]
+    (rec,) = records
+    src = source[0]
+    assert (rec["id"], rec["me"], rec["opp"], rec["dice"], rec["choices"]) == (
+        src["id"], src["me"], src["opp"], src["dice"], src["choices"])
+    assert [(c["after_me"], c["after_opp"]) for c in rec["candidates"]] == [
+        (c["after_me"], c["after_opp"]) for c in src["candidates"]]
+    assert rollout_evaluator("jacquet", "jacquet-n256.npz").net is not (
+        truth_evaluator("jacquet").net)
+    assert main(argv) == 0  # complete: resumes with nothing to do
+    assert read_truth(out)[1] == records
+    with pytest.raises(SystemExit, match="rerun with the same settings"):
+        main([*argv[:-2], "--trials", "72", "--out", str(out)])
+    with pytest.raises(SystemExit, match=r"jacquet-<tag>\.npz"):
+        network_tag("jacquet", "n256.npz")
+    with pytest.raises(SystemExit, match="no network"):
+        main(["--variant", "jacquet", "--network", "jacquet-missing.npz", "--out",
+              str(tmp_path / "x.jsonl")])
