@@ -25,7 +25,9 @@ decisions whose rollout verdict is within two standard errors of another
 action ("unsure"). Caution: the rollouts share the 0-ply network's judgement
 (its plays, its cube policy in later turns and its probabilities at the
 horizon), so the check measures how well our decision agrees with our own
-played-out policy, not with perfect play.
+played-out policy, not with perfect play. `--network NAME` rolls the same positions
+out with another network of ours kept in `truth/networks/` (`make_truth.py
+--network`): a stronger player's verdicts, saved with the network's name.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from bench_cube import GnubgCube, cost, our_class  # noqa: E402
-from make_truth import code_version, truth_evaluator  # noqa: E402
+from make_truth import code_version, rollout_evaluator, truth_evaluator  # noqa: E402
 
 from jacquetd.bots import analysis, cubeful  # noqa: E402
 from jacquetd.bots import cube as cubemod  # noqa: E402
@@ -108,12 +110,15 @@ def sample(variant: str, count: int, seed: int, rate: float, window: tuple[float
 SCAN = tuple(round(x, 2) for x in np.arange(0.40, 0.96, 0.05))
 
 
-def roll_out(job: tuple[str, str, int, int, int, int, float]) -> dict[str, Any]:
+def roll_out(job: tuple[str, str, int, int, int, int, float, str | None]) -> dict[str, Any]:
     """The cubeful rollout of one position's decision: its figures, as saved (`--save`).
-    `x` is the contact efficiency of the rollout's own cube policy and of its verdict."""
-    variant, position_id, trials, horizon, seed, index, x = job
+    `x` is the contact efficiency of the rollout's own cube policy and of its verdict;
+    `network`, a network of `truth/networks/` playing the rollout instead of the one the
+    positions were sampled with."""
+    variant, position_id, trials, horizon, seed, index, x, network = job
     pos = Position.from_id(position_id)
-    roller = CubefulRollout(Searcher(truth_evaluator(variant)), x_contact=x)
+    ev = truth_evaluator(variant) if network is None else rollout_evaluator(variant, network)
+    roller = CubefulRollout(Searcher(ev), x_contact=x)
     result = roller.run(state_of(pos), trials=trials, seed=[seed, index], horizon=horizon)
     proper = our_class(result.decision(cubemod.efficiency(pos, x)))
     se = result.difference_se
@@ -160,6 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--window", type=float, nargs=2, default=(0.55, 0.95))
     ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
     ap.add_argument("--json", action="store_true", help="also print every decision as JSON")
+    ap.add_argument("--network", default=None,
+                    help="roll out with this network of truth/networks/ (<variant>-<tag>.npz) "
+                         "instead of the one the positions are sampled with")
     ap.add_argument("--save", type=Path, help="write the rollouts' figures to this file "
                     "(JSON lines, the settings first)")
     ap.add_argument("--load", type=Path, help="judge the rollouts saved in this file "
@@ -182,12 +190,16 @@ def main(argv: list[str] | None = None) -> int:
         for key in ("variant", "positions", "trials", "horizon", "seed", "window"):
             setattr(args, key, settings[key])
         args.efficiency = settings.get("efficiency", 0.68)  # files made before the option
+        args.network = settings.get("network")
         rolled = [json.loads(line) for line in lines[1:]]
     else:
         positions = sample(args.variant, args.positions, args.seed, args.rate,
                            tuple(args.window))
+        if args.network is not None:
+            args.network = Path(args.network).name
+            rollout_evaluator(args.variant, args.network)  # fails early on a missing file
         jobs = [(args.variant, pos.to_id(), args.trials, args.horizon, args.seed, i,
-                 args.efficiency)
+                 args.efficiency, args.network)
                 for i, pos in enumerate(positions)]
         if args.jobs > 1:
             with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
@@ -199,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
                         ("variant", "positions", "trials", "horizon", "seed", "rate",
                          "efficiency")}
             settings["window"] = list(args.window)
+            if args.network is not None:
+                settings["network"] = args.network
             settings["code_version"] = code_version()
             settings["command"] = "python benchmarks/bench_cube_rollout.py " + " ".join(
                 argv if argv is not None else sys.argv[1:])
@@ -207,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.variant}: money cube decisions of {len(rows)} positions from neural "
           f"self-play (seed {args.seed}, 0-ply winning chances {args.window[0]}-"
           f"{args.window[1]}) against cubeful rollouts ({args.trials} trials per line, "
-          f"0-ply player, our cube policy at contact efficiency {args.efficiency}, "
+          f"0-ply player{'' if args.network is None else ' ' + args.network}, "
+          f"our cube policy at contact efficiency {args.efficiency}, "
           f"truncated after {args.horizon} turns); "
           f"{time.monotonic() - started:.0f} s")
     classes = ("no double", "double/take", "double/pass", "too good")

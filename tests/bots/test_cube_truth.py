@@ -8,6 +8,10 @@ are rolled out again with fewer trials (the same dice streams: trial t of a line
 has its own seeded generator), and the no-double and double/take equities must
 agree with the recorded ones within four combined standard errors.
 
+`jacquet.cube.n256.jsonl` holds the same positions as `jacquet.cube.jsonl`, rolled out
+by the 256-unit network (`--network jacquet-n256.npz`); its slice is rolled out again
+by that network.
+
 In the bounded form (`JACQUETD_SLOW_BUDGET` set, as in CI) fewer positions are
 sampled and one is rolled out.
 """
@@ -39,7 +43,8 @@ def read(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["jacquet.cube.jsonl", "jacquet-be.cube.jsonl",
-                                  "jacquet.cube-x0.68.jsonl", "jacquet-be.cube-x0.68.jsonl"])
+                                  "jacquet.cube-x0.68.jsonl", "jacquet-be.cube-x0.68.jsonl",
+                                  "jacquet.cube.n256.jsonl"])
 def test_cube_truth_regenerates(name: str) -> None:
     settings, rows = read(name)
     assert len(rows) == settings["positions"]
@@ -52,7 +57,16 @@ def test_cube_truth_regenerates(name: str) -> None:
         row = rows[index]
         again = roll_out((settings["variant"], row["position_id"], TRIALS,
                           settings["horizon"], settings["seed"], index,
-                          settings.get("efficiency", 0.68)))
+                          settings.get("efficiency", 0.68), settings.get("network")))
         for line in ("nd", "dt"):
             se = math.hypot(again[f"{line}_se"], row[f"{line}_se"])
             assert abs(again[line] - row[line]) <= 4 * se, (name, index, line, again, row)
+
+
+def test_second_cube_truth_has_the_first_ones_positions() -> None:
+    first, rows = read("jacquet.cube.jsonl")
+    second, again = read("jacquet.cube.n256.jsonl")
+    assert second["network"] == "jacquet-n256.npz"
+    assert [r["position_id"] for r in again] == [r["position_id"] for r in rows]
+    assert {k: second[k] for k in ("trials", "horizon", "seed", "efficiency", "window")} == {
+        k: first[k] for k in ("trials", "horizon", "seed", "efficiency", "window")}
