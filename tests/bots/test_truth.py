@@ -166,24 +166,10 @@ def test_network_rolls_out_the_decisions_of_the_truth_set_again(tmp_path: Any) -
 def test_second_jacquet_truth_matches_its_source_and_regenerates() -> None:
     """`jacquet.n256.jsonl`: the decisions and candidates of `jacquet.jsonl`, rolled out
     again by the 256-unit network; a slice rolled out again agrees within the errors."""
-    from benchmarks.make_truth import make_roller, recorded
+    from benchmarks.make_truth import make_roller
+    from tests.bots.truth_checks import check_rolled_out_again
 
-    header, records = read_truth(TRUTH_DIR / "jacquet.n256.jsonl")
-    _src_header, source = read_truth(TRUTH_DIR / "jacquet.jsonl")
-    assert header is not None and header["complete"]
-    s = header["settings"]
-    assert s["network"] == "jacquet-n256.npz" and header["candidates_from"] == "jacquet.jsonl"
-    assert len(records) == len(source) >= 300
-    for rec, src in zip(records, source, strict=True):
-        assert (rec["id"], rec["me"], rec["opp"], rec["dice"], rec["choices"]) == (
-            src["id"], src["me"], src["opp"], src["dice"], src["choices"])
-        assert [(c["after_me"], c["after_opp"]) for c in rec["candidates"]] == [
-            (c["after_me"], c["after_opp"]) for c in src["candidates"]]
-    v = find_variant("jacquet")
-    roller = make_roller(v.name, s["player"], s["network"])
-    n = slice_size()
-    for rec, d in zip(records[:n], recorded(v, source[:n]), strict=True):
-        again = roll_out(v, roller, d, s["seed"], TRIALS, s["horizon"])
-        for old, new in zip(rec["candidates"], again["candidates"], strict=True):
-            tolerance = 4 * math.hypot(old["se"], new["se"]) + 1e-4
-            assert abs(old["equity"] - new["equity"]) <= tolerance, (rec["id"], old, new)
+    roller = make_roller("jacquet", "neural", "jacquet-n256.npz")
+    header = check_rolled_out_again("jacquet.n256.jsonl", "jacquet.jsonl", roller,
+                                    slice_size())
+    assert header["settings"]["network"] == "jacquet-n256.npz"

@@ -10,14 +10,12 @@ slice rolled out again with fewer trials agrees within the standard errors.
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
-from benchmarks.make_truth import TRUTH_DIR, read_truth, recorded, roll_out, truth_evaluator
+from benchmarks.make_truth import TRUTH_DIR, read_truth, truth_evaluator
 from benchmarks.positions import gnubg_board
 from jacquetd.bots.search import State
-from jacquetd.rules import find_variant
+from tests.bots.truth_checks import check_rolled_out_again
 
 gnubg = pytest.importorskip("gnubg")
 from benchmarks.gnubg_rollout import GnubgRollout  # noqa: E402  (needs gnubg)
@@ -61,23 +59,8 @@ def test_only_backgammon() -> None:
 
 
 def test_gnubg_truth_matches_its_source_and_regenerates(roller: GnubgRollout) -> None:
-    header, records = read_truth(TRUTH_DIR / "backgammon.gnubg.jsonl")
-    _src_header, source = read_truth(TRUTH_DIR / "backgammon.jsonl")
-    assert header is not None and header["complete"]
-    s = header["settings"]
-    assert s["player"] == "gnubg" and header["candidates_from"] == "backgammon.jsonl"
-    assert len(records) == len(source) >= 300
-    for rec, src in zip(records, source, strict=True):
-        assert (rec["id"], rec["me"], rec["opp"], rec["dice"], rec["choices"]) == (
-            src["id"], src["me"], src["opp"], src["dice"], src["choices"])
-        assert [(c["after_me"], c["after_opp"]) for c in rec["candidates"]] == [
-            (c["after_me"], c["after_opp"]) for c in src["candidates"]]
-    v = find_variant("backgammon")
-    for rec, d in zip(records[:3], recorded(v, source[:3]), strict=True):
-        again = roll_out(v, roller, d, s["seed"], TRIALS, s["horizon"])
-        for old, new in zip(rec["candidates"], again["candidates"], strict=True):
-            tolerance = 4 * math.hypot(old["se"], new["se"]) + 1e-4
-            assert abs(old["equity"] - new["equity"]) <= tolerance, (rec["id"], old, new)
+    header = check_rolled_out_again("backgammon.gnubg.jsonl", "backgammon.jsonl", roller, 3)
+    assert header["settings"]["player"] == "gnubg"
 
 
 def test_bench_truth_pairs_our_levels_with_gnubgs(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,39 @@
+"""Checks shared by the truth sets that roll out another set's decisions again
+(`make_truth.py --player gnubg` and `--network`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from benchmarks.make_truth import TRUTH_DIR, Roller, read_truth, recorded, roll_out
+from jacquetd.rules import find_variant
+
+TRIALS = 36
+
+
+def check_rolled_out_again(name: str, source_name: str, roller: Roller, slice_size: int
+                           ) -> dict[str, Any]:
+    """Truth file `name` is complete, holds the decisions and candidates of `source_name`
+    in order, and its first `slice_size` decisions, rolled out again by `roller` with
+    fewer trials (the same dice), agree within four combined standard errors. Returns
+    the header, for the caller's own checks of how the set was made."""
+    header, records = read_truth(TRUTH_DIR / name)
+    _src_header, source = read_truth(TRUTH_DIR / source_name)
+    assert header is not None and header["complete"]
+    assert header["candidates_from"] == source_name
+    assert len(records) == len(source) >= 300
+    for rec, src in zip(records, source, strict=True):
+        assert (rec["id"], rec["me"], rec["opp"], rec["dice"], rec["choices"]) == (
+            src["id"], src["me"], src["opp"], src["dice"], src["choices"])
+        assert [(c["after_me"], c["after_opp"]) for c in rec["candidates"]] == [
+            (c["after_me"], c["after_opp"]) for c in src["candidates"]]
+    s = header["settings"]
+    v = find_variant(s["variant"])
+    n = slice_size
+    for rec, d in zip(records[:n], recorded(v, source[:n]), strict=True):
+        again = roll_out(v, roller, d, s["seed"], TRIALS, s["horizon"])
+        for old, new in zip(rec["candidates"], again["candidates"], strict=True):
+            tolerance = 4 * math.hypot(old["se"], new["se"]) + 1e-4
+            assert abs(old["equity"] - new["equity"]) <= tolerance, (rec["id"], old, new)
+    return header
