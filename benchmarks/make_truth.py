@@ -395,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
                          "truth/<variant>.jsonl)")
     ap.add_argument("--jobs", type=int, default=1, help="decisions rolled out at a time")
     ap.add_argument("--out", default=None, help="output file (default: truth/<variant>.jsonl, "
-                                                "truth/<variant>.gnubg.jsonl for gnubg)")
+                                                "truth/<variant>.gnubg.jsonl for gnubg, "
+                                                "truth/<variant>.<tag>.jsonl for --network)")
     ap.add_argument("--max-minutes", type=float, default=None,
                     help="stop cleanly after this long (the file stays resumable)")
     args = ap.parse_args(argv)
@@ -407,9 +408,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.player != "neural":
             raise SystemExit("--network is a network of ours: use it with --player neural")
         args.network = Path(args.network).name
-        rollout_evaluator(v.name, args.network)  # fails early on a missing file
-    if args.network is not None:
         suffix = f".{network_tag(v.name, args.network)}"
+        rollout_evaluator(v.name, args.network)  # fails early on a missing file
     else:
         suffix = "" if args.player == "neural" else f".{args.player}"
     path = Path(args.out) if args.out else TRUTH_DIR / f"{v.name}{suffix}.jsonl"
