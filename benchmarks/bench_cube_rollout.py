@@ -193,11 +193,11 @@ def main(argv: list[str] | None = None) -> int:
         args.network = settings.get("network")
         rolled = [json.loads(line) for line in lines[1:]]
     else:
-        positions = sample(args.variant, args.positions, args.seed, args.rate,
-                           tuple(args.window))
         if args.network is not None:
             args.network = Path(args.network).name
-            rollout_evaluator(args.variant, args.network)  # fails early on a missing file
+            rollout_evaluator(args.variant, args.network)  # fails before the sampling
+        positions = sample(args.variant, args.positions, args.seed, args.rate,
+                           tuple(args.window))
         jobs = [(args.variant, pos.to_id(), args.trials, args.horizon, args.seed, i,
                  args.efficiency, args.network)
                 for i, pos in enumerate(positions)]

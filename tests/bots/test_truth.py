@@ -131,6 +131,7 @@ def test_network_rolls_out_the_decisions_of_the_truth_set_again(tmp_path: Any) -
     """`--network` keeps the source's decisions and candidates, names its player in the
     header, rolls out with that network (not the truth network) and resumes."""
     from benchmarks.make_truth import main, network_tag, rollout_evaluator
+    from tests.bots.truth_checks import assert_same_decisions
 
     out = tmp_path / "jacquet.n256.jsonl"
     argv = ["--variant", "jacquet", "--network", "jacquet-n256.npz", "--decisions", "1",
@@ -143,12 +144,8 @@ def test_network_rolls_out_the_decisions_of_the_truth_set_again(tmp_path: Any) -
     assert header["candidates_from"] == "jacquet.jsonl"
     assert "networks/jacquet-n256.npz" in header["rollout"]["player"]
     assert "--network jacquet-n256.npz" in header["command"]
-    (rec,) = records
-    src = source[0]
-    assert (rec["id"], rec["me"], rec["opp"], rec["dice"], rec["choices"]) == (
-        src["id"], src["me"], src["opp"], src["dice"], src["choices"])
-    assert [(c["after_me"], c["after_opp"]) for c in rec["candidates"]] == [
-        (c["after_me"], c["after_opp"]) for c in src["candidates"]]
+    assert len(records) == 1
+    assert_same_decisions(records, source[:1])
     assert rollout_evaluator("jacquet", "jacquet-n256.npz").net is not (
         truth_evaluator("jacquet").net)
     assert main(argv) == 0  # complete: resumes with nothing to do

@@ -20,8 +20,6 @@ from tests.bots.truth_checks import check_rolled_out_again
 gnubg = pytest.importorskip("gnubg")
 from benchmarks.gnubg_rollout import GnubgRollout  # noqa: E402  (needs gnubg)
 
-TRIALS = 36
-
 
 @pytest.fixture(scope="module")
 def roller() -> GnubgRollout:

@@ -12,6 +12,17 @@ from jacquetd.rules import find_variant
 TRIALS = 36
 
 
+def assert_same_decisions(records: list[dict[str, Any]], source: list[dict[str, Any]]
+                          ) -> None:
+    """`records` hold the decisions of `source`, in order: the same positions, dice,
+    0/1/2-ply choices and candidate plays."""
+    for rec, src in zip(records, source, strict=True):
+        assert (rec["id"], rec["me"], rec["opp"], rec["dice"], rec["choices"]) == (
+            src["id"], src["me"], src["opp"], src["dice"], src["choices"])
+        assert [(c["after_me"], c["after_opp"]) for c in rec["candidates"]] == [
+            (c["after_me"], c["after_opp"]) for c in src["candidates"]]
+
+
 def check_rolled_out_again(name: str, source_name: str, roller: Roller, slice_size: int
                            ) -> dict[str, Any]:
     """Truth file `name` is complete, holds the decisions and candidates of `source_name`
@@ -23,11 +34,7 @@ def check_rolled_out_again(name: str, source_name: str, roller: Roller, slice_si
     assert header is not None and header["complete"]
     assert header["candidates_from"] == source_name
     assert len(records) == len(source) >= 300
-    for rec, src in zip(records, source, strict=True):
-        assert (rec["id"], rec["me"], rec["opp"], rec["dice"], rec["choices"]) == (
-            src["id"], src["me"], src["opp"], src["dice"], src["choices"])
-        assert [(c["after_me"], c["after_opp"]) for c in rec["candidates"]] == [
-            (c["after_me"], c["after_opp"]) for c in src["candidates"]]
+    assert_same_decisions(records, source)
     s = header["settings"]
     v = find_variant(s["variant"])
     n = slice_size
