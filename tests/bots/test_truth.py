@@ -160,13 +160,17 @@ def test_network_rolls_out_the_decisions_of_the_truth_set_again(tmp_path: Any) -
 
 
 @pytest.mark.slow
-def test_second_jacquet_truth_matches_its_source_and_regenerates() -> None:
-    """`jacquet.n256.jsonl`: the decisions and candidates of `jacquet.jsonl`, rolled out
-    again by the 256-unit network; a slice rolled out again agrees within the errors."""
+@pytest.mark.parametrize("variant,tag", [("jacquet", "n256"), ("jacquet-be", "jbe2")])
+def test_second_truth_matches_its_source_and_regenerates(variant: str, tag: str) -> None:
+    """`<variant>.<tag>.jsonl`: the decisions and candidates of `<variant>.jsonl`, rolled
+    out again by the network `truth/networks/<variant>-<tag>.npz` (`jacquet`: the 256-unit
+    network; `jacquet-be`: its second round on its own 1-ply labels); a slice rolled out
+    again agrees within the errors."""
     from benchmarks.make_truth import make_roller
     from tests.bots.truth_checks import check_rolled_out_again
 
-    roller = make_roller("jacquet", "neural", "jacquet-n256.npz")
-    header = check_rolled_out_again("jacquet.n256.jsonl", "jacquet.jsonl", roller,
+    network = f"{variant}-{tag}.npz"
+    roller = make_roller(variant, "neural", network)
+    header = check_rolled_out_again(f"{variant}.{tag}.jsonl", f"{variant}.jsonl", roller,
                                     slice_size())
-    assert header["settings"]["network"] == "jacquet-n256.npz"
+    assert header["settings"]["network"] == network
