@@ -9,8 +9,9 @@ has its own seeded generator), and the no-double and double/take equities must
 agree with the recorded ones within four combined standard errors.
 
 `jacquet.cube.n256.jsonl` holds the same positions as `jacquet.cube.jsonl`, rolled out
-by the 256-unit network (`--network jacquet-n256.npz`); its slice is rolled out again
-by that network.
+by the 256-unit network (`--network jacquet-n256.npz`), and `jacquet-be.cube.jbe2.jsonl`
+those of `jacquet-be.cube.jsonl`, rolled out by the shipped jacquet-be network
+(`--network jacquet-be-jbe2.npz`); each slice is rolled out again by its own network.
 
 In the bounded form (`JACQUETD_SLOW_BUDGET` set, as in CI) fewer positions are
 sampled and one is rolled out.
@@ -44,7 +45,7 @@ def read(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["jacquet.cube.jsonl", "jacquet-be.cube.jsonl",
                                   "jacquet.cube-x0.68.jsonl", "jacquet-be.cube-x0.68.jsonl",
-                                  "jacquet.cube.n256.jsonl"])
+                                  "jacquet.cube.n256.jsonl", "jacquet-be.cube.jbe2.jsonl"])
 def test_cube_truth_regenerates(name: str) -> None:
     settings, rows = read(name)
     assert len(rows) == settings["positions"]
@@ -63,10 +64,11 @@ def test_cube_truth_regenerates(name: str) -> None:
             assert abs(again[line] - row[line]) <= 4 * se, (name, index, line, again, row)
 
 
-def test_second_cube_truth_has_the_first_ones_positions() -> None:
-    first, rows = read("jacquet.cube.jsonl")
-    second, again = read("jacquet.cube.n256.jsonl")
-    assert second["network"] == "jacquet-n256.npz"
+@pytest.mark.parametrize("variant,tag", [("jacquet", "n256"), ("jacquet-be", "jbe2")])
+def test_second_cube_truth_has_the_first_ones_positions(variant: str, tag: str) -> None:
+    first, rows = read(f"{variant}.cube.jsonl")
+    second, again = read(f"{variant}.cube.{tag}.jsonl")
+    assert second["network"] == f"{variant}-{tag}.npz"
     assert [r["position_id"] for r in again] == [r["position_id"] for r in rows]
     assert {k: second[k] for k in ("trials", "horizon", "seed", "efficiency", "window")} == {
         k: first[k] for k in ("trials", "horizon", "seed", "efficiency", "window")}
