@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from benchmarks.bench_cube_rollout import roll_out, sample
+from tests.bots.truth_checks import SECOND_TRUTHS
 
 TRUTH = Path(__file__).resolve().parents[2] / "benchmarks" / "truth"
 TRIALS = 72  # per line, two rounds of the 36 stratified first rolls
@@ -64,7 +65,7 @@ def test_cube_truth_regenerates(name: str) -> None:
             assert abs(again[line] - row[line]) <= 4 * se, (name, index, line, again, row)
 
 
-@pytest.mark.parametrize("variant,tag", [("jacquet", "n256"), ("jacquet-be", "jbe2")])
+@pytest.mark.parametrize("variant,tag", SECOND_TRUTHS)
 def test_second_cube_truth_has_the_first_ones_positions(variant: str, tag: str) -> None:
     first, rows = read(f"{variant}.cube.jsonl")
     second, again = read(f"{variant}.cube.{tag}.jsonl")

@@ -36,6 +36,7 @@ from jacquetd.bots.evaluator import neural_evaluator
 from jacquetd.bots.fastrollout import TruncatedRollout
 from jacquetd.bots.search import Searcher, State
 from jacquetd.rules import Variant, find_variant, generate_raw
+from tests.bots.truth_checks import SECOND_TRUTHS
 
 SLICE = 10
 TRIALS = 36
@@ -160,7 +161,7 @@ def test_network_rolls_out_the_decisions_of_the_truth_set_again(tmp_path: Any) -
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant,tag", [("jacquet", "n256"), ("jacquet-be", "jbe2")])
+@pytest.mark.parametrize("variant,tag", SECOND_TRUTHS)
 def test_second_truth_matches_its_source_and_regenerates(variant: str, tag: str) -> None:
     """`<variant>.<tag>.jsonl`: the decisions and candidates of `<variant>.jsonl`, rolled
     out again by the network `truth/networks/<variant>-<tag>.npz` (`jacquet`: the 256-unit

@@ -11,6 +11,11 @@ from jacquetd.rules import find_variant
 
 TRIALS = 36
 
+SECOND_TRUTHS = [("jacquet", "n256"), ("jacquet-be", "jbe2")]
+"""(variant, tag) of each truth set rolled out again by a stronger network of ours,
+`truth/networks/<variant>-<tag>.npz`: `<variant>.<tag>.jsonl` for checker play and
+`<variant>.cube.<tag>.jsonl` for the cube."""
+
 
 def assert_same_decisions(records: list[dict[str, Any]], source: list[dict[str, Any]]
                           ) -> None:
