@@ -1,9 +1,11 @@
 """The front process's cost of one `legal_moves` request: ``python benchmarks/bench_records.py``.
 
 Times, in-process, what the daemon does for a request besides the transport:
-decode the msgpack frame, answer it (`front_commands.handle_legal_moves`:
-resolve the position, generate the plays, write a record per play) and encode
-the reply. Printed: the median time of the handler alone and of the whole, for
+decode the msgpack frame and answer it as the daemon does (resolve the position,
+generate the plays, write a record per play and encode the reply; a full msgpack
+reply is written directly by `front_commands.packed_reply`, the others through the
+result map of `handle_legal_moves`). Printed: the median time of the answer alone
+(from the checked arguments to the reply's bytes) and of the whole, for
 
 - ``start``: `start:backgammon` with dice 3-1 (16 plays; bench_daemon.py's request),
 - ``compact``: the same with ``compact`` (move, position id and board literal per play),
@@ -59,15 +61,21 @@ def child(tree: Path) -> None:
         if pos.game_over():
             pos = Position.initial("backgammon")
 
+    # the msgpack reply written directly (daemon/packed_plays.py), where the tree has it
+    packed_reply = getattr(front_commands, "packed_reply", None)
+
     def one(data: bytes) -> tuple[float, float, bytes]:
         t0 = time.perf_counter()
         req = decode_request(data)
         args = arguments(req)
         t1 = time.perf_counter()
-        result = front_commands.handle_legal_moves(None, args)  # type: ignore[arg-type]
+        out = (packed_reply(req.cmd, req.id, args, req.encoding)
+               if packed_reply is not None else None)
+        if out is None:
+            result = front_commands.handle_legal_moves(None, args)  # type: ignore[arg-type]
+            out = encode_reply(Reply.success(req.id, result), "msgpack")
         t2 = time.perf_counter()
-        out = encode_reply(Reply.success(req.id, result), "msgpack")
-        return t2 - t1, time.perf_counter() - t0, out
+        return t2 - t1, t2 - t0, out
 
     for data in (*fixed.values(), *varied[:50]):
         one(data)
@@ -110,7 +118,8 @@ def main() -> None:
     for proc in procs:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     print(f"legal_moves in-process, median ms over {opts.rounds} rounds of {opts.n} "
-          "requests (handler = handle_legal_moves; whole = decode + handler + encode)")
+          "requests (answer = from the checked arguments to the reply's bytes; whole = "
+          "decode + answer)")
     for kind in KINDS:
         got: list[dict[str, list[Any]]] = [{"handler": [], "whole": [], "digest": []}
                                            for _ in procs]
@@ -122,12 +131,12 @@ def main() -> None:
                 for key, value in json.loads(proc.stdout.readline()).items():
                     into[key].append(value)
         here = {k: statistics.median(got[0][k]) for k in ("handler", "whole")}
-        line = f"{kind:>8}: handler {here['handler']:.3f}  whole {here['whole']:.3f}"
+        line = f"{kind:>8}: answer {here['handler']:.3f}  whole {here['whole']:.3f}"
         if len(procs) > 1:
             there = {k: statistics.median(got[1][k]) for k in ("handler", "whole")}
             same = got[0]["digest"] == got[1]["digest"]
-            line += (f"  | against: handler {there['handler']:.3f}  whole {there['whole']:.3f}"
-                     f"  | {there['handler'] / here['handler']:.2f}x handler, "
+            line += (f"  | against: answer {there['handler']:.3f}  whole {there['whole']:.3f}"
+                     f"  | {there['handler'] / here['handler']:.2f}x answer, "
                      f"{there['whole'] / here['whole']:.2f}x whole; same reply bytes: {same}")
         print(line)
     for proc in procs:

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from jacquetd_protocol.commands import describe
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
+from jacquetd.daemon import packed_plays
 from jacquetd.daemon.plays import play_dict, play_records, with_dice
 from jacquetd.daemon.positions import position_fields, resolve_position
 from jacquetd.rules import VARIANTS, apply_move
@@ -96,3 +97,21 @@ FRONT_HANDLERS: dict[str, FrontHandler] = {
     "cancel": handle_cancel,
     "quit": handle_quit,
 }
+
+
+# Commands whose msgpack success reply is written directly, without its result map
+# (packed_plays.py): (request id, checked arguments) -> the reply's bytes, or None to
+# take the map's way.
+PACKED_REPLIES: dict[str, Callable[[Any, dict[str, Any]], bytes | None]] = {
+    "legal_moves": packed_plays.legal_moves_reply,
+}
+
+
+def packed_reply(cmd: str, request_id: Any, args: dict[str, Any], encoding: str
+                 ) -> bytes | None:
+    """The encoded success reply to front command `cmd` when it has a direct writer for
+    `encoding` (msgpack), else None; raises what the command's handler raises."""
+    if encoding != "msgpack":
+        return None
+    writer = PACKED_REPLIES.get(cmd)
+    return writer(request_id, args) if writer is not None else None

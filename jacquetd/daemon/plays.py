@@ -64,10 +64,10 @@ def game_result_of(play: Play) -> dict[str, Any] | None:
     the mover (``on_roll`` of the position the play was made in) wins ``points`` (J12, B8,
     C4, times the cube by C3)."""
     raw = play.raw
-    return _result(play.before, raw.me, raw.opp)
+    return result_of(play.before, raw.me, raw.opp)
 
 
-def _result(before: Position, mover: tuple[int, ...], other: tuple[int, ...]
+def result_of(before: Position, mover: tuple[int, ...], other: tuple[int, ...]
             ) -> dict[str, Any] | None:
     """`game_result_of` of the play of `before` that leaves the mover with `mover` and its
     opponent with `other` (each in its own numbering)."""
@@ -95,7 +95,7 @@ def spelled_plays_of(pos: Position) -> list[Spelled]:
     return [(format_steps(raw.steps), raw.me, raw.opp) for raw in generate(pos)]
 
 
-def _after_frame(before: Position) -> tuple[IdWriter, tuple[str, str, str]]:
+def after_frame(before: Position) -> tuple[IdWriter, tuple[str, str, str]]:
     """The id writer and the board literal frame of the positions `before`'s plays lead
     to: same variant, no dice, the cube and match state seen by the other side."""
     cube = before.cube.swapped() if before.cube is not None else None
@@ -104,7 +104,7 @@ def _after_frame(before: Position) -> tuple[IdWriter, tuple[str, str, str]]:
             literal_frame(before.variant, (), cube, match))
 
 
-def _primed_of(before: Position) -> tuple[bool, bool] | None:
+def primed_of(before: Position) -> tuple[bool, bool] | None:
     """The primed flags of every position `before`'s plays lead to, or None when they
     depend on the play (jacquet, the mover not yet primed: J12)."""
     if before.rules.tracks_primes and not before.primed[0]:
@@ -127,7 +127,7 @@ def _record(before: Position, play: Spelled, writer: IdWriter,
     d["hits"] = move.count("*")  # the spelling marks each hit with '*'
     d["borne_off"] = mover[0] - before.me[0]
     if mover[0] == CHECKERS:
-        d["result"] = _result(before, mover, other)
+        d["result"] = result_of(before, mover, other)
     return d
 
 
@@ -140,7 +140,7 @@ def _compact_record(before: Position, play: Spelled, frame: tuple[str, str, str]
                          "position_id": writer.position_id(other, mover, primed),
                          "board": board_literal_of(frame, other, mover, primed)}
     if mover[0] == CHECKERS:
-        d["result"] = _result(before, mover, other)
+        d["result"] = result_of(before, mover, other)
     return d
 
 
@@ -149,24 +149,24 @@ def play_dict(play: Play) -> dict[str, Any]:
     checkers borne off, and the game's result when the play ends it."""
     before = play.before
     raw = play.raw
-    return _record(before, (play.move, raw.me, raw.opp), _after_frame(before)[0],
-                   _primed_of(before))
+    return _record(before, (play.move, raw.me, raw.opp), after_frame(before)[0],
+                   primed_of(before))
 
 
 def compact_play_dict(play: Play) -> dict[str, Any]:
     """The compact play record (`legal_moves` with `compact`): move, id, board literal."""
     before = play.before
     raw = play.raw
-    writer, frame = _after_frame(before)
+    writer, frame = after_frame(before)
     return _compact_record(before, (play.move, raw.me, raw.opp), frame, writer,
-                           _primed_of(before))
+                           primed_of(before))
 
 
 def play_records(pos: Position, compact: bool = False) -> list[dict[str, Any]]:
     """The record of every legal play of `pos` (`play_dict`, or `compact_play_dict` with
     `compact`), in generation order: the frame's parts are written once for all."""
-    writer, frame = _after_frame(pos)
-    primed = _primed_of(pos)
+    writer, frame = after_frame(pos)
+    primed = primed_of(pos)
     plays = spelled_plays_of(pos)
     if compact:
         return [_compact_record(pos, play, frame, writer, primed) for play in plays]

@@ -120,9 +120,12 @@ def unframe(buffer: bytearray) -> list[Any]:
 def answer(ask: Ask) -> Answer:
     """What a replica sends for `ask`: the front handler's result, or the error it raised,
     encoded as the reply."""
-    from jacquetd.daemon.front_commands import FRONT_HANDLERS
+    from jacquetd.daemon.front_commands import FRONT_HANDLERS, packed_reply
 
     try:
+        body = packed_reply(ask.cmd, ask.request_id, ask.args, ask.encoding)
+        if body is not None:
+            return Answer(ask.token, None, body)
         result = FRONT_HANDLERS[ask.cmd](None, ask.args)  # type: ignore[arg-type]  # stateless
         return Answer(ask.token, None, encode_reply(Reply.success(ask.request_id, result),
                                                     ask.encoding))

@@ -31,7 +31,7 @@ from jacquetd.bots.interface import ENGINE
 from jacquetd.daemon import fault_hook, job_checks, rollout_command
 from jacquetd.daemon.config import Config
 from jacquetd.daemon.front import FrontQueue
-from jacquetd.daemon.front_commands import FRONT_HANDLERS
+from jacquetd.daemon.front_commands import FRONT_HANDLERS, packed_reply
 from jacquetd.daemon.jobs import Done, Failed, Outcome
 from jacquetd.daemon.replicas import REPLICA_COMMANDS, ReplicaPool
 from jacquetd.daemon.stats import Stats
@@ -209,6 +209,11 @@ class Service:
             if cmd in REPLICA_COMMANDS and self._offload(peer, request, args, arrived):
                 return
             if cmd in FRONT_HANDLERS:
+                body = None if request.ignored else packed_reply(cmd, request.id, args,
+                                                                 request.encoding)
+                if body is not None:
+                    self._reply_now(peer, request, arrived, Encoded(body))
+                    return
                 session = self._hello_session(args) if cmd == "hello" else None
                 result = FRONT_HANDLERS[cmd](_Context(self, peer), args)
                 if session is not None:

@@ -18,10 +18,17 @@ from typing import Any
 
 import msgpack
 import pytest
+from jacquetd_protocol.codec import encode_reply
+from jacquetd_protocol.messages import Reply
 from jacquetd_protocol.positions import format_board
 
 from jacquetd.daemon import plays as daemon_plays
-from jacquetd.daemon.front_commands import handle_apply_move, handle_legal_moves, handle_position
+from jacquetd.daemon.front_commands import (
+    handle_apply_move,
+    handle_legal_moves,
+    handle_position,
+    packed_reply,
+)
 from jacquetd.daemon.positions import board_literal, position_fields
 from jacquetd.rules import Cube, CubeOwner, MatchState, Play, Position, PositionError, legal_plays
 from jacquetd.rules.interchange import foreign_ids
@@ -127,3 +134,53 @@ def test_handlers_give_the_straightforward_bytes(variant: str) -> None:
         assert _bytes(daemon_plays.compact_play_dict(play)) == _bytes(_compact(play))
         assert position_fields(pos) == _fields(pos)
         assert board_literal(pos) == format_board(pos.to_dict())
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_msgpack_legal_moves_reply_written_directly_is_the_encoded_map(
+        variant: str, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """daemon/packed_plays.py writes the msgpack reply without the result map: the very
+    bytes of the map's encoding, for every form of the position, any request id, games to
+    their ends (results) under random cube and match frames."""
+    if not compiled:
+        monkeypatch.setattr(daemon_plays, "_fastgen", None)
+    elif daemon_plays.compiled_generator() is None:
+        pytest.skip("the compiled generator is not available")
+    results = 0
+    positions = (_game_positions(variant, 13, 400) if compiled
+                 else _game_positions(variant, 13, 60, skip=200))
+    for i, pos in enumerate(positions):
+        request_id = (i, f"req-{i}", None, 2**40 + i)[i % 4]
+        forms: list[dict[str, Any]] = [{"position": pos.to_id()}, {"position": pos.to_dict()}]
+        for args in forms:
+            body = packed_reply("legal_moves", request_id, args, "msgpack")
+            result = handle_legal_moves(None, args)  # type: ignore[arg-type]
+            assert body == encode_reply(Reply.success(request_id, result), "msgpack"), \
+                pos.to_id()
+        results += any("result" in play for play in result["plays"])
+    assert results or not compiled  # game-ending plays were among the longer sample
+    start = {"position": f"start:{variant}", "dice": [3, 1]}
+    assert packed_reply("legal_moves", 1, start, "msgpack") == encode_reply(
+        Reply.success(1, handle_legal_moves(None, start)), "msgpack")  # type: ignore[arg-type]
+
+
+def test_only_full_msgpack_legal_moves_replies_are_written_directly() -> None:
+    args: dict[str, Any] = {"position": "start:backgammon", "dice": [3, 1]}
+    assert packed_reply("legal_moves", 1, args, "msgpack") is not None
+    assert packed_reply("legal_moves", 1, {**args, "compact": True}, "msgpack") is None
+    assert packed_reply("legal_moves", 1, args, "json") is None
+    assert packed_reply("legal_moves", 1, args, "text") is None
+    assert packed_reply("position", 1, args, "msgpack") is None
+
+
+def test_the_direct_writer_raises_what_the_handler_raises() -> None:
+    from jacquetd_protocol.errors import ProtocolError
+
+    for args in ({"position": "start:backgammon"},  # no dice
+                 {"position": "start:nothing", "dice": [3, 1]}):
+        with pytest.raises(ProtocolError) as direct:
+            packed_reply("legal_moves", 1, args, "msgpack")
+        with pytest.raises(ProtocolError) as mapped:
+            handle_legal_moves(None, args)  # type: ignore[arg-type]
+        assert direct.value.to_dict() == mapped.value.to_dict()
