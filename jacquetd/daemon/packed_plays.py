@@ -26,7 +26,7 @@ from jacquetd_protocol.msgpack_wire import pack
 from jacquetd.daemon import plays
 from jacquetd.daemon.positions import resolve_position
 from jacquetd.rules.movegen import primed_after
-from jacquetd.rules.position import CHECKERS
+from jacquetd.rules.position import CHECKERS, Position
 
 _STRUCTURED_KEYS = ("variant", "on_roll", "opponent", "dice", "primed")
 _SIDE_HEADER = b"\xdc\x00\x1a"  # array16 of 26: what msgpack writes for a list of 26
@@ -42,12 +42,7 @@ _STR_HEADS = [bytes((0xA0 | n,)) if n < 32 else b"\xd9" + bytes((n,)) for n in r
 def _str(text: str) -> bytes:
     """`text` as msgpack writes a str (fixstr or str8; longer ones by the packer)."""
     data = text.encode("utf-8")
-    size = len(data)
-    if size < 32:
-        return bytes((0xA0 | size,)) + data
-    if size < 256:
-        return b"\xd9" + bytes((size,)) + data
-    return pack(text)
+    return _STR_HEADS[len(data)] + data if len(data) < 256 else pack(text)
 
 
 def _array_header(size: int) -> bytes:
@@ -59,11 +54,7 @@ def _array_header(size: int) -> bytes:
 
 
 def _int(n: int) -> bytes:
-    return _FIXINT[n] if 0 <= n < 128 else _pack(n)
-
-
-def _pack(value: Any) -> bytes:
-    return pack(value)
+    return _FIXINT[n] if 0 <= n < 128 else pack(n)
 
 
 def legal_moves_reply(request_id: Any, args: dict[str, Any]) -> bytes | None:
@@ -79,15 +70,15 @@ def legal_moves_reply(request_id: Any, args: dict[str, Any]) -> bytes | None:
         return None
     if result is None:
         return None
-    return b"\x83\xa2id" + _pack(request_id) + _ID_OK_RESULT + result
+    return b"\x83\xa2id" + pack(request_id) + _ID_OK_RESULT + result
 
 
-def legal_moves_result(pos: Any) -> bytes | None:
+def legal_moves_result(pos: Position) -> bytes | None:
     """The msgpack bytes of ``{"count": n, "plays": play_records(pos)}``, or None when a
     frame's structured position does not have the expected keys (then the maps' way)."""
     spelled = plays.spelled_plays_of(pos)
     count = len(spelled)
-    out = [b"\x82\xa5count", _pack(count), b"\xa5plays", _array_header(count)]
+    out = [b"\x82\xa5count", pack(count), b"\xa5plays", _array_header(count)]
     if not spelled:
         return b"".join(out)
     writer = plays.after_frame(pos)[0]
@@ -100,15 +91,20 @@ def legal_moves_result(pos: Any) -> bytes | None:
         return None
     # the structured position after a play: a map of len(keys) entries whose values are
     # the same for every play except the two sides and the primed flags
-    position_head = (b"\xa8position" + bytes((0x80 | len(keys),)) + b"\xa7variant"
+    position_head = (b"\xa8position" + _MAP_HEADS[len(keys)] + b"\xa7variant"
                      + _str(sample["variant"]) + b"\xa7on_roll" + _SIDE_HEADER)
-    after_opponent = b"\xa4dice" + _pack(sample["dice"]) + b"\xa6primed"
-    frame_tail = b"".join(_str(k) + _pack(sample[k]) for k in keys[5:])
+    after_opponent = b"\xa4dice" + pack(sample["dice"]) + b"\xa6primed"
+    frame_tail = b"".join(_str(k) + pack(sample[k]) for k in keys[5:])
     backgammon = writer.backgammon
+    # one play's record: map header, move, position id, the position, then in
+    # backgammon the gnubg id and XGID, then hits and borne_off
+    record = (b"%b\xa4move%b%b\xabposition_id%b%b%b%b\xa8opponent\xdc\x00\x1a%b%b%b%b"
+              + (b"\xa8gnubg_id%b%b\xa4xgid%b%b" if backgammon else b"")
+              + b"\xa4hits%b\xa9borne_off%b")
     before_me0 = pos.me[0]
     ids = writer.ids
     heads = _STR_HEADS
-    tail = after_opponent
+    entries = 7 if backgammon else 5
     append = out.append
     for move, mover, other in spelled:
         primed = fixed_primed if fixed_primed is not None else primed_after(pos, mover)
@@ -116,23 +112,16 @@ def legal_moves_result(pos: Any) -> bytes | None:
         won = mover[0] == CHECKERS
         m = move.encode()
         p = pid.encode()
-        hits = move.count("*")
-        off = mover[0] - before_me0
+        head = (_MAP_HEADS[entries + won], heads[len(m)], m, heads[len(p)], p, position_head,
+                bytes(other), bytes(mover), after_opponent, _PRIMED[primed[0], primed[1]],
+                frame_tail)
+        counts = (_int(move.count("*")), _int(mover[0] - before_me0))
         if backgammon:
             g = gnubg.encode()
             x = xgid.encode()
-            append(b"%b\xa4move%b%b\xabposition_id%b%b%b%b\xa8opponent\xdc\x00\x1a%b%b%b%b"
-                   b"\xa8gnubg_id%b%b\xa4xgid%b%b\xa4hits%b\xa9borne_off%b" % (
-                       _MAP_HEADS[7 + won], heads[len(m)], m, heads[len(p)], p,
-                       position_head, bytes(other), bytes(mover), tail,
-                       _PRIMED[primed[0], primed[1]], frame_tail, heads[len(g)], g,
-                       heads[len(x)], x, _int(hits), _int(off)))
+            append(record % (*head, heads[len(g)], g, heads[len(x)], x, *counts))
         else:
-            append(b"%b\xa4move%b%b\xabposition_id%b%b%b%b\xa8opponent\xdc\x00\x1a%b%b%b%b"
-                   b"\xa4hits%b\xa9borne_off%b" % (
-                       _MAP_HEADS[5 + won], heads[len(m)], m, heads[len(p)], p,
-                       position_head, bytes(other), bytes(mover), tail,
-                       _PRIMED[primed[0], primed[1]], frame_tail, _int(hits), _int(off)))
+            append(record % (*head, *counts))
         if won:
-            append(b"\xa6result" + _pack(plays.result_of(pos, mover, other)))
+            append(b"\xa6result" + pack(plays.result_of(pos, mover, other)))
     return b"".join(out)
