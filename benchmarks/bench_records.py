@@ -5,7 +5,8 @@ decode the msgpack frame and answer it as the daemon does (resolve the position,
 generate the plays, write a record per play and encode the reply; a full msgpack
 reply is written directly by `front_commands.packed_reply`, the others through the
 result map of `handle_legal_moves`). Printed: the median time of the answer alone
-(from the checked arguments to the reply's bytes) and of the whole, for
+(from the checked arguments to the reply's bytes) and of the whole, and the mean of the
+whole (which weighs the positions with many plays as a server's CPU does), for
 
 - ``start``: `start:backgammon` with dice 3-1 (16 plays; bench_daemon.py's request),
 - ``compact``: the same with ``compact`` (move, position id and board literal per play),
@@ -98,6 +99,7 @@ def child(tree: Path) -> None:
             digest.update(out)
         print(json.dumps({"handler": statistics.median(handler) * 1e3,
                           "whole": statistics.median(whole) * 1e3,
+                          "mean": statistics.fmean(whole) * 1e3,
                           "digest": digest.hexdigest()}), flush=True)
 
 
@@ -121,8 +123,8 @@ def main() -> None:
           "requests (answer = from the checked arguments to the reply's bytes; whole = "
           "decode + answer)")
     for kind in KINDS:
-        got: list[dict[str, list[Any]]] = [{"handler": [], "whole": [], "digest": []}
-                                           for _ in procs]
+        got: list[dict[str, list[Any]]] = [{"handler": [], "whole": [], "mean": [],
+                                            "digest": []} for _ in procs]
         for _ in range(opts.rounds):
             for proc, into in zip(procs, got, strict=True):
                 assert proc.stdin is not None and proc.stdout is not None
@@ -130,14 +132,18 @@ def main() -> None:
                 proc.stdin.flush()
                 for key, value in json.loads(proc.stdout.readline()).items():
                     into[key].append(value)
-        here = {k: statistics.median(got[0][k]) for k in ("handler", "whole")}
-        line = f"{kind:>8}: answer {here['handler']:.3f}  whole {here['whole']:.3f}"
+        fields = ("handler", "whole", "mean")
+        here = {k: statistics.median(got[0][k]) for k in fields}
+        line = (f"{kind:>8}: answer {here['handler']:.3f}  whole {here['whole']:.3f}"
+                f" (mean {here['mean']:.3f})")
         if len(procs) > 1:
-            there = {k: statistics.median(got[1][k]) for k in ("handler", "whole")}
+            there = {k: statistics.median(got[1][k]) for k in fields}
             same = got[0]["digest"] == got[1]["digest"]
             line += (f"  | against: answer {there['handler']:.3f}  whole {there['whole']:.3f}"
+                     f" (mean {there['mean']:.3f})"
                      f"  | {there['handler'] / here['handler']:.2f}x answer, "
-                     f"{there['whole'] / here['whole']:.2f}x whole; same reply bytes: {same}")
+                     f"{there['whole'] / here['whole']:.2f}x whole, "
+                     f"{there['mean'] / here['mean']:.2f}x mean; same reply bytes: {same}")
         print(line)
     for proc in procs:
         assert proc.stdin is not None
