@@ -10,7 +10,9 @@ set-up's median throughput and p50 over the rounds, and the median of the rounds
 paired p50 ratios B/A with the middle half of them.
 
 The request is `bench_daemon.py`'s (`legal_moves` of the backgammon start with 3-1,
-msgpack over ZeroMQ, the reply read whole and not parsed). Before the rounds every
+msgpack over ZeroMQ, the reply read whole and not parsed), or `legal_moves` of another
+position (`--position`, an id or any form the daemon reads, with `--dice` when it has
+none). Before the rounds every
 daemon serves a few seconds of the same load, so that its front replicas (started on
 demand) are up and warm.
 
@@ -38,11 +40,12 @@ sys.path.insert(0, str(REPO))
 
 from bench_daemon import REQUEST  # noqa: E402
 from jacquetd_protocol.codec import encode_request  # noqa: E402
+from jacquetd_protocol.messages import Request  # noqa: E402
 
 WARM_S = 3.0  # load on each daemon before the rounds (its replicas start and warm)
 
 
-def client(endpoints: list[str], jobs: Any, results: Any) -> None:
+def client(endpoints: list[str], request: Request, jobs: Any, results: Any) -> None:
     """One client process with a DEALER on each daemon: for each job (daemon index,
     seconds) it asks that daemon one request at a time for that long and puts (requests
     answered, median latency in seconds); a None job ends it."""
@@ -53,7 +56,7 @@ def client(endpoints: list[str], jobs: Any, results: Any) -> None:
         sock.setsockopt(zmq.LINGER, 0)
         sock.connect(endpoint)
         socks.append(sock)
-    frame = encode_request(REQUEST)
+    frame = encode_request(request)
     clock = time.perf_counter
     while (job := jobs.get()) is not None:
         index, seconds = job
@@ -113,15 +116,23 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=20, help="rounds per set-up")
     parser.add_argument("--seconds", type=float, default=1.5, help="length of a round")
+    parser.add_argument("--position", help="legal_moves of this position instead")
+    parser.add_argument("--dice", help="its dice, e.g. 6-6 (when the position has none)")
     opts = parser.parse_args()
+    request = REQUEST
+    if opts.position:
+        args: dict[str, Any] = {"position": opts.position}
+        if opts.dice:
+            args["dice"] = [int(d) for d in opts.dice.split("-")]
+        request = Request(1, "legal_moves", args, "msgpack")
 
     setups = [(opts.a_tree.resolve(), shlex.split(opts.a_args)),
               (opts.b_tree.resolve(), shlex.split(opts.b_args))]
     daemons = [start_daemon(tree, extra) for tree, extra in setups]
     mp = multiprocessing.get_context("fork")
     jobs, results = mp.Queue(), mp.Queue()
-    procs = [mp.Process(target=client, args=([ep for _, ep in daemons], jobs, results))
-             for _ in range(opts.clients)]
+    procs = [mp.Process(target=client, args=([ep for _, ep in daemons], request, jobs,
+                                             results)) for _ in range(opts.clients)]
     try:
         for proc in procs:
             proc.start()
@@ -141,7 +152,8 @@ def main() -> None:
             proc.terminate()
             proc.wait(10)
 
-    print(f"legal_moves over ZeroMQ/msgpack, {opts.clients} clients, {opts.rounds} rounds "
+    what = f"legal_moves of {opts.position}" if opts.position else "legal_moves"
+    print(f"{what} over ZeroMQ/msgpack, {opts.clients} clients, {opts.rounds} rounds "
           f"of {opts.seconds:g} s per set-up, alternating; {os.cpu_count()} cores")
     for name, (tree, extra), measured in zip("AB", setups, rounds, strict=True):
         where = "" if tree == REPO else f" ({tree.name})"
