@@ -12,9 +12,8 @@ paired p50 ratios B/A with the middle half of them.
 The request is `bench_daemon.py`'s (`legal_moves` of the backgammon start with 3-1,
 msgpack over ZeroMQ, the reply read whole and not parsed), or `legal_moves` of another
 position (`--position`, an id or any form the daemon reads, with `--dice` when it has
-none). Before the rounds every
-daemon serves a few seconds of the same load, so that its front replicas (started on
-demand) are up and warm.
+none). Before the rounds every daemon serves a few seconds of the same load, so that
+its front replicas (started on demand) are up and warm.
 
     python benchmarks/bench_daemon_paired.py --b-args "--replicas 0"
     python benchmarks/bench_daemon_paired.py --b-tree ../other-checkout

@@ -84,7 +84,7 @@ def child(tree: Path) -> None:
     print("ready", flush=True)
     for line in sys.stdin:
         kind, count = line.split()
-        handler: list[float] = []
+        answer: list[float] = []
         whole: list[float] = []
         digest = hashlib.sha256()
         for _ in range(int(count)):
@@ -94,10 +94,10 @@ def child(tree: Path) -> None:
             else:
                 data = fixed[kind]
             h, w, out = one(data)
-            handler.append(h)
+            answer.append(h)
             whole.append(w)
             digest.update(out)
-        print(json.dumps({"handler": statistics.median(handler) * 1e3,
+        print(json.dumps({"answer": statistics.median(answer) * 1e3,
                           "whole": statistics.median(whole) * 1e3,
                           "mean": statistics.fmean(whole) * 1e3,
                           "digest": digest.hexdigest()}), flush=True)
@@ -123,7 +123,7 @@ def main() -> None:
           "requests (answer = from the checked arguments to the reply's bytes; whole = "
           "decode + answer)")
     for kind in KINDS:
-        got: list[dict[str, list[Any]]] = [{"handler": [], "whole": [], "mean": [],
+        got: list[dict[str, list[Any]]] = [{"answer": [], "whole": [], "mean": [],
                                             "digest": []} for _ in procs]
         for _ in range(opts.rounds):
             for proc, into in zip(procs, got, strict=True):
@@ -132,16 +132,16 @@ def main() -> None:
                 proc.stdin.flush()
                 for key, value in json.loads(proc.stdout.readline()).items():
                     into[key].append(value)
-        fields = ("handler", "whole", "mean")
+        fields = ("answer", "whole", "mean")
         here = {k: statistics.median(got[0][k]) for k in fields}
-        line = (f"{kind:>8}: answer {here['handler']:.3f}  whole {here['whole']:.3f}"
+        line = (f"{kind:>8}: answer {here['answer']:.3f}  whole {here['whole']:.3f}"
                 f" (mean {here['mean']:.3f})")
         if len(procs) > 1:
             there = {k: statistics.median(got[1][k]) for k in fields}
             same = got[0]["digest"] == got[1]["digest"]
-            line += (f"  | against: answer {there['handler']:.3f}  whole {there['whole']:.3f}"
+            line += (f"  | against: answer {there['answer']:.3f}  whole {there['whole']:.3f}"
                      f" (mean {there['mean']:.3f})"
-                     f"  | {there['handler'] / here['handler']:.2f}x answer, "
+                     f"  | {there['answer'] / here['answer']:.2f}x answer, "
                      f"{there['whole'] / here['whole']:.2f}x whole, "
                      f"{there['mean'] / here['mean']:.2f}x mean; same reply bytes: {same}")
         print(line)
