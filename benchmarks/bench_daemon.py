@@ -18,8 +18,10 @@ plain socket, as libzmq frames for the DEALER), each client in its own process
 (as separate programs would be: no client waits for another's interpreter
 lock). ZeroMQ and WebSocket are measured in alternating rounds (`--rounds`),
 so that on a shared machine both columns see the same load; the echo floor is
-measured in the same rounds. Also printed: the time to write the
-reply in msgpack, in JSON, and in JSON by the standard library's encoder.
+measured in the same rounds. Also printed: the same request through the front's
+handler in-process (`Service.handle`, no transport: what the front adds to the compute
+by its own bookkeeping), and the time to write the reply in msgpack, in JSON, and in
+JSON by the standard library's encoder.
 `--replicas N` starts the daemon with N front replicas (default: its own default);
 the run waits for them to be up before it measures.
 """
@@ -27,6 +29,7 @@ the run waits for them to be up before it measures.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import base64
 import itertools
 import multiprocessing
@@ -52,10 +55,13 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from jacquetd_protocol import json_wire  # noqa: E402
 from jacquetd_protocol.codec import decode_request, encode_reply, encode_request  # noqa: E402
 from jacquetd_protocol.commands import arguments  # noqa: E402
-from jacquetd_protocol.messages import Reply, Request  # noqa: E402
+from jacquetd_protocol.messages import Encoding, Reply, Request  # noqa: E402
 from procfs import cpu_seconds  # noqa: E402
 
 from jacquetd.daemon import front_commands  # noqa: E402
+from jacquetd.daemon.config import Config  # noqa: E402
+from jacquetd.daemon.service import Service  # noqa: E402
+from jacquetd.daemon.wire import Outgoing, wire_bytes  # noqa: E402
 
 REQUEST = Request(1, "legal_moves", {"position": "start:backgammon", "dice": [3, 1]}, "msgpack")
 JSON_REQUEST = Request(1, "legal_moves", REQUEST.args, "json")
@@ -278,6 +284,37 @@ def compute_time(n: int = 2000) -> float:
     return statistics.median(times) * 1e3
 
 
+def handler_time(n: int = 2000) -> float:
+    """Median in-process time of the same request through the front's handler, without
+    transport or event loop turns: decode, then `Service.handle` (command lookup,
+    arguments, the reply as `compute_time` writes it, the statistics) and the reply's
+    bytes handed to the peer. Its excess over `compute_time` is the front's own
+    bookkeeping for a request."""
+    frame = encode_request(REQUEST)
+
+    class KeptPeer:
+        key = "bench"
+        replicas = False  # answered here, as with no replica
+
+        def deliver(self, message: Outgoing, encoding: Encoding) -> None:
+            self.reply = wire_bytes(message, encoding)
+
+        def end_session(self) -> None:
+            pass
+
+    async def timed() -> float:
+        service = Service(Config(), None)  # type: ignore[arg-type]  # legal_moves needs no pool
+        peer = KeptPeer()
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            service.handle(peer, decode_request(frame))
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times) * 1e3
+
+    return asyncio.run(timed())
+
+
 def encode_times(n: int = 2000) -> dict[str, float]:
     """Median time (ms) to write the legal_moves reply: msgpack, JSON as the daemon writes
     it (orjson when installed), JSON by the standard library's encoder alone, and text."""
@@ -386,6 +423,7 @@ def main() -> None:
             echo.join(10)
             stop.close()
     compute = statistics.median(computes)
+    handler = handler_time()
     encodes = encode_times()
 
     print(f"legal_moves round trip over ZeroMQ/msgpack on loopback; request {request_size} B, "
@@ -394,6 +432,9 @@ def main() -> None:
     print(f"engine compute per request (in-process decode + legal plays + encode), "
           f"p50: {compute:.3f} ms (median of the rounds' medians, "
           f"{min(computes):.3f}-{max(computes):.3f})")
+    print(f"the same through the front's handler in-process (decode + Service.handle + "
+          f"reply bytes), p50: {handler:.3f} ms (the front's bookkeeping: "
+          f"{handler - compute:+.3f} ms beside the compute)")
     print("writing the reply, p50: " + ", ".join(f"{name} {ms:.3f} ms"
                                                   for name, ms in encodes.items()))
     print(f"CPU per request served (both transports, all rounds): front process "
