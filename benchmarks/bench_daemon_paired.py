@@ -12,8 +12,9 @@ paired p50 ratios B/A with the middle half of them.
 The request is `bench_daemon.py`'s (`legal_moves` of the backgammon start with 3-1,
 msgpack over ZeroMQ, the reply read whole and not parsed), or `legal_moves` of another
 position (`--position`, an id or any form the daemon reads, with `--dice` when it has
-none). Before the rounds every daemon serves a few seconds of the same load, so that
-its front replicas (started on demand) are up and warm.
+none), or `position` of either (`--command position`). Before the rounds every daemon
+serves a few seconds of the same load, so that its front replicas (started on demand)
+are up and warm.
 
     python benchmarks/bench_daemon_paired.py --b-args "--replicas 0"
     python benchmarks/bench_daemon_paired.py --b-tree ../other-checkout
@@ -115,15 +116,18 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=20, help="rounds per set-up")
     parser.add_argument("--seconds", type=float, default=1.5, help="length of a round")
-    parser.add_argument("--position", help="legal_moves of this position instead")
+    parser.add_argument("--command", choices=("legal_moves", "position"),
+                        default="legal_moves", help="the command asked (default legal_moves)")
+    parser.add_argument("--position", help="of this position instead of the backgammon start")
     parser.add_argument("--dice", help="its dice, e.g. 6-6 (when the position has none)")
     opts = parser.parse_args()
     request = REQUEST
-    if opts.position:
-        args: dict[str, Any] = {"position": opts.position}
-        if opts.dice:
-            args["dice"] = [int(d) for d in opts.dice.split("-")]
-        request = Request(1, "legal_moves", args, "msgpack")
+    if opts.position or opts.command != "legal_moves":
+        args: dict[str, Any] = {"position": opts.position or "start:backgammon"}
+        if opts.command == "legal_moves":
+            args["dice"] = ([int(d) for d in opts.dice.split("-")] if opts.dice
+                            else REQUEST.args["dice"])
+        request = Request(1, opts.command, args, "msgpack")
 
     setups = [(opts.a_tree.resolve(), shlex.split(opts.a_args)),
               (opts.b_tree.resolve(), shlex.split(opts.b_args))]
@@ -151,7 +155,7 @@ def main() -> None:
             proc.terminate()
             proc.wait(10)
 
-    what = f"legal_moves of {opts.position}" if opts.position else "legal_moves"
+    what = f"{opts.command} of {opts.position}" if opts.position else opts.command
     print(f"{what} over ZeroMQ/msgpack, {opts.clients} clients, {opts.rounds} rounds "
           f"of {opts.seconds:g} s per set-up, alternating; {os.cpu_count()} cores")
     for name, (tree, extra), measured in zip("AB", setups, rounds, strict=True):

@@ -69,7 +69,7 @@ ENGINE_OPTIONS: list[Option] = [
     (("--workers",), dict(type=int, metavar="N", help="worker processes (default "
                            f"{_D.workers}: one per core{_env_of('workers')})"), "workers"),
     (("--replicas",), dict(type=int, metavar="N", help="front replica processes answering "
-                            "position, legal_moves and apply_move on other cores (default: "
+                            "legal_moves and apply_move on other cores (default: "
                             "2 on a machine of two cores or more, else 0; stdio: 0)"),
      "replicas"),
     (("--limit",), dict(action="append", metavar="NAME=N",

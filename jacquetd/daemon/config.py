@@ -111,8 +111,8 @@ class Config:
     ws_origins: tuple[str, ...] = ()
     ws_token_file: str | None = None
     workers: int = 0  # 0: one per core
-    # front replicas (replicas.py): processes answering position, legal_moves and
-    # apply_move beside the front; -1 (not set): 2 on a machine of 2 cores or more, else 0
+    # front replicas (replicas.py): processes answering legal_moves and apply_move
+    # beside the front; -1 (not set): 2 on a machine of 2 cores or more, else 0
     replicas: int = -1
     limits: Limits = field(default_factory=Limits)
     heartbeat: Heartbeat = field(default_factory=Heartbeat)

@@ -1,9 +1,9 @@
 """Front replicas: processes that answer the stateless front commands on other cores.
 
-`position`, `legal_moves` and `apply_move` need nothing of the front's state: the
-answer is a function of the request's arguments. With several clients at once the
-front process alone would compute them one after another on one core, so the front
-hands them to a few replica processes instead and only moves bytes: it sends the
+`legal_moves` and `apply_move` need nothing of the front's state: the answer is a
+function of the request's arguments. With several clients at once the front process
+alone would compute them one after another on one core, so the front hands them to a
+few replica processes instead and only moves bytes: it sends the
 checked arguments, a replica validates the position (the request's one validation),
 computes the answer and writes the encoded reply, and the front passes those bytes to
 the client unchanged. The front still admits, counts, cancels and times every request
@@ -60,7 +60,10 @@ from jacquetd.logs import setup_logging
 
 log = logging.getLogger(__name__)
 
-REPLICA_COMMANDS = frozenset({"position", "legal_moves", "apply_move"})
+# `position` needs nothing of the front's state either, but its work (read, check and
+# write one position: 25 µs) is less than the hop's cost to the front; handed to the
+# replicas it was answered at 10,000 a second under eight clients, in the front 17,000
+REPLICA_COMMANDS = frozenset({"legal_moves", "apply_move"})
 DEPTH = 2  # requests one replica holds at a time (one computing, one waiting in its pipe)
 RETRIES = 1  # a request whose replica died goes to another this many times
 CLOSE_S = 1.0  # at shutdown, replicas get this long to exit before they are killed

@@ -91,8 +91,16 @@ def test_replicas_start_under_load_and_answer_as_the_front_does(start_jacquetd: 
         other = ZmqClient(daemon.zmq)
         for _ in range(3):
             assert _answers(client, 8, other) == one_by_one * 8
-        other.close()
         assert client.call("stats").raise_for_error()["replica_answered"] > before
+        # `position` costs the front less than the hop: answered there, replicas up or not
+        before = client.call("stats").raise_for_error()["replica_answered"]
+        for _ in range(8):
+            client.send("position", position="start:jacquet")
+            other.send("position", position="start:jacquet")
+        assert all(r.ok for r in [client.recv_final(timeout=60) for _ in range(8)])
+        assert all(r.ok for r in [other.recv_final(timeout=60) for _ in range(8)])
+        assert client.call("stats").raise_for_error()["replica_answered"] == before
+        other.close()
         # the text encoding over TCP, written by the replicas while another client keeps
         # them busy; one connection's replies come in the order of its requests
         busy = ZmqClient(daemon.zmq)
