@@ -6,8 +6,10 @@ benchmark answers the narrower question "is B faster than A?" with that drift ta
 out: both daemons run at once (A and B: other flags, or another checkout's code), and
 the same client processes ask them in short alternating rounds (A B, then B A, ...),
 so that each pair of rounds sees the same state of the machine. It prints each
-set-up's median throughput and p50 over the rounds, and the median of the rounds'
-paired p50 ratios B/A with the middle half of them.
+set-up's median throughput and p50 over the rounds, the CPU time its front and its
+replicas spent a request over the rounds (read from /proc; the replicas' also per
+answer they gave), and the median of the rounds' paired p50 ratios B/A with the middle
+half of them.
 
 The request is `bench_daemon.py`'s (`legal_moves` of the backgammon start with 3-1,
 msgpack over ZeroMQ, the reply read whole and not parsed), or `legal_moves` of another
@@ -33,14 +35,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import zmq
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench_daemon import REQUEST  # noqa: E402
+from bench_daemon import REQUEST, ask  # noqa: E402
 from jacquetd_protocol.codec import encode_request  # noqa: E402
 from jacquetd_protocol.messages import Request  # noqa: E402
+from procfs import cpu_seconds  # noqa: E402
 
 WARM_S = 3.0  # load on each daemon before the rounds (its replicas start and warm)
 
@@ -100,6 +104,13 @@ def one_round(jobs: Any, results: Any, clients: int, index: int,
     return (sum(n for n, _ in got) / seconds, statistics.median(p for _, p in got) * 1e3)
 
 
+def cpu_snapshot(proc: subprocess.Popen[bytes], endpoint: str) -> tuple[float, float, int]:
+    """(the front's CPU seconds, its replicas' together, answers the replicas gave)."""
+    stats = msgpack.unpackb(ask(endpoint, Request(2, "stats", {}, "msgpack")))["result"]
+    replicas = sum(cpu_seconds(pid) for pid in stats.get("replica_pids", []))
+    return cpu_seconds(proc.pid), replicas, int(stats.get("replica_answered", 0))
+
+
 def quartiles(values: list[float]) -> tuple[float, float]:
     q = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
     return q[0], q[2]
@@ -141,11 +152,15 @@ def main() -> None:
             proc.start()
         for index in range(2):
             one_round(jobs, results, opts.clients, index, WARM_S)
+        # a replica that restarts during the rounds is not counted: these are figures of
+        # a steady load, not of the faults
+        before = [cpu_snapshot(proc, ep) for proc, ep in daemons]
         rounds: list[list[tuple[float, float]]] = [[], []]
         for r in range(opts.rounds):
             for index in ((0, 1) if r % 2 == 0 else (1, 0)):
                 rounds[index].append(one_round(jobs, results, opts.clients, index,
                                                opts.seconds))
+        after = [cpu_snapshot(proc, ep) for proc, ep in daemons]
     finally:
         for _ in procs:
             jobs.put(None)
@@ -158,11 +173,18 @@ def main() -> None:
     what = f"{opts.command} of {opts.position}" if opts.position else opts.command
     print(f"{what} over ZeroMQ/msgpack, {opts.clients} clients, {opts.rounds} rounds "
           f"of {opts.seconds:g} s per set-up, alternating; {os.cpu_count()} cores")
-    for name, (tree, extra), measured in zip("AB", setups, rounds, strict=True):
+    for index, (name, (tree, extra), measured) in enumerate(zip("AB", setups, rounds,
+                                                                strict=True)):
         where = "" if tree == REPO else f" ({tree.name})"
+        served = sum(rps * opts.seconds for rps, _ in measured)
+        front, replicas, answered = (b - a for a, b in zip(before[index], after[index],
+                                                          strict=True))
         print(f"{name}: {' '.join(extra) or 'defaults'}{where}: "
               f"req/s {statistics.median(rps for rps, _ in measured):,.0f}, "
-              f"p50 {statistics.median(p for _, p in measured):.3f} ms")
+              f"p50 {statistics.median(p for _, p in measured):.3f} ms; CPU a request: "
+              f"front {front / served * 1e3:.3f} ms, replicas {replicas / served * 1e3:.3f} ms"
+              + (f" ({replicas / answered * 1e3:.3f} ms an answer, "
+                 f"{answered / served:.0%} of the requests)" if answered else ""))
     ratios = [b[1] / a[1] for a, b in zip(rounds[0], rounds[1], strict=True)]
     low, high = quartiles(ratios)
     print(f"paired p50 B/A: {statistics.median(ratios):.3f} "
