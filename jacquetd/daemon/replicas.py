@@ -3,11 +3,11 @@
 `legal_moves` and `apply_move` need nothing of the front's state: the answer is a
 function of the request's arguments. With several clients at once the front process
 alone would compute them one after another on one core, so the front hands them to a
-few replica processes instead and only moves bytes: it sends the
-checked arguments, a replica validates the position (the request's one validation),
-computes the answer and writes the encoded reply, and the front passes those bytes to
-the client unchanged. The front still admits, counts, cancels and times every request
-(`service.Service`); a replica knows nothing of clients.
+few replica processes instead and only moves bytes: it sends the checked arguments, a
+replica validates the position (the request's one validation), computes the answer and
+writes the encoded reply, and the front passes those bytes to the client unchanged.
+The front still admits, counts, cancels and times every request (`service.Service`); a
+replica knows nothing of clients.
 
 Work sharing: a replica takes at most `DEPTH` requests at a time. When every replica
 holds that many, or none is up yet, the front answers the request itself, as it does
