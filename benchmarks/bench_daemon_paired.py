@@ -135,9 +135,10 @@ def main() -> None:
     request = REQUEST
     if opts.position or opts.command != "legal_moves":
         args: dict[str, Any] = {"position": opts.position or "start:backgammon"}
-        if opts.command == "legal_moves":
-            args["dice"] = ([int(d) for d in opts.dice.split("-")] if opts.dice
-                            else REQUEST.args["dice"])
+        if opts.command == "legal_moves" and opts.dice:
+            args["dice"] = [int(d) for d in opts.dice.split("-")]
+        elif opts.command == "legal_moves" and not opts.position:
+            args["dice"] = REQUEST.args["dice"]  # the start has no dice of its own
         request = Request(1, opts.command, args, "msgpack")
 
     setups = [(opts.a_tree.resolve(), shlex.split(opts.a_args)),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -178,3 +179,34 @@ def test_the_pipe_framing_gives_back_every_whole_message_in_any_split(
         at += cut
         got.extend(replicas.unframe(buffer))
     assert got == messages and not buffer
+
+
+def test_a_replica_holds_a_second_request_only_while_answers_are_dear() -> None:
+    """Work sharing (replicas.py): a cheap request queued in a replica behind another
+    waits longer than in the front, so a replica takes one request at a time until the
+    replicas' recent answers took `DEEP_S` on average; then `DEPTH`."""
+    pool = replicas.ReplicaPool(1)
+    mine, theirs = socket.socketpair()
+    mine.setblocking(False)
+    pool._replicas[0] = replicas._Replica(0, None, mine, ready=True)
+
+    def ask() -> bool:
+        return pool.submit("legal_moves", {"position": "start:backgammon", "dice": [3, 1]},
+                           1, "msgpack", lambda code, body: None)
+
+    try:
+        assert ask() and not ask()  # cheap answers (none yet): one at a time
+        pool.answer_s = replicas.DEEP_S
+        assert [ask() for _ in range(replicas.DEPTH)] == [True] * (replicas.DEPTH - 1) + [False]
+        # the replica's answers bring the mean down again: its next request waits its turn
+        held = list(pool._replicas[0].held)  # type: ignore[union-attr]
+        for token in held:
+            theirs.sendall(replicas.frame((token, None, b"x", 0.0)))
+        deadline = time.monotonic() + 10
+        while pool._replicas[0].held and time.monotonic() < deadline:  # type: ignore[union-attr]
+            pool._readable(pool._replicas[0])  # type: ignore[arg-type]
+        assert pool.answered == len(held) and pool.answer_s < replicas.DEEP_S
+        assert ask() and not ask()
+    finally:
+        mine.close()
+        theirs.close()
