@@ -380,12 +380,12 @@ class Service:
                  arrived: float) -> bool:
         """Hand a stateless front command to a front replica (replicas.py); False when
         it is answered here instead: no other client waits (in the front or in a
-        replica), the peer is not served through the front's queue (WebSocket), no
-        replica has room or is up (they start when another client first waits), the
-        request has fields the command does not define (their warnings are written
-        here), or its id is in flight (answered at once here, as without replicas)."""
+        replica), no replica has room or is up (they start when another client first
+        waits), the request has fields the command does not define (their warnings are
+        written here), or its id is in flight (answered at once here, as without
+        replicas)."""
         replicas = self.replicas
-        if replicas is None or request.ignored or not getattr(peer, "replicas", True):
+        if replicas is None or request.ignored:
             return False
         front = self.front
         if front.size == front.queued(peer.key) and not replicas.holding:

@@ -38,6 +38,7 @@ import mimetypes
 from collections import deque
 from importlib import resources
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from jacquetd_protocol.codec import decode_request
@@ -51,6 +52,7 @@ from websockets.http11 import Request, Response
 
 from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
 from jacquetd.daemon.service import Service
+from jacquetd.daemon.streams import PAUSE_AT, RESUME_AT
 from jacquetd.daemon.wire import Outgoing, wire_bytes
 
 log = logging.getLogger(__name__)
@@ -97,13 +99,15 @@ def origin_is_loopback(origin: str) -> bool:
 class _WsPeer:
     """One WebSocket client as the service sees it: replies are queued here, so `deliver`
     never blocks, and sent in order by one sender at a time: the connection's reading
-    task right after the request it answered (no turn of the event loop in between),
-    else (worker replies, partials, events) the writer task."""
+    task right after a `ping` it answered at once (no turn of the event loop in
+    between), else (queued requests, worker replies, partials, events) the writer task.
+
+    Its messages go through the front's queue (front.py) as a TCP connection's do: the
+    queue keeps one client's replies in order while a front replica answers one of its
+    requests, and shows the front that other clients wait (then requests go to the
+    replicas). While `PAUSE_AT` messages of it are queued it is not read."""
 
     partials = True
-    # messages are answered as they are read, not through the front's queue, which is
-    # what keeps one client's replies in order while a replica answers: no replicas here
-    replicas = False
 
     def __init__(self, endpoint: WsEndpoint, conn: ServerConnection) -> None:
         self.endpoint = endpoint
@@ -117,6 +121,8 @@ class _WsPeer:
         self.ending = False
         self.feeding = False  # the reading task is handling a request (and sends after)
         self.writing = False  # a sender is in `flush`
+        self.readable = asyncio.Event()  # cleared while too many of its messages are queued
+        self.readable.set()
 
     def deliver(self, message: Outgoing, encoding: Encoding) -> None:
         if self.closed:
@@ -322,16 +328,16 @@ class WsEndpoint:
         writer = asyncio.create_task(peer.write_loop(), name=f"ws-writer-{peer.key}")
         try:
             taken = 0
+            front = self.service.front
             async for message in conn:
                 if peer.closed or peer.ending:
                     break
-                peer.feeding = True
-                try:
-                    self._feed(peer, message)
-                finally:
-                    peer.feeding = False
+                self._queue(peer, message)
                 if peer.queue:
                     await peer.flush(inline=True)  # at once, not after a turn of the loop
+                if front.queued(peer.key) >= PAUSE_AT:
+                    peer.readable.clear()
+                    await peer.readable.wait()  # its queued messages are answered first
                 taken += 1
                 if taken >= BATCH:
                     # fairness: a flood of buffered frames cannot hold the loop; other
@@ -355,7 +361,34 @@ class WsEndpoint:
                 await writer
             log.debug("event=disconnect peer=%s", peer.key)
 
-    def _feed(self, peer: _WsPeer, message: str | bytes) -> None:
+    def _queue(self, peer: _WsPeer, message: str | bytes) -> None:
+        """Hand a message read to the front's queue; a `ping` with nothing of its
+        connection queued before it is answered at once (its replies keep their order)."""
+        front = self.service.front
+        ping = "ping" in message if isinstance(message, str) else b"ping" in message
+        if ping and not front.waiting(peer.key):
+            peer.feeding = True
+            try:
+                self._feed(peer, message, ping_only=True)
+            finally:
+                peer.feeding = False
+            return
+        front.put(peer.key, self._answer, peer, message, len(message))
+
+    def _answer(self, peer: _WsPeer, message: str | bytes) -> None:
+        """Queued work: decode and answer one message."""
+        if not (peer.closed or peer.ending):
+            self._feed(peer, message)
+        self._read_again(peer)
+
+    def _read_again(self, peer: _WsPeer) -> None:
+        """Read the connection again once few of its messages are left queued."""
+        if not peer.readable.is_set() and self.service.front.queued(peer.key) <= RESUME_AT:
+            peer.readable.set()
+
+    def _feed(self, peer: _WsPeer, message: str | bytes, ping_only: bool = False) -> None:
+        """Decode and answer one message (`ping_only`: a request that turns out not to be
+        a `ping` is queued instead)."""
         limits = self.cfg.limits
         if isinstance(message, str):
             frame = message.encode("utf-8")
@@ -373,7 +406,16 @@ class WsEndpoint:
         except ProtocolError as err:
             self.service.reject(peer, err, encoding)
             return
+        if ping_only and request.cmd != "ping":
+            self.service.front.put(peer.key, self._handle, peer, request, len(frame))
+            return
         self.service.handle(peer, request)
+
+    def _handle(self, peer: _WsPeer, request: Any) -> None:
+        """Queued work: answer a request already decoded (see `_queue`)."""
+        if not (peer.closed or peer.ending):
+            self.service.handle(peer, request)
+        self._read_again(peer)
 
     # ---- shutdown -----------------------------------------------------------------------
 

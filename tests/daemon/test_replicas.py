@@ -5,6 +5,7 @@ when a replica dies."""
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import signal
 import socket
@@ -16,6 +17,7 @@ from typing import Any
 import zmq
 from hypothesis import given
 from hypothesis import strategies as st
+from websockets.sync.client import connect
 
 from jacquetd.daemon import replicas
 from tests.conftest import DaemonProcess
@@ -115,19 +117,44 @@ def test_replicas_start_under_load_and_answer_as_the_front_does(start_jacquetd: 
         thread.start()
         try:
             answered = client.call("stats").raise_for_error()["replica_answered"]
-            tcp = TcpClient(daemon.tcp, timeout=60)
-            for i in range(40):
-                tcp.send_line(f"{i} ping" if i % 4 == 3 else f"{i} legal_moves start:backgammon 31")
-            replies = [tcp.recv_final() for _ in range(40)]
-            assert [r.id for r in replies] == list(range(40))
-            assert all(r.ok for r in replies)
-            assert all(r.result["count"] == 16 for r in replies if r.id % 4 != 3)
-            tcp.close()
+            for _ in range(20):  # until the replicas answered meanwhile (timing: a few rounds)
+                tcp = TcpClient(daemon.tcp, timeout=60)
+                for i in range(40):
+                    tcp.send_line(f"{i} ping" if i % 4 == 3
+                                  else f"{i} legal_moves start:backgammon 31")
+                replies = [tcp.recv_final() for _ in range(40)]
+                assert [r.id for r in replies] == list(range(40))
+                assert all(r.ok for r in replies)
+                assert all(r.result["count"] == 16 for r in replies if r.id % 4 != 3)
+                tcp.close()
+                if client.call("stats").raise_for_error()["replica_answered"] > answered:
+                    break
             assert client.call("stats").raise_for_error()["replica_answered"] > answered
         finally:
             stop.set()
             thread.join(60)
             busy.close()
+        # WebSocket clients alone: their messages go through the front's queue too, so
+        # the front sees them wait and hands them to the replicas, each connection's
+        # replies in the order of its requests
+        url = f"ws://{daemon.endpoints['ws']}/ws"
+        answered = client.call("stats").raise_for_error()["replica_answered"]
+        for _ in range(20):  # until the front has seen them wait (timing: a few rounds)
+            with connect(url) as one, connect(url) as two:
+                for i in range(40):
+                    cmd = "ping" if i % 4 == 3 else "legal_moves"
+                    args = ({} if cmd == "ping"
+                            else {"position": "start:backgammon", "dice": [3, 1]})
+                    for ws in (one, two):
+                        ws.send(json.dumps({"id": i, "cmd": cmd, **args}))
+                for ws in (one, two):
+                    replies = [json.loads(ws.recv(timeout=60)) for _ in range(40)]
+                    assert [r["id"] for r in replies] == list(range(40))
+                    assert all(r["ok"] for r in replies)
+                    assert all(r["result"]["count"] == 16 for r in replies if r["id"] % 4 != 3)
+            if client.call("stats").raise_for_error()["replica_answered"] > answered:
+                break
+        assert client.call("stats").raise_for_error()["replica_answered"] > answered
     finally:
         client.close()
 
