@@ -23,8 +23,8 @@ coalesced anyway, and a client that sends one request must not wait behind them.
 Bounds: a ZeroMQ client cannot be told to stop sending, so past
 `max_inflight_per_client` requests queued or in flight, or once the whole queue holds
 `MAX_QUEUED` messages or `MAX_QUEUED_BYTES`, its request is answered `busy` at once
-(see `ZmqEndpoint`). A byte-stream connection is paused instead (`streams`): it stops
-being read while its line is long, and is read again once the line is short.
+(see `ZmqEndpoint`). A TCP or WebSocket connection is paused instead (`streams`, `ws`):
+it stops being read while its line is long, and is read again once the line is short.
 """
 
 from __future__ import annotations
