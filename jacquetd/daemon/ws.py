@@ -38,12 +38,12 @@ import mimetypes
 from collections import deque
 from importlib import resources
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from jacquetd_protocol.codec import decode_request
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding
+from jacquetd_protocol.messages import Request as ProtocolRequest
 from jacquetd_protocol.msgpack_wire import starts_msgpack
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -365,31 +365,33 @@ class WsEndpoint:
         """Hand a message read to the front's queue; a `ping` with nothing of its
         connection queued before it is answered at once (its replies keep their order)."""
         front = self.service.front
-        ping = "ping" in message if isinstance(message, str) else b"ping" in message
-        if ping and not front.waiting(peer.key):
-            peer.feeding = True
-            try:
-                self._feed(peer, message, ping_only=True)
-            finally:
-                peer.feeding = False
+        if "ping" in message if isinstance(message, str) else b"ping" in message:
+            request = self._decode(peer, message)
+            if request is None:
+                return
+            if request.cmd == "ping" and not front.waiting(peer.key):
+                peer.feeding = True  # the reading task sends the reply right after
+                try:
+                    self.service.handle(peer, request)
+                finally:
+                    peer.feeding = False
+            else:
+                front.put(peer.key, self._answer, peer, request, len(message))
             return
         front.put(peer.key, self._answer, peer, message, len(message))
 
-    def _answer(self, peer: _WsPeer, message: str | bytes) -> None:
-        """Queued work: decode and answer one message."""
+    def _answer(self, peer: _WsPeer, item: str | bytes | ProtocolRequest) -> None:
+        """Queued work: decode (unless done) and answer one message; read the connection
+        again once few of its messages are left queued."""
         if not (peer.closed or peer.ending):
-            self._feed(peer, message)
-        self._read_again(peer)
-
-    def _read_again(self, peer: _WsPeer) -> None:
-        """Read the connection again once few of its messages are left queued."""
+            request = item if isinstance(item, ProtocolRequest) else self._decode(peer, item)
+            if request is not None:
+                self.service.handle(peer, request)
         if not peer.readable.is_set() and self.service.front.queued(peer.key) <= RESUME_AT:
             peer.readable.set()
 
-    def _feed(self, peer: _WsPeer, message: str | bytes, ping_only: bool = False) -> None:
-        """Decode and answer one message (`ping_only`: a request that turns out not to be
-        a `ping` is queued instead)."""
-        limits = self.cfg.limits
+    def _decode(self, peer: _WsPeer, message: str | bytes) -> ProtocolRequest | None:
+        """The request in one message, or None once its error reply went out."""
         if isinstance(message, str):
             frame = message.encode("utf-8")
             encoding: Encoding = "json" if frame.startswith(b"{") else "text"
@@ -400,22 +402,12 @@ class WsEndpoint:
                 self.service.reject(peer, ProtocolError(
                     ErrorCode.BAD_FRAME, "a binary frame holds one msgpack map; send JSON "
                     "or text in a text frame"), "msgpack")
-                return
+                return None
         try:  # the codec checks the size (a frame is measured once)
-            request = decode_request(frame, limits.codec_limits())
+            return decode_request(frame, self.cfg.limits.codec_limits())
         except ProtocolError as err:
             self.service.reject(peer, err, encoding)
-            return
-        if ping_only and request.cmd != "ping":
-            self.service.front.put(peer.key, self._handle, peer, request, len(frame))
-            return
-        self.service.handle(peer, request)
-
-    def _handle(self, peer: _WsPeer, request: Any) -> None:
-        """Queued work: answer a request already decoded (see `_queue`)."""
-        if not (peer.closed or peer.ending):
-            self.service.handle(peer, request)
-        self._read_again(peer)
+            return None
 
     # ---- shutdown -----------------------------------------------------------------------
 
