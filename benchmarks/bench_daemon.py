@@ -267,18 +267,18 @@ def summary(latencies: list[float], elapsed: float) -> dict[str, float]:
             "rps": len(latencies) / elapsed}
 
 
-def compute_time(n: int = 2000) -> float:
+def compute_time(n: int = 2000, request: Request = REQUEST) -> float:
     """Median in-process time of what the daemon does for one request besides transport:
     decode, then the reply as the daemon writes it (the msgpack reply written directly,
     `front_commands.packed_reply`, else the result map and its encoding)."""
-    frame = encode_request(REQUEST)
+    frame = encode_request(request)
     times = []
     for _ in range(n):
         t0 = time.perf_counter()
         req = decode_request(frame)
         args = arguments(req)
         if front_commands.packed_reply(req.cmd, req.id, args, req.encoding) is None:
-            result = front_commands.handle_legal_moves(None, args)  # type: ignore[arg-type]
+            result = front_commands.FRONT_HANDLERS[req.cmd](None, args)  # type: ignore[arg-type]
             encode_reply(Reply.success(req.id, result), "msgpack")
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1e3

@@ -6,7 +6,8 @@ benchmark answers the narrower question "is B faster than A?" with that drift ta
 out: both daemons run at once (A and B: other flags, or another checkout's code), and
 the same client processes ask them in short alternating rounds (A B, then B A, ...),
 so that each pair of rounds sees the same state of the machine. It prints each
-set-up's median throughput and p50 over the rounds, the CPU time its front and its
+set-up's median throughput and p50 over the rounds (and the request's in-process
+compute time, as `bench_daemon.py` times it), the CPU time its front and its
 replicas spent a request over the rounds (read from /proc; the replicas' also per
 answer they gave), and the median of the rounds' paired p50 ratios B/A with the middle
 half of them.
@@ -41,7 +42,7 @@ import zmq
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench_daemon import REQUEST, ask  # noqa: E402
+from bench_daemon import REQUEST, ask, compute_time  # noqa: E402
 from jacquetd_protocol.codec import encode_request  # noqa: E402
 from jacquetd_protocol.messages import Request  # noqa: E402
 from procfs import cpu_seconds  # noqa: E402
@@ -173,7 +174,9 @@ def main() -> None:
 
     what = f"{opts.command} of {opts.position}" if opts.position else opts.command
     print(f"{what} over ZeroMQ/msgpack, {opts.clients} clients, {opts.rounds} rounds "
-          f"of {opts.seconds:g} s per set-up, alternating; {os.cpu_count()} cores")
+          f"of {opts.seconds:g} s per set-up, alternating; {os.cpu_count()} cores; "
+          f"in-process compute of the request (this checkout): "
+          f"{compute_time(500, request):.3f} ms")
     for index, (name, (tree, extra), measured) in enumerate(zip("AB", setups, rounds,
                                                                 strict=True)):
         where = "" if tree == REPO else f" ({tree.name})"
