@@ -262,8 +262,7 @@ class HostedGame:
                 return
         self.show_plays()
         while True:
-            text = await self.ask(f"Your move ({dice[0]}-{dice[1]}), number or notation "
-                                  "[hint, list, help]: ")
+            text = await self.ask(terminal.move_prompt(dice))
             words = text.split()
             if not words:
                 continue

@@ -233,8 +233,7 @@ class HumanPlayer(Player):
     async def choose(self, turn: Turn) -> PlayMap | str:
         self.show_plays(turn.plays)
         while True:
-            text = await self.console.ask(f"Your move ({turn.dice[0]}-{turn.dice[1]}), "
-                                          "number or notation [hint, list, help]: ")
+            text = await self.console.ask(terminal.move_prompt(turn.dice))
             word = text.split()[0].lower() if text.split() else ""
             if not word:
                 continue

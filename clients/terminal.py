@@ -51,6 +51,13 @@ def opening_line(dice: Sequence[int], names: tuple[str, str], starter: int,
             f"{who} {verb(who, 'start')}{then}.")
 
 
+def move_prompt(dice: Sequence[int]) -> str:
+    """The prompt for a play: the dice named as dice, then what may be typed.
+
+    `Dice 1-4. Your move (number or notation) [hint, list, help]: `"""
+    return f"Dice {dice[0]}-{dice[1]}. Your move (number or notation) [hint, list, help]: "
+
+
 def forced_line(name: str, dice: Sequence[int], move: str | None) -> str:
     """A play made without asking: the only legal one."""
     return (f"{name} {verb(name, 'play')} {dice[0]}-{dice[1]}: {move or '(no legal move)'} "

@@ -9,7 +9,7 @@ import pexpect
 from jacquetd_protocol.records import parse_record
 
 REPO = Path(__file__).parents[2]
-PROMPT = r"Your move \((\d)-(\d)\), number or notation"
+PROMPT = r"Dice (\d)-(\d)\. Your move \(number or notation\)"
 
 
 def spawn(*args: str) -> pexpect.spawn:
@@ -24,8 +24,10 @@ def test_play_a_move_refuse_an_illegal_one_hint_and_resign(tmp_path: Path) -> No
     try:
         child.expect("dice seed 3")
         child.expect(PROMPT)
-        # the board is drawn with both sides and the dice
+        # the board is drawn with both sides and the dice; the prompt names its numbers
+        # as the dice rolled (not a range of choices)
         assert "pips" in child.before and "rolls" in child.before
+        assert f"rolls {child.match.group(1)}-{child.match.group(2)}" in child.before
         child.sendline("24/1")
         child.expect("Illegal move: (.*)\r\n")
         assert "rule" in child.match.group(1)

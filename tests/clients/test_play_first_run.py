@@ -20,7 +20,7 @@ import pytest
 from tests.conftest import DaemonProcess, daemon_env
 
 REPO = Path(__file__).parents[2]
-PROMPT = r"Your move \((\d)-(\d)\), number or notation"
+PROMPT = r"Dice (\d)-(\d)\. Your move \(number or notation\)"
 CUBE_PROMPT = r"Roll or double\? \[r/d, board, hint, help\]: "
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 

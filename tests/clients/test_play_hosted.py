@@ -17,7 +17,7 @@ from jacquetd_protocol.records import parse_record
 from tests.conftest import DaemonProcess, daemon_env
 
 REPO = Path(__file__).parents[2]
-PROMPT = r"Your move \((\d)-(\d)\), number or notation"
+PROMPT = r"Dice (\d)-(\d)\. Your move \(number or notation\)"
 
 
 def spawn(*args: str) -> pexpect.spawn:
