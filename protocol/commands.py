@@ -132,7 +132,7 @@ PLAY_FIELDS = (
 COMPACT_PLAY_FIELDS = (
     PLAY_FIELDS[0],  # move
     PLAY_FIELDS[1],  # position_id
-    Field("board", "str", "the resulting position as a board literal ([§5](#5-positions)): "
+    Field("board", "str", "the resulting position as a board literal ([§5](#5-positions-plays-and-moves)): "
           "the same position as `position` in the full record, in one string"),
     PLAY_FIELDS[-1],  # result, when the play ends the game
 )
