@@ -12,8 +12,8 @@ spellings (G8):
   walked depth first with a set of the positions already expanded at each
   depth (`generate_raw`);
 - plays are deduplicated by the position they produce (G8), filtered by G7
-  (most dice, a game won mid-turn counting as all of them, else the higher
-  die) and, where the variant has it, by J10 (most borne off).
+  (most dice, a game won mid-turn counting the dice it played, else the
+  higher die) and, where the variant has it, by J10 (most borne off).
 
 State. The side to move is 26 counts in its own numbering (0 off, 1..24,
 25 bar). The opponent never moves during the turn, so its state is the set of
@@ -424,7 +424,7 @@ def _walk_doubles(w8: np.ndarray, w64: np.ndarray, cap: int, base: int, kbase: i
         _set_path(w8, level, src, dst, hf, d)
         if child == 4 or (dst == 0 and w8[level, 0] == 14):
             if _insert(w64, cap, base, k1, k2):
-                _record(w8, level, n_ent, 4, child, src, dst)
+                _record(w8, level, n_ent, child, child, src, dst)
                 n_ent += 1
                 inserts += 1
             continue
@@ -465,9 +465,9 @@ def _walk_two(w8: np.ndarray, w64: np.ndarray, cap: int, base: int, kbase: int,
             k1, k2 = _child_key(w64, kbase, 0, src, dst, hf)
             if n_ent >= limit or n_ent >= n_ent_cap:
                 return -1  # the table holds the entries only
-            if dst == 0 and w8[0, 0] == 14:
+            if dst == 0 and w8[0, 0] == 14:  # won with one die: the other is not played
                 if _insert(w64, cap, base, k1, k2):
-                    _record(w8, 0, n_ent, 2, 1, src, dst)
+                    _record(w8, 0, n_ent, 1, 1, src, dst)
                     n_ent += 1
                 continue
             _apply(w8, w64, kbase, 0, 1, src, dst, k1, k2)
@@ -546,7 +546,8 @@ def _walk(me: bytes, opp: bytes, d1: int, d2: int, flags: int, w8: np.ndarray,
             return 0
         cap = min(cap * 4, cap_max)
 
-    # G7: as many dice as possible (a game won mid-turn counts as all), else the higher die
+    # G7: as many dice as possible (a game won mid-turn counts the dice it played), else
+    # the higher die
     most = 0
     for e in range(n_ent):
         dep = np.int64(w8[ENT0 + e, E_DEPTH])

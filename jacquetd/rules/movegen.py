@@ -191,6 +191,14 @@ def generate_raw(variant: Variant, me: Sequence[int], opp: Sequence[int],
     Applies G7 (as many dice as possible, else the higher die) and, where the
     variant has it, J10 (bear off the most checkers). A roll that cannot be
     played at all yields one play with no steps (the pass).
+
+    A play that bears off the last checker ends the game and counts the dice it
+    played: one that wins with one die is not legal where another plays both
+    (in backgammon, `2/1* 1/off` against `2/off` with 4-1). A resulting position
+    is recorded with the route found first; where one position is reached by
+    routes of different lengths (the last checker borne off directly, or moved
+    and then borne off without a hit), no other position uses more dice, so G7
+    keeps it either way.
     """
     r = _rules_of(variant)
     d1, d2 = dice
@@ -205,7 +213,7 @@ def generate_raw(variant: Variant, me: Sequence[int], opp: Sequence[int],
             if depth == 4 or m[0] == CHECKERS:
                 key = bytes(m) + bytes(o)
                 if key not in found:
-                    found[key] = (steps, m, o, 4)
+                    found[key] = (steps, m, o, depth)
                 return
             succ = _single_steps(m, o, d1, r)
             if not succ:
@@ -226,10 +234,10 @@ def generate_raw(variant: Variant, me: Sequence[int], opp: Sequence[int],
         hi, lo = (d1, d2) if d1 > d2 else (d2, d1)
         for first, second in ((hi, lo), (lo, hi)):
             for step, m1, o1 in _single_steps(me_l, opp_l, first, r):
-                if m1[0] == CHECKERS:
+                if m1[0] == CHECKERS:  # won with one die: the other is not played
                     key = bytes(m1) + bytes(o1)
                     if key not in found:
-                        found[key] = ((step,), m1, o1, 2)
+                        found[key] = ((step,), m1, o1, 1)
                     continue
                 succ = _single_steps(m1, o1, second, r)
                 if not succ:

@@ -204,6 +204,12 @@ class Position:
         if self.me[0] == CHECKERS:
             raise PositionError("the side on roll has already borne off all its checkers: "
                                 "a finished game is given with the loser on roll")
+        if self.opp[0] < CHECKERS and not any(self.me[1:25]) and not any(self.opp[1:25]):
+            # every turn ends with the mover's last checker on the board or borne off,
+            # and a hit leaves the hitter on the board (J4): some checker is on it
+            raise PositionError("no checker of either side is on the board (all are on the "
+                                "bar or borne off): no game reaches this, a hit leaves the "
+                                "hitting checker on the board", "J4")
         table = opponent_point_map(v)
         for q in range(1, 25):
             if self.me[q] and self.opp[table[q]]:

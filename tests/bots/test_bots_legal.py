@@ -51,3 +51,15 @@ def test_deterministic():
         a = get_bot(level, "jacquet", seed=5).choose(pos)
         b = get_bot(level, "jacquet", seed=5).choose(pos)
         assert a == b
+
+
+@pytest.mark.parametrize("level", BOT_LEVELS)
+def test_every_level_hits_on_the_way_off_where_G7_requires_it(level):
+    # the last checker on the 2-point, the opponent's blot on the 1-point, 4-1: 2/off
+    # alone plays one die, 2/1* 1/off plays both (G7), and no search may prefer the win
+    # with one die
+    from jacquetd.rules.interchange import parse_foreign
+
+    pos = parse_foreign("9zZBECACAAAAAA").with_dice((4, 1))
+    play = get_bot(level, "backgammon", seed=1).choose(pos, movetime_ms=400)
+    assert play.move == "2/1* 1/off"

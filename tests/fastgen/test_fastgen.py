@@ -26,7 +26,7 @@ from jacquetd import fastgen
 from jacquetd.rules import Position, PositionError, generate
 from jacquetd.rules.geometry import has_prime
 from jacquetd.rules.variants import VARIANTS, opponent_point_map
-from tests.rules.helpers import random_positions
+from tests.rules.helpers import last_checkers_with_a_blot, random_positions
 
 needs_numba = pytest.mark.skipif(
     not fastgen.available(),
@@ -93,6 +93,19 @@ def test_worked_examples(case: dict) -> None:
     expected = {(tuple(r["mover"]), tuple(r["opponent"])) for r in case["results"]}
     assert got == expected, f"{case['case']} ({', '.join(case['rules'])})"
     same_as_pure(p)
+
+
+@needs_numba
+def test_last_checkers_hitting_on_the_way_off() -> None:
+    """G7 where a win with one die competes with a hit that plays both."""
+    positions = list(last_checkers_with_a_blot())
+    for p in positions:
+        same_as_pure(p)
+    hit_wins = [p for p in positions if p.dice == (4, 1) and p.me[2] == 1 and p.opp[24] == 1
+                and p.me[0] == 14]
+    assert hit_wins and all(
+        [" ".join(map(str, r.steps)) for r in fastgen.generate(p)] == ["2/1* 1/off"]
+        for p in hit_wins)
 
 
 @needs_numba

@@ -42,3 +42,29 @@ def random_positions(variant: str, seed: int, count: int) -> Iterator[Position]:
             p = position_after(p, raw.me, raw.opp)
             if p.game_over():
                 break
+
+
+ALL_ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
+
+
+def last_checkers_with_a_blot() -> Iterator[Position]:
+    """Every roll where the mover's last one or two checkers can hit on the way off (G7).
+
+    The opponent has one blot on a point of the mover's home board and the rest
+    of its checkers on its own 6-point; bearing off the last checker with one die
+    then competes with a hit that plays both, a case random games rarely reach.
+    """
+    for mine in [{a: 1} for a in range(2, 7)] + [{a: 1, b: 1} for a in range(2, 7)
+                                                   for b in range(1, a)]:
+        for blot in range(1, max(mine)):
+            if blot in mine:
+                continue
+            me = [0] * 26
+            for q, n in mine.items():
+                me[q] = n
+            me[0] = 15 - sum(me)
+            opp = [0] * 26
+            opp[25 - blot] = 1
+            opp[6] = 14
+            for roll in ALL_ROLLS:
+                yield Position.validated("backgammon", me, opp, roll)

@@ -29,7 +29,9 @@ How gnubg is asked (checked on `gnubg` 1.1.0a16):
 The suite: the first 2,000 positions of the standard seeded `backgammon`
 suite (random games, see `benchmarks/positions.py`), plus every one of the 21
 rolls in the suite's positions where the side on roll has all its checkers
-home (bear-offs). Checkers on the bar, doubles, bear-offs and rolls that
+home (bear-offs), plus every roll where the mover's last one or two checkers
+can hit an opponent's blot on their way off (G7: a play that wins with one
+die is not legal where a hit lets both be played). Checkers on the bar, doubles, bear-offs and rolls that
 cannot be played all occur; the test asserts they do.
 """
 
@@ -50,6 +52,7 @@ from benchmarks.positions import (
     suite,
 )
 from jacquetd.rules import Position, generate, render_board
+from tests.rules.helpers import last_checkers_with_a_blot
 
 gnubg = pytest.importorskip(
     "gnubg", reason="the PyPI package gnubg (GNU Backgammon in-process) is not importable")
@@ -65,6 +68,7 @@ Pairs = tuple[tuple[int, int], ...]
 def differential_pairs() -> Iterator[Position]:
     base = suite("backgammon", SUITE_SIZE)
     yield from base
+    yield from last_checkers_with_a_blot()
     seen = {(p.me, p.opp, p.dice) for p in base}
     for p in base:
         if any(p.me[7:26]):

@@ -78,6 +78,24 @@ def test_G7_as_many_dice_as_possible() -> None:
     assert err.value.rule == "G7"
 
 
+def test_G7_bearing_off_the_last_checker_with_a_hit_plays_both_dice() -> None:
+    # gnubg id 9zZBECACAAAAAA: 14 off, the last checker on our 2-point, the opponent's
+    # blot on our 1-point. 2/off plays only the 4; 2/1* 1/off plays both dice and
+    # ends in another position (the hit), so G8 keeps them apart and G7 decides.
+    from jacquetd.rules.interchange import parse_foreign
+
+    p = parse_foreign("9zZBECACAAAAAA").with_dice((4, 1))
+    assert p.me[0] == 14 and p.me[2] == 1 and p.opp[24] == 1
+    assert moves(p) == {"2/1* 1/off"}
+    assert [pl.dice_used for pl in legal_plays(p)] == [2]
+    # "2/off" without a hit mark still spells the legal play, through the 1-point
+    assert apply_move(p, "2/off").move == "2/1* 1/off"
+    # without the blot both ways end in one position: one play, spelt 2/off
+    q = pos("backgammon", {2: 1}, {19: 15}, (4, 1))
+    assert moves(q) == {"2/off"}
+    assert apply_move(q, "2/1 1/off") == apply_move(q, "2/off")
+
+
 def test_G7_no_play_is_a_pass() -> None:
     p = pos("backgammon", {25: 2, 6: 13}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 24: 3}, (3, 4))
     plays = legal_plays(p)
@@ -125,6 +143,17 @@ def test_J4_hitting_sends_blot_to_bar() -> None:
     p = pos("jacquet", {24: 15}, {7: 1, 24: 14}, (5, 5))
     (play,) = legal_plays(p)
     assert play.hits == 1 and play.after.me[25] == 1  # the opponent now on roll, on the bar
+
+
+@pytest.mark.parametrize("variant", ["jacquet", "backgammon"])
+def test_J4_a_hit_leaves_the_hitter_on_the_board(variant: str) -> None:
+    # all 15 of both sides on the bar, or only bar and borne-off checkers: unreachable
+    for me, opp in (({25: 15}, {25: 15}), ({25: 2}, {25: 1}), ({25: 15}, {25: 1})):
+        with pytest.raises(PositionError) as err:
+            pos(variant, me, opp)
+        assert err.value.rule == "J4"
+    pos(variant, {25: 15}, {1: 1})  # the hitter is on the board
+    pos(variant, {25: 1}, {})  # a finished game, the loser on the bar
 
 
 def test_J5_enter_before_anything_else() -> None:
