@@ -31,8 +31,9 @@ suite (random games, see `benchmarks/positions.py`), plus every one of the 21
 rolls in the suite's positions where the side on roll has all its checkers
 home (bear-offs), plus every roll where the mover's last one or two checkers
 can hit an opponent's blot on their way off (G7: a play that wins with one
-die is not legal where a hit lets both be played). Checkers on the bar, doubles, bear-offs and rolls that
-cannot be played all occur; the test asserts they do.
+die is not legal where a hit lets both be played). Checkers on the bar,
+doubles, bear-offs and rolls that cannot be played all occur; the test asserts
+they do.
 """
 
 from __future__ import annotations
