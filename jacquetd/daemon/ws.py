@@ -11,12 +11,15 @@ A port a browser can reach needs more care than a ZeroMQ socket:
 
 - the ``Origin`` of a handshake must be a loopback origin or one given with
   ``--ws-origin`` (a handshake without ``Origin`` comes from a program, not a
-  page, and is allowed): any other page gets 403, so a site the user visits
-  cannot drive the daemon;
+  page, and is allowed), so a site the user visits cannot drive the daemon;
 - with ``--ws-token-file`` the handshake must carry the token, as
   ``Authorization: Bearer TOKEN`` or ``?token=TOKEN`` (browsers cannot set
-  headers on a WebSocket): 401 otherwise. The token is required when the
-  endpoint is bound beyond loopback;
+  headers on a WebSocket): a program without it gets 401. The token is
+  required when the endpoint is bound beyond loopback;
+- a page refused for its origin or its token is told why in the close frame
+  (4403 ``origin_not_allowed``, 4401 ``token_required``/``token_refused``):
+  the handshake completes and the connection is closed at once, none of its
+  messages read;
 - ``max_connections`` (503 past it), frames above ``zmq_max_msg_bytes`` close
   the connection (1009), larger than ``max_frame_bytes`` get ``too_large``;
   a peer that lets more than ``tcp_write_buffer_bytes`` of replies pile up
@@ -35,6 +38,7 @@ import http
 import itertools
 import logging
 import mimetypes
+import weakref
 from collections import deque
 from importlib import resources
 from pathlib import Path
@@ -60,6 +64,12 @@ log = logging.getLogger(__name__)
 MIN_TOKEN_CHARS = 16
 BATCH = 4  # messages of one connection handled per turn of the event loop
 CLOSE_POLICY = 1008  # a peer that does not read its replies
+# A page's handshake refused for its origin or its token is accepted and closed at once
+# with one of these codes (RFC 6455 leaves 4000-4999 to applications) and the reason as
+# `CODE: explanation`: a browser shows a page the close frame, never an HTTP answer.
+CLOSE_ORIGIN = 4403
+CLOSE_TOKEN = 4401
+MAX_CLOSE_REASON = 123  # bytes: RFC 6455's limit
 # The transport's write buffer pauses the sender past this (the library's default is
 # 32 KiB); a reply that fits below it is written by the request's own task at once.
 WRITE_LIMIT = 256 * 1024
@@ -84,6 +94,31 @@ def read_token(path: str) -> str:
         raise ConfigError(f"--ws-token-file {path}: the token must be one word of at least "
                           f"{MIN_TOKEN_CHARS} characters")
     return token
+
+
+def close_reason(text: str) -> str:
+    """`text` cut to what a close frame can carry (whole UTF-8 characters)."""
+    return text.encode("utf-8")[:MAX_CLOSE_REASON].decode("utf-8", errors="ignore")
+
+
+def content_security_policy(host: str, port: int) -> str:
+    """The web app's Content-Security-Policy for the endpoint bound on `host`:`port`.
+
+    Built from the bound address only, never from a request's headers. `'self'` allows
+    the page's own origin, and WebSockets to it (CSP level 3); the endpoint's own
+    addresses are spelled out as ws:// and wss:// sources as well (all the loopback
+    names when it is bound on loopback)."""
+    hosts = [host]
+    if is_loopback_host(host):
+        hosts = ["127.0.0.1", "localhost", "[::1]"]
+    elif host in ("0.0.0.0", "::", ""):
+        hosts = []  # any address of the machine: 'self' is the page's own one
+    elif ":" in host and not host.startswith("["):
+        hosts = [f"[{host}]"]
+    sockets = " ".join(f"{scheme}://{h}:{port}" for h in hosts for scheme in ("ws", "wss"))
+    return (f"default-src 'self'; connect-src 'self'{' ' + sockets if sockets else ''}; "
+            "img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; "
+            "frame-ancestors 'none'")
 
 
 def origin_is_loopback(origin: str) -> bool:
@@ -202,6 +237,10 @@ class WsEndpoint:
         self.origins = frozenset(cfg.ws_origins)
         self.connections: dict[str, int] = {}  # source address -> open WebSockets
         self.root = web_root()
+        self.csp = ""
+        # handshakes of pages accepted only to be closed with a reason: code, reason
+        self._refused: weakref.WeakKeyDictionary[ServerConnection, tuple[int, str]] = \
+            weakref.WeakKeyDictionary()
 
     async def start(self, host: str, port: int) -> str:
         """Bind and listen; the address as HOST:PORT. ConfigError if it cannot."""
@@ -231,6 +270,7 @@ class WsEndpoint:
         bound = sock.getsockname()
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
         self.address = f"{shown}:{bound[1]}"
+        self.csp = content_security_policy(bound[0], bound[1])
         if not is_loopback_host(host):
             log.warning("event=exposed endpoint=ws:%s token=on", self.address)
         return self.address
@@ -271,11 +311,19 @@ class WsEndpoint:
         upgrade = "websocket" in request.headers.get("Upgrade", "").lower()
         if not upgrade:
             return self._static(request, peer)
-        if not self.origin_ok(request.headers.get("Origin")):
-            return self._refuse(http.HTTPStatus.FORBIDDEN, "origin not allowed", peer)
-        if not self.token_ok(request):
-            return self._refuse(http.HTTPStatus.UNAUTHORIZED, "missing or wrong bearer token",
-                                peer)
+        origin = request.headers.get("Origin")
+        refusal: tuple[int, str] | None = None
+        if not self.origin_ok(origin):
+            refusal = (CLOSE_ORIGIN, close_reason(
+                f"origin_not_allowed: serve the page from loopback or allow its origin "
+                f"with --ws-origin: {origin}"))
+        elif not self.token_ok(request):
+            if origin is None:  # a program: it reads the HTTP status
+                return self._refuse(http.HTTPStatus.UNAUTHORIZED,
+                                    "missing or wrong bearer token", peer)
+            given = "token=" in request.path or "Authorization" in request.headers
+            refusal = (CLOSE_TOKEN, "token_refused: the access token is wrong" if given else
+                       "token_required: this server needs its access token")
         limits = self.cfg.limits
         total = sum(self.connections.values())
         if total >= limits.max_connections:
@@ -284,6 +332,11 @@ class WsEndpoint:
         if self.connections.get(peer, 0) >= limits.max_connections_per_source:
             return self._refuse(http.HTTPStatus.SERVICE_UNAVAILABLE,
                                 "too many connections from this address", peer)
+        if refusal is not None:
+            self.service.stats.connections_refused += 1
+            log.info("event=ws_refused peer=%s close=%d reason=%s", peer, refusal[0],
+                     refusal[1].partition(":")[0])
+            self._refused[conn] = refusal
         return None
 
     def _static(self, request: Request, peer: str) -> Response:
@@ -306,24 +359,31 @@ class WsEndpoint:
             "application/octet-stream"
         if kind.startswith("text/") or kind.endswith(("json", "xml")):
             kind += "; charset=utf-8"
-        host = request.headers.get("Host", self.address)
         headers = Headers([
             ("Content-Type", kind),
             ("Cache-Control", "no-cache"),
             ("X-Content-Type-Options", "nosniff"),
             ("Referrer-Policy", "no-referrer"),
-            ("Content-Security-Policy",
-             f"default-src 'self'; connect-src 'self' ws://{host} wss://{host}; "
-             "img-src 'self' data:; frame-ancestors 'none'"),
+            ("Content-Security-Policy", self.csp),
         ])
         return Response(200, "OK", headers, body)
 
     # ---- a connection -------------------------------------------------------------------
 
     async def _session(self, conn: ServerConnection) -> None:
-        peer = _WsPeer(self, conn)
         source = str((conn.remote_address or ("?",))[0])
         self.connections[source] = self.connections.get(source, 0) + 1
+        refused = self._refused.pop(conn, None)
+        if refused is not None:  # no message of it is read: closed with the reason
+            try:
+                with contextlib.suppress(ConnectionClosed):
+                    await conn.close(*refused)
+            finally:
+                self.connections[source] -= 1
+                if not self.connections[source]:
+                    del self.connections[source]
+            return
+        peer = _WsPeer(self, conn)
         log.debug("event=connect peer=%s", peer.key)
         writer = asyncio.create_task(peer.write_loop(), name=f"ws-writer-{peer.key}")
         try:

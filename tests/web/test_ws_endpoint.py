@@ -38,6 +38,18 @@ def status_of_refusal(url: str, **kwargs: object) -> int:
     return info.value.response.status_code
 
 
+def close_of_refusal(url: str, **kwargs: object) -> tuple[int, str]:
+    """The close code and reason of a handshake refused to a page (one with `Origin`):
+    it is accepted, no message is read, and the close frame says why."""
+    with connect(url, open_timeout=10, **kwargs) as conn:  # type: ignore[arg-type]
+        with pytest.raises(ConnectionClosed) as info:
+            conn.send('{"id":1,"cmd":"ping"}')  # never answered
+            conn.recv(timeout=30)
+    close = info.value.rcvd
+    assert close is not None, "closed without a close frame"
+    return close.code, close.reason
+
+
 @pytest.mark.parametrize("mode", ["json", "msgpack"])
 def test_every_vector_passes_over_websocket(mode: str, start_jacquetd: Start,
                                             tmp_path: Path) -> None:
@@ -78,13 +90,48 @@ def test_static_files_stay_inside_the_web_folder(jacquetd_server: DaemonProcess)
         assert info.value.code == 404, path
 
 
+def csp_for_host(address: str, host: str) -> str:
+    """The Content-Security-Policy answered to a GET of the app that names `host`."""
+    hostname, _, port = address.rpartition(":")
+    with socket.create_connection((hostname, int(port)), timeout=30) as sock:
+        sock.sendall(f"GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+                     .encode("latin-1"))
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    head = data.split(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
+    assert head[0].split()[1] == "200", head[0]
+    found = [line.split(":", 1)[1].strip() for line in head
+             if line.lower().startswith("content-security-policy:")]
+    assert len(found) == 1, head
+    return found[0]
+
+
+def test_the_content_security_policy_never_copies_the_host_header(
+        jacquetd_server: DaemonProcess) -> None:
+    address = jacquetd_server.endpoints["ws"]
+    port = address.rpartition(":")[2]
+    own = csp_for_host(address, address)
+    assert f"connect-src 'self' ws://127.0.0.1:{port} wss://127.0.0.1:{port}" in own, own
+    assert "script-src" not in own and "frame-ancestors 'none'" in own
+    for host in ("evil.example", "evil.example; script-src 'unsafe-inline' *",
+                 f"127.0.0.1:{port} https://evil.example"):
+        assert csp_for_host(address, host) == own, host
+
+
 def test_origins_outside_the_allow_list_are_refused(start_jacquetd: Start) -> None:
     daemon = start_jacquetd("--workers", "1", "--db", "off", "--tcp", "off", "--gnubg", "off",
                             "--ws-origin", "https://board.example.org")
     url = ws_url(daemon)
     for origin in ("http://evil.example", "http://127.0.0.1.evil.example:7783", "null",
-                   "https://board.example.org.evil.example", "file://"):
-        assert status_of_refusal(url, origin=origin) == 403, origin
+                   "https://board.example.org.evil.example", "file://", "http://" + "x" * 300):
+        code, reason = close_of_refusal(url, origin=origin)
+        assert code == 4403, (origin, code, reason)
+        assert reason.startswith("origin_not_allowed: ") and "--ws-origin" in reason, reason
+        assert len(reason.encode()) <= 123
     for origin in ("http://127.0.0.1:7783", "http://localhost:9000", "http://[::1]:80",
                    "https://board.example.org"):
         with connect(url, origin=origin) as conn:  # type: ignore[arg-type]
@@ -102,6 +149,13 @@ def test_the_bearer_token_is_required_when_given(start_jacquetd: Start, tmp_path
     assert status_of_refusal(ws_url(daemon, "?token=wrong-token-of-enough-length")) == 401
     assert status_of_refusal(ws_url(daemon), additional_headers={
         "Authorization": "Bearer wrong-token-of-enough-length"}) == 401
+    # a page (a handshake with Origin) is told why in the close frame, which a browser
+    # shows it (never the HTTP answer)
+    page = {"origin": "http://127.0.0.1:7783"}
+    assert close_of_refusal(ws_url(daemon), **page) == (
+        4401, "token_required: this server needs its access token")
+    assert close_of_refusal(ws_url(daemon, "?token=wrong-token-of-enough-length"), **page) \
+        == (4401, "token_refused: the access token is wrong")
     for kwargs in ({"additional_headers": {"Authorization": f"Bearer {TOKEN}"}}, {}):
         url = ws_url(daemon, "" if kwargs else f"?token={TOKEN}")
         with connect(url, **kwargs) as conn:  # type: ignore[arg-type]
