@@ -17,6 +17,9 @@ The layout, per game:
                                       Wins 1 point
 
 Side 0 is the left column (gnubg's player 0, SGF's White), side 1 the right.
+Names are written as gnubg writes them (`gnubg_name`: no `:`, no spaces, at most
+31 bytes); the full names are kept in comment lines, `; [Player0 "bot:neural"]`,
+which `parse_mat` reads back and gnubg keeps as a comment.
 Each numbered row holds an action of side 0 then one of side 1; the sides
 alternate, so a row starts empty on the left when side 1 acts first. A move
 cell is the roll, `:`, and one `from/to` per die in the mover's numbering
@@ -255,9 +258,57 @@ def check_backgammon(record: MatchRecord, what: str) -> None:
         raise MatchFileError(f"{what} has no form for a match played without the cube")
 
 
-def _names(record: MatchRecord) -> tuple[str, str]:
-    p0, p1 = record.players
-    return (p0 or "Player 0").replace("\n", " "), (p1 or "Player 1").replace("\n", " ")
+# -- players' names ----------------------------------------------------------------------
+
+GNUBG_NAME_BYTES = 31
+"""The longest name gnubg keeps (its buffers hold 32 bytes with the terminating NUL)."""
+_NAME_KEEP_RE = re.compile(r"[^\w.+-]+")
+NAME_TAGS = ("Player0", "Player1")
+"""The tags that keep the full names, in a `.mat` comment line (`; [Player0 "bot:neural"]`)
+and in the lines of an SGF's game comment (`GC`): gnubg keeps comments it does not
+know, so the full names survive its import and re-export."""
+_NAME_TAG_RE = re.compile(r'^\s*;?\s*\[(Player[01])\s+"((?:[^"\\]|\\.)*)"\]\s*\Z')
+
+
+def gnubg_name(name: str, side: int) -> str:
+    """A player's name as gnubg writes one: word characters, `.`, `+` and `-` kept,
+    every other run (`:`, spaces, `,`, quotes, brackets) made one `_`, at most
+    GNUBG_NAME_BYTES bytes of UTF-8 (whole characters); `Player0`/`Player1` for a name
+    that keeps nothing. gnubg's `.mat` reader splits the names line at the first `:`
+    and reads a `,` as the start of a rating: such a name would be read wrong or
+    overflow its buffer."""
+    out = _NAME_KEEP_RE.sub("_", name).strip("_")
+    while len(out.encode("utf-8")) > GNUBG_NAME_BYTES:
+        out = out[:-1]
+    return out or NAME_TAGS[side]
+
+
+def gnubg_names(record: MatchRecord) -> tuple[str, str]:
+    """Both players' names as `gnubg_name` writes them, told apart when they would be
+    the same (gnubg refuses two players of one name): `_0` and `_1` appended."""
+    a, b = (gnubg_name(n, i) for i, n in enumerate(record.players))
+    if a.lower() == b.lower():
+        base = a
+        while len(base.encode("utf-8")) > GNUBG_NAME_BYTES - 2:
+            base = base[:-1]
+        a, b = base + "_0", base + "_1"
+    return a, b
+
+
+def name_tag_lines(record: MatchRecord) -> list[str]:
+    """`[Player0 "..."]` and `[Player1 "..."]`: the players' full names, quoted as record
+    headers are (RECORDS.md), line ends made spaces."""
+    out = []
+    for tag, name in zip(NAME_TAGS, record.players, strict=True):
+        value = " ".join(name.splitlines()).replace("\\", "\\\\").replace('"', '\\"')
+        out.append(f'[{tag} "{value}"]')
+    return out
+
+
+def read_name_tag(line: str) -> tuple[str, str] | None:
+    """(`Player0` or `Player1`, the full name) of a name tag line, else None."""
+    m = _NAME_TAG_RE.match(line)
+    return None if m is None else (m.group(1), re.sub(r"\\(.)", r"\1", m.group(2)))
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -285,7 +336,7 @@ def format_mat(record: MatchRecord, *, date: str | None = None) -> str:
     """The record as gnubg's `.mat` layout; MatchFileError for a non-backgammon record.
     `date` (`YYYY.MM.DD`) defaults to the record's `Created` header."""
     check_backgammon(record, "a .mat file")
-    names = _names(record)
+    names = gnubg_names(record)
     created = record.headers.get("Created", "")
     if date is None and created:
         try:
@@ -296,6 +347,7 @@ def format_mat(record: MatchRecord, *, date: str | None = None) -> str:
     lines = ['; [Site "jacquetd"]']
     if record.headers.get("Match"):
         lines.append(f'; [Match ID "{record.headers["Match"]}"]')
+    lines += [f"; {tag}" for tag in name_tag_lines(record)]
     if date:
         lines.append(f'; [EventDate "{date}"]')
     if not record.crawford:
@@ -396,11 +448,16 @@ def parse_mat(text: str) -> MatchRecord:
     games: list[RawGame] = []
     names: tuple[str, str] | None = None
     game: RawGame | None = None
+    full: dict[str, str] = {}
     for n, raw in enumerate(text.splitlines(), start=1):
         line = raw.rstrip()
         if not line.strip():
             continue
         if line.lstrip().startswith(";"):
+            named = read_name_tag(line)
+            if named is not None:
+                full[named[0]] = named[1]
+                continue
             m = _TAG_RE.match(line.strip())
             if m:
                 key, value = m.group(1), m.group(2)
@@ -449,4 +506,5 @@ def parse_mat(text: str) -> MatchRecord:
         raise MatchFileError("no 'N point match' line: not a .mat file")
     if names is not None:
         headers["Player0"], headers["Player1"] = names
+    headers.update(full)  # the full names a name tag kept
     return record_from_games(headers, length, crawford_rule, games)

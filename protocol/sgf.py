@@ -2,11 +2,15 @@
 
 A match is one game tree per game. The root node carries
 `FF[4]GM[6]CA[UTF-8]AP[...]`, `MI[length:L][game:K][ws:A][bs:B]` (length, game
-number from 0, the scores of White and Black before it), `PW`/`PB` (names),
-`DT` (date, first game), `RU[Crawford]` or `RU[Crawford:CrawfordGame]` under
-the Crawford rule, and `RE[W+N]` / `RE[B+N]` (`R` appended for a resignation).
+number from 0, the scores of White and Black before it), `PW`/`PB` (the names
+as gnubg writes them, `mat.gnubg_name`), `DT` (date, first game), `GC` (first
+game: the full names as `[Player0 "..."]` lines, read back by `parse_sgf`;
+gnubg keeps the comment through its own load and save), `RU[Crawford]` or
+`RU[Crawford:CrawfordGame]` under the Crawford rule, and `RE[W+N]` / `RE[B+N]`
+(`R` appended for a resignation).
 Then one node per action: `;B[63aggj]` (the roll, then a letter pair per step),
-`;W[double]`, `;B[take]`, `;B[drop]`.
+`;W[double]`, `;B[take]`, `;B[drop]`. Properties the reader does not use (gnubg's
+analysis: `A`, `DA`, `GS`, `LU`, comments, ...) are skipped.
 
 White is gnubg's player 0 (side 0 of a record), Black player 1 (side 1). A
 point is a letter `a`-`x`: White's point p is the (p-1)th letter, Black's point
@@ -22,7 +26,10 @@ from .mat import (
     MatchFileError,
     RawGame,
     check_backgammon,
+    gnubg_names,
     move_steps,
+    name_tag_lines,
+    read_name_tag,
     record_from_games,
     turns,
 )
@@ -60,8 +67,7 @@ def format_sgf(record: MatchRecord, *, date: str | None = None) -> str:
     """The record as gnubg's SGF; MatchFileError for a non-backgammon record. `date`
     (`YYYY-MM-DD`) defaults to the day of the record's `Created` header."""
     check_backgammon(record, "an SGF file")
-    p0, p1 = record.players
-    names = (p0 or "Player 0", p1 or "Player 1")
+    names = gnubg_names(record)
     if date is None:
         created = record.headers.get("Created", "")
         date = created[:10] if re.match(r"^\d{4}-\d\d-\d\d", created) else None
@@ -73,6 +79,8 @@ def format_sgf(record: MatchRecord, *, date: str | None = None) -> str:
                 f"PW[{_escape(names[0])}]PB[{_escape(names[1])}]"]
         if game.number == 1 and date:
             head.append(f"DT[{date}]")
+        if game.number == 1:
+            head.append(f"GC[{_escape(chr(10).join(name_tag_lines(record)))}]")
         if record.crawford and record.length > 1:
             head.append("RU[Crawford:CrawfordGame]" if game.crawford else "RU[Crawford]")
         if game.result is not None:
@@ -200,6 +208,11 @@ def parse_sgf(text: str) -> MatchRecord:
                 value = _prop(root, prop)
                 if value:
                     headers[key] = value[0]
+            for comment in _prop(root, "GC") or []:  # the full names a name tag kept
+                for line in comment.splitlines():
+                    named = read_name_tag(line)
+                    if named is not None:
+                        headers[named[0]] = named[1]
         raw = RawGame(score)
         for node in nodes[1:]:
             for colour in ("W", "B"):

@@ -5,6 +5,7 @@ rolls, plays, cube actions and final score; a match gnubg played and saved is re
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,10 +44,11 @@ def _story(record: MatchRecord) -> list[Any]:
     return [games, record.score]
 
 
-def _host_a_match(daemon: DaemonProcess, seed: int, length: int) -> tuple[Player, str]:
+def _host_a_match(daemon: DaemonProcess, seed: int, length: int,
+                  names: tuple[str, str] = ("ann", "bob")) -> tuple[Player, str]:
     ann = Player(daemon, "tcp")
     new = ann.call("match_new", variant="backgammon", length=length, seed=seed,
-                   name0="ann", name1="bob")
+                   name0=names[0], name1=names[1])
     mid, tokens = new["match_id"], new["tokens"]
     for _ in range(5000):
         state = ann.call("match_state", match_id=mid)
@@ -70,8 +72,10 @@ def daemon(start_jacquetd: Callable[..., DaemonProcess], tmp_path: Path) -> Daem
 
 
 def _through_gnubg(mat: str, sgf: str, tmp_path: Path, expected: list[Any],
-                   score: tuple[int, int]) -> None:
-    """gnubg imports the `.mat` and loads the SGF; its re-exports tell the same match."""
+                   score: tuple[int, int], names: tuple[str, str] = ("ann", "bob"),
+                   full: tuple[str, str] | None = None) -> None:
+    """gnubg imports the `.mat` and loads the SGF; its re-exports tell the same match,
+    under `names` (as gnubg shows them); our readers find the `full` names in them."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "ours.mat").write_text(mat)
     (tmp_path / "ours.sgf").write_text(sgf)
@@ -79,17 +83,25 @@ def _through_gnubg(mat: str, sgf: str, tmp_path: Path, expected: list[Any],
                          f"export match mat {tmp_path / 'from-mat.mat'}",
                          f"save match {tmp_path / 'from-mat.sgf'}", "show score"],
                         tmp_path / "home1")
-    assert "not a valid" not in out_mat, out_mat[-2000:]
+    for output in (out_mat,):
+        assert "not a valid" not in output and "overflow" not in output, output[-2000:]
     out_sgf = run_gnubg([f"load match {tmp_path / 'ours.sgf'}",
                          f"export match mat {tmp_path / 'from-sgf.mat'}", "show score"],
                         tmp_path / "home2")
+    assert "overflow" not in out_sgf, out_sgf[-2000:]
+    again = []
     for name, output in (("from-mat.mat", out_mat), ("from-sgf.mat", out_sgf)):
-        again = tmp_path / name
-        assert again.exists(), output[-2000:]
-        assert _story(parse_mat(again.read_text())) == expected, name
-    assert _story(parse_sgf((tmp_path / "from-mat.sgf").read_text())) == expected
+        path = tmp_path / name
+        assert path.exists(), output[-2000:]
+        again.append(parse_mat(path.read_text()))
+        assert _story(again[-1]) == expected, name
+    again.append(parse_sgf((tmp_path / "from-mat.sgf").read_text()))
+    assert _story(again[-1]) == expected
     a, b = score
-    assert f"ann {a}, bob {b}" in out_mat and f"ann {a}, bob {b}" in out_sgf
+    shown = f"{names[0]} {a}, {names[1]} {b}"
+    assert shown in out_mat and shown in out_sgf, (shown, out_mat[-500:], out_sgf[-500:])
+    if full is not None:  # gnubg kept the comment that holds the full names
+        assert [r.players for r in again] == [full] * 3
 
 
 @pytest.mark.slow
@@ -97,7 +109,9 @@ def test_gnubg_imports_our_mat_and_sgf_and_exports_the_same_match(
         daemon: DaemonProcess, tmp_path: Path) -> None:
     seen: set[str] = set()
     for seed in (20261201, 777, 31337, 4242, 99):
-        ann, mid = _host_a_match(daemon, seed, length=5)
+        # names as players give them: a colon, spaces, a comma (gnubg's .mat reader reads
+        # each as the end of a name, or a rating)
+        ann, mid = _host_a_match(daemon, seed, length=5, names=("ann", "Bob: the 2nd, jr"))
         try:
             ours = parse_record(ann.call("match_export", match_id=mid)["record"])
             mat = ann.call("match_export", match_id=mid, format="mat")
@@ -110,13 +124,49 @@ def test_gnubg_imports_our_mat_and_sgf_and_exports_the_same_match(
         assert _story(parse_mat(mat["record"])) == expected
         assert _story(parse_sgf(sgf["record"])) == expected
         _through_gnubg(mat["record"], sgf["record"], tmp_path / str(seed), expected,
-                       ours.score)
+                       ours.score, names=("ann", "Bob_the_2nd_jr"),
+                       full=("ann", "Bob: the 2nd, jr"))
         seen |= {g.result.reason for g in ours.games if g.result is not None}
         seen |= {a.kind for g in ours.games for a in g.actions}
         if {"bear-off", "drop", "resign", "take", "reject"} <= seen:
             break
     # the matches tried covered every way a game goes on and ends
     assert {"bear-off", "drop", "resign", "take"} <= seen, seen
+
+
+@pytest.mark.slow
+def test_a_hosted_bot_match_goes_through_gnubg_with_its_rolls_plays_cube_and_score(
+        daemon: DaemonProcess, tmp_path: Path) -> None:
+    """Bot seats are named `bot:heuristic` and `bot:neural`: gnubg 1.07 crashed on such
+    names in a `.mat` (buffer overflow); written as gnubg writes names, the match goes
+    through its import and re-export unchanged, and the full names come back."""
+    client = Player(daemon, "tcp")
+    cube_seen = False
+    try:
+        for seed in (5, 6, 7, 8):
+            new = client.call("match_new", variant="backgammon", length=5, seed=seed,
+                              seat0="bot:heuristic", seat1="bot:neural", bot_time_ms=300)
+            mid = new["match_id"]
+            for _ in range(3000):
+                if client.call("match_state", match_id=mid)["status"] != "playing":
+                    break
+                time.sleep(0.1)
+            assert client.call("match_state", match_id=mid)["status"] == "over"
+            ours = parse_record(client.call("match_export", match_id=mid)["record"])
+            assert ours.players == ("bot:heuristic", "bot:neural")
+            mat = client.call("match_export", match_id=mid, format="mat")["record"]
+            sgf = client.call("match_export", match_id=mid, format="sgf")["record"]
+            assert "bot:" not in mat.split("point match", 1)[1] and "PW[bot_heuristic]" in sgf
+            expected = _story(ours)
+            assert parse_mat(mat).players == parse_sgf(sgf).players == ours.players
+            _through_gnubg(mat, sgf, tmp_path / str(seed), expected, ours.score,
+                           names=("bot_heuristic", "bot_neural"), full=ours.players)
+            cube_seen = any(a.kind == "double" for g in ours.games for a in g.actions)
+            if cube_seen:
+                break
+    finally:
+        client.close()
+    assert cube_seen  # at least one of the matches had a cube action
 
 
 def test_analyze_record_reads_a_match_gnubg_played_and_saved(
