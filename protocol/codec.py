@@ -15,18 +15,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from .commands import check_id, ignored_fields, lookup, validate_args
+from .commands import check_id, ignored_fields, lookup, readable_id, validate_args
 from .errors import ErrorCode, ProtocolError, RequestId
 from .framing import ReplyStreamDecoder, StreamDecoder, split_envelope
-from .json_wire import dump_json, starts_json, unpack_json
+from .json_wire import dump_json, find_json_id, starts_json, unpack_json
 from .messages import REPLY_LIMITS, Encoding, Limits, Partial, Reply, Request
-from .msgpack_wire import pack, starts_msgpack, unpack_map
+from .msgpack_wire import find_id, pack, starts_msgpack, unpack_map
 from .text_wire import (
     decode_text_reply,
     decode_text_request,
     encode_text_partial,
     encode_text_reply,
     encode_text_request,
+    readable_text_id,
     to_text,
 )
 
@@ -44,7 +45,7 @@ __all__ = [
 _RESERVED = ("id", "cmd")
 
 
-def detect_encoding(frame: bytes) -> Encoding:
+def detect_encoding(frame: bytes | bytearray) -> Encoding:
     """`msgpack` when the first byte starts a msgpack map (0x80-0x8f, 0xde, 0xdf), `json`
     when it is `{`, else `text`."""
     if starts_msgpack(frame):
@@ -59,19 +60,41 @@ def decode_request(frame: bytes, limits: Limits = Limits(),  # noqa: B008
 
     Raises ProtocolError: `bad_frame`, `too_large`, `too_deep`, `unknown_command`,
     `bad_argument`, `bad_position` (shape only), with `.id` set when the id could be
-    read, so the error reply can be addressed.
+    read, so the error reply can be addressed. A message refused whole for a limit
+    (`too_large`, `too_deep`) keeps its id when `refused_id` can find it.
     """
+    encoding = detect_encoding(frame)
     if len(frame) > limits.max_frame_bytes:
         raise ProtocolError(ErrorCode.TOO_LARGE, f"the message has {len(frame)} bytes, more "
                             f"than max_frame_bytes ({limits.max_frame_bytes})",
-                            limit="max_frame_bytes")
-    encoding = detect_encoding(frame)
+                            limit="max_frame_bytes", id=refused_id(frame, encoding))
     if encoding == "text":
         return decode_text_request(to_text(frame))
-    obj = (unpack_map(frame, limits, scanned=scanned) if encoding == "msgpack"
-           else unpack_json(frame, limits))
+    try:
+        obj = (unpack_map(frame, limits, scanned=scanned) if encoding == "msgpack"
+               else unpack_json(frame, limits))
+    except ProtocolError as exc:
+        if exc.code in _LIMIT_CODES and exc.id is None:
+            raise exc.with_id(refused_id(frame, encoding)) from None
+        raise
     rid = check_id(obj.get("id"))
     return request_from_map(obj, rid, encoding)
+
+
+_LIMIT_CODES = (ErrorCode.TOO_LARGE, ErrorCode.TOO_DEEP)
+
+
+def refused_id(frame: bytes | bytearray, encoding: Encoding | None = None) -> RequestId:
+    """The id of a message (or of the first bytes of one) refused whole for a limit,
+    found without decoding the message (msgpack and JSON: by walking its headers or raw
+    text, bounded; text: its first word); None when it cannot be read or is not an id."""
+    if encoding is None:
+        encoding = detect_encoding(frame)
+    if encoding == "msgpack":
+        return readable_id(find_id(frame))
+    if encoding == "json":
+        return readable_id(find_json_id(frame))
+    return readable_text_id(frame)
 
 
 def request_from_map(obj: dict[str, Any], rid: RequestId, encoding: Encoding) -> Request:

@@ -132,8 +132,9 @@ PLAY_FIELDS = (
 COMPACT_PLAY_FIELDS = (
     PLAY_FIELDS[0],  # move
     PLAY_FIELDS[1],  # position_id
-    Field("board", "str", "the resulting position as a board literal ([§5](#5-positions-plays-and-moves)): "
-          "the same position as `position` in the full record, in one string"),
+    Field("board", "str", "the resulting position as a board literal "
+          "([§5](#5-positions-plays-and-moves)): the same position as `position` in the "
+          "full record, in one string"),
     PLAY_FIELDS[-1],  # result, when the play ends the game
 )
 
@@ -710,6 +711,15 @@ def check_id(value: Any, field: str = "id") -> int | str | None:
         return value
     raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{field} must be an integer 0..2^63-1 or a "
                         f"string of 1-{MAX_ID_LEN} characters", field=field)
+
+
+def readable_id(value: Any) -> int | str | None:
+    """`value` when it is a request id, else None: the id of an error reply to a message
+    that is refused whole (its id is kept when it can be read)."""
+    try:
+        return check_id(value)
+    except ProtocolError:
+        return None
 
 
 def lookup(name: Any, id: int | str | None = None) -> Command:

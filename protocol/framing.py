@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .errors import ErrorCode, ProtocolError
+from .commands import readable_id
+from .errors import ErrorCode, ProtocolError, RequestId
+from .json_wire import find_json_id, starts_json
 from .messages import REPLY_LIMITS, Limits
-from .msgpack_wire import MAP_FIRST_BYTES, MsgpackScanner, whole_object
+from .msgpack_wire import MAP_FIRST_BYTES, MsgpackScanner, find_id, whole_object
+from .text_wire import readable_text_id
 
 Item = bytes | ProtocolError
 
@@ -97,7 +100,9 @@ class _Splitter:
         try:
             end = self._scanner.scan(self._buf)
         except ProtocolError as exc:
-            out.append(exc)
+            # the message's first bytes are here: its id is kept when they hold it
+            out.append(exc.with_id(readable_id(find_id(self._buf))) if exc.id is None
+                       else exc)
             self.broken = True
             self._buf.clear()
             return False
@@ -114,7 +119,7 @@ class _Splitter:
         if nl < 0:
             self._searched = len(self._buf)
             if len(self._buf) > limit + 1:  # + 1 for a '\r' before the newline
-                out.append(_line_too_long(limit))
+                out.append(_line_too_long(limit, _line_id(self._buf)))
                 self._buf.clear()
                 self._searched = 0
                 self._skipping = True
@@ -124,7 +129,7 @@ class _Splitter:
         self._searched = 0
         line = line.removesuffix(b"\r")
         if len(line) > limit:
-            out.append(_line_too_long(limit))
+            out.append(_line_too_long(limit, _line_id(line)))
             return True
         return self._text_frame(line, out)
 
@@ -136,9 +141,17 @@ class _Splitter:
         raise NotImplementedError
 
 
-def _line_too_long(limit: int) -> ProtocolError:
+def _line_too_long(limit: int, id: RequestId = None) -> ProtocolError:
     return ProtocolError(ErrorCode.TOO_LARGE, f"line longer than max_frame_bytes ({limit}); "
-                         "skipped", limit="max_frame_bytes")
+                         "skipped", limit="max_frame_bytes", id=id)
+
+
+def _line_id(line: bytes | bytearray) -> RequestId:
+    """The id of an over-long line, read from its first bytes: a JSON object's `id`
+    member, or a text line's first word."""
+    if starts_json(line):
+        return readable_id(find_json_id(line))
+    return readable_text_id(line)
 
 
 class StreamDecoder(_Splitter):
@@ -166,7 +179,7 @@ class ReplyStreamDecoder(_Splitter):
 
     A text reply is a block of lines ended by an empty line (the frame includes
     its lines joined by newlines, without the empty line); a partial is a single
-    line starting with `~`.
+    line starting with `~`; a JSON reply or partial is a single line starting with `{`.
     """
 
     def __init__(self, limits: Limits = REPLY_LIMITS) -> None:
@@ -178,7 +191,7 @@ class ReplyStreamDecoder(_Splitter):
         if not self._block:
             if not line:
                 return True  # stray empty line between messages
-            if line.startswith(b"~"):
+            if line.startswith((b"~", b"{")):  # a partial, or a JSON reply (one line)
                 out.append(line)
                 return True
             if not line.startswith((b"=", b"?")):

@@ -182,6 +182,116 @@ def _check_strings(value: Any) -> None:
             _check_strings(item)
 
 
+#: How many values and string pieces `find_json_id` walks, at most, to reach the `id`.
+ID_SEARCH_STEPS = 65536
+_WHITE = frozenset(b" \t\r\n")
+_DELIMITER = re.compile(rb'["\[\]{}]')
+_SCALAR = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null")
+_ID_TEXT_BYTES = 6 * 64 + 2  # a string id of 64 characters, each escaped, with its quotes
+
+
+class _Walk:
+    """A bounded walk over the raw bytes of a JSON object (nothing is decoded)."""
+
+    def __init__(self, frame: bytes | bytearray) -> None:
+        self.frame = frame
+        self.steps = ID_SEARCH_STEPS
+
+    def space(self, pos: int) -> int:
+        frame = self.frame
+        while pos < len(frame) and frame[pos] in _WHITE:
+            pos += 1
+        return pos
+
+    def string_end(self, start: int) -> int | None:
+        """The index of the quote that closes the string opened at `start`."""
+        frame, i = self.frame, start + 1
+        while self.steps > 0:
+            self.steps -= 1
+            j = frame.find(b'"', i)
+            if j < 0:
+                return None
+            k = j
+            while k > start + 1 and frame[k - 1] == 0x5C:  # backslashes before the quote
+                k -= 1
+            if (j - k) % 2 == 0:
+                return j
+            i = j + 1
+        return None
+
+    def value_end(self, pos: int) -> int | None:
+        """The index just after the value starting at `pos`."""
+        frame = self.frame
+        if pos >= len(frame):
+            return None
+        first = frame[pos]
+        if first == 0x22:  # "
+            end = self.string_end(pos)
+            return None if end is None else end + 1
+        if first not in (0x5B, 0x7B):  # [ {
+            m = _SCALAR.match(frame, pos)
+            return m.end() if m else None
+        depth = 0
+        while self.steps > 0:
+            self.steps -= 1
+            m = _DELIMITER.search(frame, pos)
+            if m is None:
+                return None
+            pos = m.start()
+            if frame[pos] == 0x22:
+                end = self.string_end(pos)
+                if end is None:
+                    return None
+                pos = end + 1
+                continue
+            depth += 1 if frame[pos] in (0x5B, 0x7B) else -1
+            pos += 1
+            if depth == 0:
+                return pos
+        return None
+
+
+def find_json_id(frame: bytes | bytearray) -> Any:
+    """The value of the top-level object's `id` member in a message refused whole
+    (`too_large`, `too_deep`), or in the first bytes of one, found without parsing it:
+    the members are walked on the raw bytes, each value skipped (strings to their closing
+    quote, never decoded), for at most `ID_SEARCH_STEPS` steps. Only the id itself is
+    decoded. None when there is no such id: the caller checks what it returns as any id."""
+    walk = _Walk(frame)
+    pos = walk.space(0)
+    if pos >= len(frame) or frame[pos] != JSON_FIRST_BYTE:
+        return None
+    pos += 1
+    while walk.steps > 0:
+        walk.steps -= 1
+        pos = walk.space(pos)
+        if pos >= len(frame) or frame[pos] != 0x22:
+            return None
+        key_end = walk.string_end(pos)
+        if key_end is None:
+            return None
+        is_id = frame[pos:key_end + 1] == b'"id"'
+        pos = walk.space(key_end + 1)
+        if pos >= len(frame) or frame[pos] != 0x3A:  # :
+            return None
+        pos = walk.space(pos + 1)
+        end = walk.value_end(pos)
+        if end is None:
+            return None
+        if is_id:
+            if end - pos > _ID_TEXT_BYTES or end >= len(frame):
+                return None  # too long for an id, or maybe cut short
+            try:
+                return json.loads(bytes(frame[pos:end]))
+            except ValueError:
+                return None
+        pos = walk.space(end)
+        if pos >= len(frame) or frame[pos] != 0x2C:  # ,
+            return None
+        pos += 1
+    return None
+
+
 def dump_json(obj: Any) -> bytes:
     """Encode a message map as compact UTF-8 JSON (ValueError on a non-finite float)."""
     if _fast_dumps is not None:

@@ -335,6 +335,109 @@ def peek_map(frame: bytes) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
+#: How many values `find_id` walks, at most, to reach a message's `id`.
+ID_SEARCH_VALUES = 65536
+_ID_BYTES = 4 * 64  # an id is a string of at most 64 characters: at most this many bytes
+_BIN_WIDTH = {0xC4: 1, 0xC5: 2, 0xC6: 4}
+_EXT_WIDTH = {0xC7: 1, 0xC8: 2, 0xC9: 4}
+_FIXEXT = {0xD4: 3, 0xD5: 4, 0xD6: 6, 0xD7: 10, 0xD8: 18}
+
+
+def _extent(buf: bytes | bytearray, pos: int, n: int) -> tuple[int, int] | None:
+    """(bytes of the value's header and payload, child values) of the value at pos,
+    from its header alone; None when the header is not all there or is no msgpack."""
+    b = buf[pos]
+    if b <= 0x7F or b >= 0xE0:
+        return 1, 0
+    if b <= 0x8F:
+        return 1, 2 * (b & 0x0F)
+    if b <= 0x9F:
+        return 1, b & 0x0F
+    if b <= 0xBF:
+        return 1 + (b & 0x1F), 0
+    if b in _FIXED:
+        return _FIXED[b], 0
+    if b in _FIXEXT:
+        return _FIXEXT[b], 0
+    width = (_STR.get(b) or _BIN_WIDTH.get(b) or _EXT_WIDTH.get(b) or _ARRAY.get(b)
+             or _MAP.get(b))
+    if width is None or pos + 1 + width > n:
+        return None  # 0xc1, or a length field still to come
+    length = int.from_bytes(buf[pos + 1:pos + 1 + width], "big")
+    if b in _ARRAY:
+        return 1 + width, length
+    if b in _MAP:
+        return 1 + width, 2 * length
+    return 1 + width + length + (1 if b in _EXT_WIDTH else 0), 0
+
+
+def _skip(buf: bytes | bytearray, pos: int, n: int, budget: list[int]) -> int | None:
+    """The position after the value at pos (containers walked header by header, strings
+    skipped by their length); None when the bytes end first or `budget` runs out."""
+    expected = 1
+    while expected:
+        if pos >= n or budget[0] <= 0:
+            return None
+        extent = _extent(buf, pos, n)
+        if extent is None:
+            return None
+        size, children = extent
+        budget[0] -= 1
+        pos += size
+        expected += children - 1
+    return pos if pos <= n else None
+
+
+def _scalar(buf: bytes | bytearray, pos: int, n: int) -> Any:
+    """The integer, string (of at most an id's length) or nil at pos; anything else, or a
+    value not all there, is `_NOT_DECODED`."""
+    b = buf[pos]
+    if b == 0xC0:
+        return None
+    if b <= 0x7F or b >= 0xE0:
+        return b if b <= 0x7F else b - 0x100
+    extent = _extent(buf, pos, n)
+    if extent is None or extent[1] or pos + extent[0] > n or extent[0] > _ID_BYTES + 5:
+        return _NOT_DECODED
+    if 0xCC <= b <= 0xD3 or b in (0xD9, 0xDA, 0xDB) or 0xA0 <= b <= 0xBF:
+        try:
+            value: Any = msgpack.unpackb(bytes(buf[pos:pos + extent[0]]), raw=False)
+        except Exception:  # not UTF-8
+            return _NOT_DECODED
+        return value
+    return _NOT_DECODED
+
+
+def find_id(buf: bytes | bytearray) -> Any:
+    """The value of the top-level map's `id` key in a message refused whole (`too_large`,
+    `too_deep`), or in the first bytes of one, found without decoding it: the map's
+    entries are walked header by header, each value skipped by its header (a string by
+    its length, never read), for at most `ID_SEARCH_VALUES` values. Only the id itself is
+    decoded, when it is an integer, nil, or a string of an id's length. Returns None when
+    there is no such id (not a map, the bytes end first, the walk is too long, an id of
+    another type): the caller checks what it returns as any id."""
+    n = len(buf)
+    if not n or buf[0] not in MAP_FIRST_BYTES:
+        return None
+    extent = _extent(buf, 0, n)
+    if extent is None:
+        return None
+    pos, entries = extent[0], extent[1] // 2
+    budget = [ID_SEARCH_VALUES]
+    for _ in range(entries):
+        if pos + 3 <= n and buf[pos] == 0xA2 and buf[pos + 1:pos + 3] == b"id":
+            if pos + 3 >= n:
+                return None
+            value = _scalar(buf, pos + 3, n)
+            return None if value is _NOT_DECODED else value
+        after_key = _skip(buf, pos, n, budget)
+        after = None if after_key is None else _skip(buf, after_key, n, budget)
+        if after is None:
+            return None
+        pos = after
+    return None
+
+
 def pack(obj: Any) -> bytes:
     """Encode a message map (str as str, never bin)."""
     data: bytes = msgpack.packb(obj, use_bin_type=True)

@@ -103,9 +103,21 @@ def to_text(frame: bytes, strip_newline: bool = True) -> str:
     return text
 
 
+def readable_text_id(frame: bytes | bytearray) -> int | None:
+    """The id of a line that cannot be read as a whole (or of its first bytes), when its
+    first word is one; only the line's first bytes are looked at."""
+    return _readable_id(bytes(frame[:_ID_PREFIX]))
+
+
+_ID_PREFIX = 64  # the bytes of a line that hold its id word, spaces before it included
+
+
 def _readable_id(frame: bytes) -> int | None:
     """The id of a line that cannot be read as a whole, when its first word is one."""
-    head = frame.lstrip(b" \t").split(None, 1)[0] if frame.strip() else b""
+    words = frame.lstrip(b" \t").split(None, 1)
+    if len(words) < 2 and len(frame) >= _ID_PREFIX:
+        return None  # the first word may go on past the bytes looked at
+    head = words[0] if words else b""
     if head.isdigit() and _ID_RE.match(head.decode("ascii")):
         value = int(head)
         return value if value <= MAX_ID else None
