@@ -31,7 +31,7 @@ extensions = [
 ]
 source_suffix = {".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "notes.md"]
+exclude_patterns = ["_build"]
 myst_heading_anchors = 6
 myst_enable_extensions = ["colon_fence", "deflist"]
 # A link to a page or an anchor that does not exist is a warning, so an error here.
