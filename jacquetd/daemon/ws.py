@@ -106,15 +106,14 @@ def content_security_policy(host: str, port: int) -> str:
 
     Built from the bound address only, never from a request's headers. `'self'` allows
     the page's own origin, and WebSockets to it (CSP level 3); the endpoint's own
-    addresses are spelled out as ws:// and wss:// sources as well (all the loopback
-    names when it is bound on loopback)."""
+    names are spelled out as ws:// and wss:// sources as well (127.0.0.1 and localhost
+    when it is bound on loopback). An IPv6 address cannot be a CSP source: 'self'
+    stands for it."""
     hosts = [host]
     if is_loopback_host(host):
-        hosts = ["127.0.0.1", "localhost", "[::1]"]
-    elif host in ("0.0.0.0", "::", ""):
-        hosts = []  # any address of the machine: 'self' is the page's own one
-    elif ":" in host and not host.startswith("["):
-        hosts = [f"[{host}]"]
+        hosts = ["127.0.0.1", "localhost"]
+    elif host in ("0.0.0.0", "") or ":" in host:
+        hosts = []  # any address of the machine, or IPv6: 'self' is the page's own one
     sockets = " ".join(f"{scheme}://{h}:{port}" for h in hosts for scheme in ("ws", "wss"))
     return (f"default-src 'self'; connect-src 'self'{' ' + sockets if sockets else ''}; "
             "img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; "

@@ -2,10 +2,15 @@
 // endpoint (JSON). A game against the bot is a hosted match with a bot seat, so one
 // code path serves both; the page's address keeps the match and seat (#m=ID&t=TOKEN,
 // #w=ID to watch), so a reload resumes where it was.
+//
+// Every value from the server or another client (names, moves, ids, messages) goes
+// into the page as text: elements are made with dom.js's `h`, never from HTML strings.
 
-import { Client, ProtocolError } from "./client.js";
-import { drawBoard, mapTheirs, pointAt, theirsToMine } from "./board.js";
+import { Client, ProtocolError, REFUSALS } from "./client.js";
+import { drawBoard, mapTheirs, pointAt, startPosition, theirsToMine } from "./board.js";
+import { h, fill } from "./dom.js";
 import { TurnBuilder, formatSteps } from "./moves.js";
+import { moveLog, playerName, says, winText } from "./names.js";
 
 const $ = (id) => document.getElementById(id);
 const S = {
@@ -35,12 +40,38 @@ function wsUrl() {
   return `${proto}//${location.host}/ws${token ? `?token=${encodeURIComponent(token)}` : ""}`;
 }
 
+// A refusal the server explains in the close frame (SPEC §2.6): what the page says.
+const REFUSAL_TEXT = {
+  origin_not_allowed: "the server does not accept connections from this page's address",
+  token_required: "the server needs an access token",
+  token_refused: "the server refused the access token",
+};
+
+function refused(close) {
+  const code = (close.reason || "").split(":")[0];
+  const text = REFUSAL_TEXT[code] || "the server refused the connection";
+  $("conn").textContent = "not connected";
+  document.body.dataset.conn = "refused";
+  document.body.dataset.refused = code;
+  $("server-panel").hidden = code === "origin_not_allowed";
+  const detail = close.reason ? ` (${close.reason})` : ` (close code ${close.code})`;
+  status(`${text}${detail}`, true);
+}
+
 async function connect() {
   $("conn").textContent = "connecting…";
   const client = new Client(wsUrl());
+  let hello;
   try {
     await client.connect();
+    hello = await client.request("hello", { client: "jacquetd-web" });
   } catch {
+    // a refused page is closed right after the opening: wait a moment for the reason
+    if (!client.closed) await Promise.race([client.whenClosed, new Promise((r) => setTimeout(r, 2000))]);
+    if (client.closed && REFUSALS.has(client.closed.code)) {
+      refused(client.closed);
+      return false;
+    }
     let why = "cannot reach the server";
     try {
       const token = serverToken();
@@ -54,13 +85,14 @@ async function connect() {
     return false;
   }
   S.client = client;
-  client.onclose = () => {
+  client.onclose = (ev) => {
+    if (REFUSALS.has(ev.code)) { refused(ev); return; }
     $("conn").textContent = "disconnected: reconnecting…";
     document.body.dataset.conn = "closed";
     S.watching = null;
     setTimeout(() => connect().then((ok) => ok && resume()), 1000);
   };
-  S.hello = await client.request("hello", { client: "jacquetd-web" });
+  S.hello = hello;
   $("conn").textContent = `connected: ${S.hello.engine?.name || "jacquetd"} protocol ${S.hello.protocol}`;
   document.body.dataset.conn = "open";
   fillLevels();
@@ -99,7 +131,7 @@ async function resume() {
   const h = hashParams();
   if (h.get("m")) await attach(h.get("m"), h.get("t"));
   else if (h.get("w")) await attach(h.get("w"), null);
-  else if (S.mode === "idle") showEditorStart();
+  else if (S.mode === "idle") showIdle();
 }
 
 async function attach(matchId, token) {
@@ -108,6 +140,7 @@ async function attach(matchId, token) {
   S.st = null;
   S.builder = null;
   history.replaceState(null, "", token ? `#m=${matchId}&t=${token}` : `#w=${matchId}`);
+  clearAnalysis();
   try {
     await refresh();
   } catch (err) {
@@ -187,9 +220,16 @@ function matchView() {
 }
 
 function sideName(side) {
-  const seat = S.st.seats[side];
-  const name = seat.name || (seat.player === "bot" ? `bot ${seat.level || ""}` : `side ${side}`);
-  return side === S.st.you ? `you (${name || side})` : name;
+  return playerName(S.st, side);
+}
+
+/** "You win the match 3-1" / "Bot (random) wins the game (gammon, 2 points)". */
+function resultText() {
+  const st = S.st;
+  if (st.status === "closed") return "The match was closed before its end";
+  const last = [...(st.history || [])].reverse().find((line) => /^[01] wins /.test(line));
+  const what = st.length ? `the match ${st.score[0]}-${st.score[1]}` : "the game";
+  return last ? winText(st, last, what) : `${says(st, st.winner, "win")} ${what}`;
 }
 
 function describeState() {
@@ -229,16 +269,27 @@ function render() {
     body.game = String(S.st.game);
     if (!$("status").classList.contains("error") || S.st.last_event !== S.shownEvent) status(describeState());
     S.shownEvent = S.st.last_event;
-    $("match-info").textContent = `${S.st.variant}, ${S.st.length ? `${S.st.length}-point match` : "money game"}` +
-      `${S.st.cube ? ", cube" : ""} — game ${S.st.game}, score ${S.st.score[0]}-${S.st.score[1]}` +
-      ` — ${sideName(0)} v ${sideName(1)}`;
+    fill($("match-info"),
+      h("div", { "data-testid": "players" }, `${sideName(0)} v ${sideName(1)}`),
+      h("div", {}, `${S.st.variant}, ${S.st.length ? `${S.st.length}-point match` : "money game"}` +
+        `${S.st.cube ? ", cube" : ""} — game ${S.st.game}, score ${S.st.score[0]}-${S.st.score[1]}`));
     const hist = $("history");
-    hist.replaceChildren(...S.st.history.map((line) => { const li = document.createElement("li"); li.textContent = line; return li; }));
+    fill(hist, moveLog(S.st).map((line) => h("li", {}, line)));
     hist.scrollTop = hist.scrollHeight;
+    const over = S.st.status === "over" || S.st.status === "closed";
+    $("game-over").hidden = !over;
+    if (over) fill($("result"), resultText());
+    $("review").disabled = S.st.status !== "over";
+    staleAnalysis();
   } else if (S.mode === "editor" && S.ed) {
     drawBoard($("board"), { ...S.ed, dice: parseDice($("ed-dice").value) || [], diceOwner: "me", sources: null, targets: null });
     body.phase = "editor";
+  } else if (S.mode === "idle") {
+    const start = startPosition($("variant").value);
+    drawBoard($("board"), { variant: start.variant, mine: start.on_roll, theirs: mapTheirs(start.variant, start.opponent), dice: [], sources: null, targets: null });
+    body.phase = "idle";
   }
+  if (S.mode !== "match" && S.mode !== "watch") $("game-over").hidden = true;
   const my = S.mode === "match" && S.st && S.st.to_act === S.st.you;
   $("roll").disabled = !(my && may.includes("roll"));
   $("double").disabled = !(my && may.includes("double"));
@@ -255,38 +306,58 @@ function render() {
   $("export").disabled = !S.match;
 }
 
+// The page's Content-Security-Policy forbids inline style attributes: widths are set
+// on the elements (element.style), never written into markup.
 function bars(p) {
   const pct = (x) => `${Math.max(0, Math.round(x * 1000) / 10)}%`;
   const lose = 1 - p.win;
-  return `<div class="bars" title="win ${pct(p.win)} gammon/marcia ${pct(p.win_gammon)} backgammon/marcia per punto ${pct(p.win_backgammon)}; lose ${pct(lose)} gammon/marcia ${pct(p.lose_gammon)} backgammon/marcia per punto ${pct(p.lose_backgammon)}">` +
-    `<span class="wb" data-w="${pct(p.win_backgammon)}"></span>` +
-    `<span class="wg" data-w="${pct(p.win_gammon - p.win_backgammon)}"></span>` +
-    `<span class="w" data-w="${pct(p.win - p.win_gammon)}"></span>` +
-    `<span class="l" data-w="${pct(lose - p.lose_gammon)}"></span>` +
-    `<span class="lg" data-w="${pct(p.lose_gammon - p.lose_backgammon)}"></span>` +
-    `<span class="lb" data-w="${pct(p.lose_backgammon)}"></span></div>`;
-}
-
-// The page's Content-Security-Policy forbids inline style attributes: widths are set here.
-function applyBars(root) {
-  for (const span of root.querySelectorAll("span[data-w]")) span.style.width = span.dataset.w;
+  const part = (cls, x) => { const span = h("span", { class: cls }); span.style.width = pct(x); return span; };
+  return h("div", { class: "bars", title: `win ${pct(p.win)} gammon/marcia ${pct(p.win_gammon)} backgammon/marcia per punto ${pct(p.win_backgammon)}; lose ${pct(lose)} gammon/marcia ${pct(p.lose_gammon)} backgammon/marcia per punto ${pct(p.lose_backgammon)}` },
+    part("wb", p.win_backgammon), part("wg", p.win_gammon - p.win_backgammon), part("w", p.win - p.win_gammon),
+    part("l", lose - p.lose_gammon), part("lg", p.lose_gammon - p.lose_backgammon), part("lb", p.lose_backgammon));
 }
 
 function fmt(x) { return (Math.round(x * 1000) / 10).toFixed(1); }
 
-function showPlays(plays, ranked, title) {
+function signed(x, digits = 3) { return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`; }
+
+/** Show `children` in the analysis area, as `kind` (hint, evaluation, review, editor). */
+function showAnalysis(kind, ...children) {
+  const area = $("analysis");
+  fill(area, ...children);
+  area.dataset.kind = kind;
+  area.dataset.event = S.st && S.mode !== "editor" ? `${S.st.match_id}:${S.st.last_event}` : "";
+}
+
+function clearAnalysis() {
+  const area = $("analysis");
+  area.replaceChildren();
+  area.dataset.kind = "";
+  S.hints = [];
+}
+
+// A hint or an evaluation is of one moment of the match: once the match moved on
+// (a roll, a play, a cube action, either side's), it is taken away.
+function staleAnalysis() {
+  const area = $("analysis");
+  if (!["hint", "evaluation"].includes(area.dataset.kind)) return;
+  if (area.dataset.event !== `${S.st.match_id}:${S.st.last_event}`) clearAnalysis();
+}
+
+function showPlays(plays, ranked, title, kind) {
   const rows = plays.map((p, i) => {
     const move = p.move || "(no legal play)";
     const cells = ranked
-      ? `<td>${p.equity >= 0 ? "+" : ""}${p.equity.toFixed(3)}</td><td>${fmt(p.win)}</td><td>${fmt(p.win_gammon)}</td><td>${fmt(p.win_backgammon)}</td><td>${fmt(p.lose_gammon)}</td><td>${fmt(p.lose_backgammon)}</td><td>${bars(p)}</td>`
-      : `<td><code>${p.position_id}</code></td>`;
-    return `<tr class="play" data-index="${i}" data-testid="play-row"><td>${i + 1}</td><td class="move"><b>${move}</b></td>${cells}</tr>`;
-  }).join("");
-  const head = ranked
-    ? "<th>#</th><th>play</th><th>equity</th><th>win%</th><th>gammon/marcia%</th><th>bg/mpp%</th><th>lose g%</th><th>lose bg%</th><th></th>"
-    : "<th>#</th><th>play</th><th>position id</th>";
-  $("analysis").innerHTML = `<h3>${title}</h3><table><tr>${head}</tr>${rows}</table>`;
-  applyBars($("analysis"));
+      ? [signed(p.equity), fmt(p.win), fmt(p.win_gammon), fmt(p.win_backgammon), fmt(p.lose_gammon), fmt(p.lose_backgammon)].map((x) => h("td", {}, x))
+        .concat(h("td", {}, bars(p)))
+      : [h("td", {}, h("code", {}, p.position_id))];
+    return h("tr", { class: "play", dataset: { index: i, testid: "play-row" } },
+      h("td", {}, i + 1), h("td", { class: "move" }, h("b", {}, move)), cells);
+  });
+  const head = (ranked
+    ? ["#", "play", "equity", "win%", "gammon/marcia%", "bg/mpp%", "lose g%", "lose bg%", ""]
+    : ["#", "play", "position id"]).map((t) => h("th", {}, t));
+  showAnalysis(kind, h("h3", {}, title), h("table", {}, h("tr", {}, head), rows));
 }
 
 // ---- actions --------------------------------------------------------------------------------
@@ -361,8 +432,8 @@ async function hint() {
     if (!S.st || !S.builder) return;
     status("analysing…");
     const r = await req("analyze", { position: S.st.position, max_plays: 8, partials: false });
+    showPlays(r.plays, true, `Hint: ${r.plays.length} best plays (${r.plies}-ply), equity for you`, "hint");
     S.hints = r.plays;
-    showPlays(r.plays, true, `Hint: ${r.plays.length} best plays (${r.plies}-ply), equity for you`);
     status(describeState());
   } catch (err) { showError(err); }
 }
@@ -371,11 +442,12 @@ async function evaluate() {
   try {
     const position = S.mode === "editor" ? editorPosition() : S.st.position;
     const r = await req("evaluate", { position: { ...position, dice: [] } });
-    const side = S.mode === "editor" ? "the side on roll" : S.st.position_side === S.st.you ? "you (on roll)" : `${sideName(S.st.position_side)} (on roll)`;
-    $("analysis").innerHTML = `<h3 data-testid="evaluation">Evaluation for ${side}: equity ${r.equity >= 0 ? "+" : ""}${r.equity.toFixed(3)}</h3>` +
-      `<p>win ${fmt(r.win)}% — gammon/marcia ${fmt(r.win_gammon)}% — backgammon/marcia per punto ${fmt(r.win_backgammon)}%; ` +
-      `lose gammon/marcia ${fmt(r.lose_gammon)}% — lose backgammon/mpp ${fmt(r.lose_backgammon)}%</p>${bars(r)}`;
-    applyBars($("analysis"));
+    const side = S.mode === "editor" ? "the side on roll" : `${sideName(S.st.position_side)} (on roll)`;
+    showAnalysis(S.mode === "editor" ? "editor" : "evaluation",
+      h("h3", { "data-testid": "evaluation" }, `Evaluation for ${side}: equity ${signed(r.equity)}`),
+      h("p", {}, `win ${fmt(r.win)}% — gammon/marcia ${fmt(r.win_gammon)}% — backgammon/marcia per punto ${fmt(r.win_backgammon)}%; ` +
+        `lose gammon/marcia ${fmt(r.lose_gammon)}% — lose backgammon/mpp ${fmt(r.lose_backgammon)}%`),
+      bars(r));
   } catch (err) { showError(err); }
 }
 
@@ -442,6 +514,73 @@ function editPoint(point) {
   editorChanged();
 }
 
+/** No match yet: the starting position of the variant chosen to play, drawn at once
+ * (before any connection). */
+function showIdle() {
+  S.mode = "idle";
+  render();
+  if (!$("status").classList.contains("error")) status("choose a variant and a bot level, then Start");
+}
+
+/** Leave the match shown (the address no longer names it) and show the start board. */
+function leaveMatch() {
+  S.match = null;
+  S.st = null;
+  S.builder = null;
+  S.selected = null;
+  history.replaceState(null, "", location.pathname + location.search);
+  clearAnalysis();
+  fill($("match-info"));
+  fill($("history"));
+  $("record").hidden = true;
+  switchTab("play");
+  showIdle();
+}
+
+/** The end-of-game panel's "New game": the same game against the same bot again, when
+ * this page played a bot; otherwise the Play tab, to choose one. */
+function newGameAfter() {
+  const st = S.st;
+  const bot = st && st.you !== null && st.seats.find((seat) => seat.player === "bot");
+  leaveMatch();
+  if (!bot) return;
+  $("variant").value = st.variant;
+  $("length").value = String(st.length);
+  $("cube").checked = Boolean(st.cube);
+  if ([...$("level").options].some((o) => o.value === bot.level)) $("level").value = bot.level;
+  $("new-game").requestSubmit();
+}
+
+/** The finished match's record analysed move by move (analyze_record), shown in the
+ * analysis area: each side's total equity loss and luck, then every move with a choice. */
+async function review() {
+  const st = S.st;
+  if (!st || st.status !== "over") return;
+  try {
+    status("reviewing the match…");
+    const r = await req("analyze_record", { match_id: st.match_id });
+    if (S.st?.match_id !== st.match_id) return;
+    const total = (key, side) => r.games.reduce((sum, g) => sum + (g[key]?.[side] ?? 0), 0);
+    const count = (side) => r.moves.filter((m) => m.side === side).length;
+    const summary = h("table", { "data-testid": "review-summary" },
+      h("tr", {}, ["player", "moves", "equity lost", "luck"].map((t) => h("th", {}, t))),
+      [0, 1].map((side) => h("tr", {},
+        h("td", { class: "name" }, playerName(st, side)), h("td", {}, count(side)),
+        h("td", {}, total("loss", side).toFixed(3)),
+        h("td", {}, r.games.some((g) => g.luck) ? signed(total("luck", side)) : "—"))));
+    const moves = h("table", { "data-testid": "review-moves" },
+      h("tr", {}, ["game", "player", "dice", "played", "best", "loss"].map((t) => h("th", {}, t))),
+      r.moves.map((m) => h("tr", { dataset: { testid: "review-row" } },
+        h("td", {}, m.game), h("td", { class: "name" }, playerName(st, m.side)),
+        h("td", {}, (m.dice || []).join("-")), h("td", { class: "move" }, m.move || "no legal play"),
+        h("td", { class: "move" }, m.loss > 0 ? m.best || "no legal play" : "="),
+        h("td", { class: m.loss >= 0.08 ? "loss-big" : "" }, m.loss.toFixed(3)))));
+    showAnalysis("review", h("h3", { "data-testid": "review-title" },
+      `Review: ${playerName(st, 0)} v ${playerName(st, 1)} (${r.plies}-ply)`), summary, moves);
+    status(resultText());
+  } catch (err) { showError(err); }
+}
+
 async function showEditorStart() {
   S.mode = "editor";
   if (!S.ed) {
@@ -459,7 +598,7 @@ async function analyzeEditor() {
   try {
     status("analysing…");
     const r = await req("analyze", { position: editorPosition(), dice, max_plays: 10, partials: false });
-    showPlays(r.plays, true, `Analysis (${r.plies}-ply)`);
+    showPlays(r.plays, true, `Analysis (${r.plies}-ply)`, "editor");
     status("analysis done");
   } catch (err) { showError(err); }
 }
@@ -470,6 +609,7 @@ function switchTab(name) {
   for (const t of document.querySelectorAll(".tab")) t.classList.toggle("active", t.dataset.tab === name);
   for (const p of ["play", "host", "editor"]) $(`panel-${p}`).hidden = p !== name;
   if (name === "editor") showEditorStart().catch(showError);
+  else if (S.mode === "editor") { clearAnalysis(); showIdle(); }
 }
 
 function wire() {
@@ -480,10 +620,10 @@ function wire() {
     try {
       const r = await req("match_new", {
         variant: $("variant").value, length: Number($("length").value) || 0,
-        cube: $("cube").checked, seat0: "client", seat1: $("level").value, name0: "you",
+        cube: $("cube").checked, seat0: "client", seat1: $("level").value,
         bot_time_ms: 2000,
       });
-      $("analysis").replaceChildren();
+      $("status").classList.remove("error");
       await attach(r.match_id, r.tokens[0]);
     } catch (err) { showError(err); }
   });
@@ -495,11 +635,13 @@ function wire() {
         cube: $("host-cube").checked, seat0: "client", seat1: "client",
       });
       const base = `${location.origin}${location.pathname}`;
-      $("host-links").innerHTML = `<p>Match <code data-testid="host-id">${r.match_id}</code>. Give each player their own link (it holds the seat's token):</p>` +
-        `<p>Side 0: <code data-testid="seat0-link">${base}#m=${r.match_id}&t=${r.tokens[0]}</code></p>` +
-        `<p>Side 1: <code data-testid="seat1-link">${base}#m=${r.match_id}&t=${r.tokens[1]}</code></p>` +
-        `<p>Watchers: <code data-testid="watch-link">${base}#w=${r.match_id}</code></p>` +
-        `<p>Tokens: <code data-testid="token0">${r.tokens[0]}</code> <code data-testid="token1">${r.tokens[1]}</code></p>`;
+      const code = (testid, text) => h("code", { "data-testid": testid }, text);
+      fill($("host-links"),
+        h("p", {}, "Match ", code("host-id", r.match_id), ". Give each player their own link (it holds the seat's token):"),
+        h("p", {}, "Player 1: ", code("seat0-link", `${base}#m=${r.match_id}&t=${r.tokens[0]}`)),
+        h("p", {}, "Player 2: ", code("seat1-link", `${base}#m=${r.match_id}&t=${r.tokens[1]}`)),
+        h("p", {}, "Watchers: ", code("watch-link", `${base}#w=${r.match_id}`)),
+        h("p", {}, "Tokens: ", code("token0", r.tokens[0]), " ", code("token1", r.tokens[1])));
       status("match created: share the links");
     } catch (err) { showError(err); }
   });
@@ -523,9 +665,12 @@ function wire() {
   $("hint").addEventListener("click", hint);
   $("evaluate").addEventListener("click", evaluate);
   $("export").addEventListener("click", exportRecord);
+  $("again").addEventListener("click", newGameAfter);
+  $("review").addEventListener("click", review);
+  $("variant").addEventListener("change", () => { if (S.mode === "idle") render(); });
   $("analysis").addEventListener("click", (e) => {
     const row = e.target.closest("tr.play");
-    if (row && S.builder && S.hints.length) {
+    if (row && S.builder && S.hints.length && e.currentTarget.dataset.kind === "hint") {
       S.builder.choose(S.hints[Number(row.dataset.index)]);
       S.selected = null;
       render();
@@ -554,7 +699,7 @@ function wire() {
       const dice = parseDice($("ed-dice").value);
       if (!dice) { status("give the dice (two digits)", true); return; }
       const r = await req("legal_moves", { position: editorPosition(), dice });
-      showPlays(r.plays, false, `${r.count} legal plays`);
+      showPlays(r.plays, false, `${r.count} legal plays`, "editor");
     } catch (err) { showError(err); }
   });
   $("ed-analyze").addEventListener("click", analyzeEditor);
@@ -589,4 +734,5 @@ function wire() {
 }
 
 wire();
+showIdle(); // the board is drawn before any connection
 connect().then((ok) => ok && resume()).catch(showError);

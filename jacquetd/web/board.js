@@ -25,6 +25,15 @@ export function mapTheirs(variant, counts) {
   return out;
 }
 
+/** The starting position of `variant` (RULES.md: the talon in the Jacquet variants,
+ * 2-5-3-5 in backgammon), as the daemon's position maps give it. */
+export function startPosition(variant) {
+  const side = new Array(26).fill(0);
+  if (variant === "backgammon") Object.assign(side, { 24: 2, 13: 5, 8: 3, 6: 5 });
+  else side[24] = 15;
+  return { variant, on_roll: side.slice(), opponent: side.slice(), dice: [] };
+}
+
 export function pips(counts) {
   return counts.reduce((sum, c, p) => sum + (p === 0 ? 0 : c * p), 0);
 }

@@ -1,6 +1,10 @@
 // The protocol over a WebSocket, in JSON: one request map per text frame, replies
 // matched by id, partials handed to a callback, one final reply per request.
 
+/** Close codes of a handshake the server refused, with the reason in the close frame
+ * (`CODE: explanation`, SPEC §2.6): 4403 the page's origin, 4401 the access token. */
+export const REFUSALS = new Set([4401, 4403]);
+
 export class ProtocolError extends Error {
   constructor(error) {
     super(error.message || error.code);
@@ -23,21 +27,26 @@ export class Client {
     this.nextId = 1;
     this.pending = new Map();
     this.onclose = null;
+    this.closed = null; // {code, reason} once the socket closed
+    this.whenClosed = new Promise((resolve) => { this.closedNow = resolve; });
   }
 
-  /** Open the socket; rejects when the server refuses the handshake. */
+  /** Open the socket; rejects when it cannot be opened. A refusal the server explains
+   * comes after the opening, as a close (code in REFUSALS): see `closed`. */
   connect() {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(this.url);
       let opened = false;
       ws.onopen = () => { opened = true; this.ws = ws; resolve(this); };
-      ws.onerror = () => { if (!opened) reject(new Error("connection refused")); };
       ws.onclose = (ev) => {
+        this.closed = { code: ev.code, reason: ev.reason };
+        this.closedNow(this.closed);
         for (const p of this.pending.values()) {
-          p.reject(new ProtocolError({ code: "disconnected", message: "the connection closed" }));
+          p.reject(new ProtocolError({ code: "disconnected", message: ev.reason || "the connection closed" }));
         }
         this.pending.clear();
-        if (opened && this.onclose) this.onclose(ev);
+        if (!opened) reject(new Error("connection refused"));
+        else if (this.onclose) this.onclose(ev);
       };
       ws.onmessage = (ev) => this.receive(ev.data);
     });
