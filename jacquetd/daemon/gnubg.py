@@ -19,12 +19,13 @@ from jacquetd.rules import (
     PositionError,
     parse_fibs_board,
 )
+from jacquetd.rules.fibs import MAX_FIELDS
 
 VERSION_REPLY = "Interface: 2\nRFBF: 0\nEngine: 1.00\nSoftware: 1.07.001\n"
 HELP_REPLY = "\tNo help information available\n"
 NO_COMMAND = "Error: no command given\n"
 BAD_BOARD = "Error: badly formed board\n"
-MAX_BOARD_FIELDS = 52
+MAX_BOARD_FIELDS = MAX_FIELDS  # more is answered as gnubg answers it
 
 _SET_ANSWERS = {
     ("debug", True): "Debug output ON\n",
@@ -232,11 +233,12 @@ def _parse_set(tokens: list[str]) -> Action:
 class BoardQuestion:
     """What a ``board:`` line asks, read the way gnubg reads it.
 
-    The side to act is the one whose colour is in the turn field, whichever
-    side the board is written from (as match manager, gnubg writes the board
-    from its own player's view and sets the turn to ours). ``position`` is
-    from the view of the side on roll: the actor, or, when a double is
-    pending, the doubler (``actor_on_roll`` is then false).
+    The side on roll is the one whose colour is in the turn field, whichever
+    side the board is written from (as match manager, gnubg writes every board
+    with its player 1 as You and the turn set to the side on roll). With a
+    double pending that side is the doubler and the other one answers
+    (``actor_on_roll`` is then false). ``position`` is from the view of the
+    side on roll.
     """
 
     board: FibsBoard
@@ -245,15 +247,16 @@ class BoardQuestion:
 
     @property
     def actor_is_you(self) -> bool:
-        return self.board.your_turn
+        """Whether the side that must answer the board is You (field 1)."""
+        return self.board.on_roll_is_you == self.actor_on_roll
 
 
 def board_position(text: str) -> BoardQuestion:
     """Read a ``board:`` string into the question it asks; PositionError if malformed.
 
-    The rules core reads boards as gnubg does (the turn field names the side to
-    act; with a pending double the doubler is on roll; the other dice pair when
-    the actor's reads 0 0): see `jacquetd.rules.fibs`.
+    The rules core reads boards as gnubg does (the turn field names the side on
+    roll, the doubler when a double is pending; the other dice pair when that
+    side's reads 0 0; fields 43-52 optional): see `jacquetd.rules.fibs`.
     """
     board = parse_fibs_board(text)
     return BoardQuestion(board, board.to_position(), not board.was_doubled)

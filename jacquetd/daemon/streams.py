@@ -292,11 +292,10 @@ class GnubgConnection(_Connection):
             self.paused = True
 
     def eof_received(self) -> bool:
-        # a last line without its newline is answered, unless it is blank
-        self.lines.extend(item for item in self.decoder.finish()
-                          if not isinstance(item, bytes) or item.strip())
-        self.lines.append(None)
-        self.wakeup.set()
+        # end of input ends the session, as in gnubg: nothing more is answered, and
+        # connection_lost stops the work of the line being answered
+        self.lines.clear()
+        self.close()
         return True
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -16,10 +16,16 @@ With direction -1 slot i is your point i and the opponent's point 25 - i;
 with direction +1 the other way round. Your bar is slot 25 (direction -1) or
 0 (direction +1).
 
-Who acts, read as GNU Backgammon reads it: the turn field names the side to
-act now. With `was doubled` set, that side answers a double, so the doubler
-(the other side) is the side on roll of the `Position`. The dice are the
-acting side's pair, or the other pair when the acting side's reads 0 0.
+Who is on roll, read as GNU Backgammon reads it: the side whose colour is in
+the turn field. With `was doubled` set that side is the doubler and the other
+side answers the double; GNU Backgammon 1.07 writes its own pending doubles so
+(as match manager) and reads them so (as external player), both measured. A
+board whose cube is owned names its doubler by the may-double fields: only the
+owner can double, whatever the turn field says. The dice are the on-roll
+side's pair, or the other pair when that side's reads 0 0.
+
+Fields 43-52 may be left out (read as 0), as GNU Backgammon allows: a board
+has 42 to 52 fields after the word `board`. More than 52 is refused.
 Scores are (yours, the opponent's), as FIBS defines them; GNU Backgammon
 1.07 reads fields 4 and 5 the other way round on every board (measured:
 SPEC.md section 11.3), so a board whose scores differ means different things
@@ -28,12 +34,15 @@ to the two programs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .errors import PositionError
 from .position import Cube, CubeOwner, MatchState, Position
 
 MONEY = 9999
+#: Fields after the word `board`: GNU Backgammon 1.07 reads 42 (through the direction)
+#: up to 52 and refuses more.
+MIN_FIELDS, MAX_FIELDS = 42, 52
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +64,18 @@ class FibsBoard:
     crawford_done: bool = False
     no_redoubles_or_crawford: int = 0
     names: tuple[str, str] = ("You", "Opponent")
-    extra: tuple[str, ...] = field(default=())
+
+    @property
+    def on_roll_is_you(self) -> bool:
+        """Whether You are the side on roll: the side on turn, or with a double pending
+        and the cube owned, its owner (the only side that can double)."""
+        if self.was_doubled and self.cube > 1 and self.may_double[0] != self.may_double[1]:
+            return self.may_double[0]
+        return self.your_turn
 
     def to_position(self) -> Position:
         """The position from the view of the side on roll (the doubler if was_doubled)."""
-        on_roll_is_you = self.your_turn != self.was_doubled
+        on_roll_is_you = self.on_roll_is_you
         me, opp = (self.you, self.them) if on_roll_is_you else (self.them, self.you)
         score = self.score if on_roll_is_you else (self.score[1], self.score[0])
         you_may, them_may = self.may_double
@@ -85,10 +101,13 @@ def parse_fibs_board(text: str) -> FibsBoard:
     if not isinstance(text, str) or not text.startswith("board:"):
         raise PositionError("a FIBS board starts with 'board:'")
     fields = text.strip().split(":")
-    if len(fields) < 53:
-        raise PositionError(f"a FIBS board has 53 fields, this one {len(fields)}")
+    if not MIN_FIELDS <= len(fields) - 1 <= MAX_FIELDS:
+        raise PositionError(f"a FIBS board has {MIN_FIELDS} to {MAX_FIELDS} fields after "
+                            f"'board', this one {len(fields) - 1}")
 
     def num(i: int) -> int:
+        if i >= len(fields):
+            return 0  # fields 43-52 may be left out
         try:
             return int(fields[i])
         except ValueError:
@@ -137,7 +156,6 @@ def parse_fibs_board(text: str) -> FibsBoard:
         may_double=(bool(num(38)), bool(num(39))), was_doubled=bool(num(40)),
         colour=colour, direction=direction, crawford_done=bool(num(51)),
         no_redoubles_or_crawford=num(52), names=(fields[1], fields[2]),
-        extra=tuple(fields[53:]),
     )
 
 
@@ -164,17 +182,17 @@ def format_fibs_board(board: FibsBoard) -> str:
         int(board.may_double[0]), int(board.may_double[1]), int(board.was_doubled),
         board.colour, board.direction, home, bar,
         board.you[0], board.them[0], board.you[25], board.them[25],
-        0, 0, int(board.crawford_done), board.no_redoubles_or_crawford, *board.extra,
+        0, 0, int(board.crawford_done), board.no_redoubles_or_crawford,
     ]
     return "board:" + ":".join(str(v) for v in values)
 
 
 def board_from_position(pos: Position, names: tuple[str, str] = ("You", "Opponent"),
                         colour: int = 1, direction: int = -1) -> FibsBoard:
-    """The FIBS board of a backgammon position, 'you' being the side to act.
+    """The FIBS board of a backgammon position, 'you' being the side on roll.
 
-    That is the side on roll, or its opponent when a double is pending (the
-    side that must take or drop), as GNU Backgammon expects.
+    With a double pending that is the doubler, on turn with `was doubled` set,
+    as GNU Backgammon writes and reads such boards; the opponent answers.
     """
     if pos.variant != "backgammon":
         raise PositionError(f"only backgammon positions have a FIBS form, not {pos.variant}")
@@ -188,12 +206,7 @@ def board_from_position(pos: Position, names: tuple[str, str] = ("You", "Opponen
         length, score = pos.match.length, pos.match.score
     else:
         post, length, score = False, MONEY, (0, 0)
-    if cube.pending:
-        return FibsBoard(you=pos.opp, them=pos.me, match_length=length,
-                         score=(score[1], score[0]), your_turn=True, dice=(), cube=cube.value,
-                         may_double=(may[1], may[0]), was_doubled=True, colour=colour,
-                         direction=direction, crawford_done=post, names=names)
     return FibsBoard(you=pos.me, them=pos.opp, match_length=length, score=score,
                      your_turn=True, dice=pos.dice, cube=cube.value, may_double=may,
-                     was_doubled=False, colour=colour, direction=direction,
+                     was_doubled=cube.pending, colour=colour, direction=direction,
                      crawford_done=post, names=names)
