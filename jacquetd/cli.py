@@ -196,10 +196,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 title="commands")
 
-    serve = sub.add_parser("serve", help="run the daemon (ZeroMQ, TCP and gnubg endpoints)",
+    serve = sub.add_parser("serve", help="run the daemon (ZeroMQ, TCP, gnubg and WebSocket "
+                           "endpoints, and the web app)",
                            description="Run the daemon until SIGTERM, SIGINT or SIGHUP (each "
-                           "drains, then stops). Every endpoint listens on loopback unless an "
-                           "address is given.", epilog=EPILOG)
+                           "drains, then stops): the protocol over ZeroMQ (--bind), plain TCP "
+                           "(--tcp) and WebSocket (--ws, which also serves the web app over "
+                           "HTTP), and GNU Backgammon's external-player interface (--gnubg). "
+                           "Every endpoint listens on loopback unless an address is given.",
+                           epilog=EPILOG)
     _add_options(serve, SERVE_OPTIONS)
     _add_options(serve, ENGINE_OPTIONS)
 

@@ -392,8 +392,11 @@ _COMMANDS: tuple[Command, ...] = (
                "swapped one second): `levels` (seat 0, seat 1), `score`, `winner` (seat), "
                "`games`: per game `opening` (seat 0's die, seat 1's die), `actions` (`[seat, "
                "\"roll\", [d1, d2]]` or `[seat, \"move\", text]`, in order), `winner`, "
-               "`points`, `result`, `reason`, `name`, `moves`, `cube`, `luck` (per seat, "
-               "summed; null when not judged)"),),
+               "`points` (the points scored: `result` times `cube`), `result` (1, 2 or 3: "
+               "what the game's end is worth before the cube, J12/B8/C4), `reason`, `name` "
+               "(of `result`), `moves`, `cube` (the cube's value at the end; 1, as these "
+               "games are played without it), `luck` (per seat, summed; null when not "
+               "judged)"),),
     ),
     Command(
         "rollout", "Roll a position out (or compare candidate plays): full or truncated "
