@@ -21,10 +21,10 @@ fi
 PY=python3
 # Debian's own Python refuses `pip install` outside a virtual environment (PEP 668):
 # then the suite runs in .venv beside the checkout.
-if ! $PY -m pip install -q -e '.[test,cluster,web]' 2>/dev/null; then
+if ! $PY -m pip install -q -e '.[test,cluster,web,docs]' 2>/dev/null; then
     [ -x .venv/bin/python ] || $PY -m venv .venv
     PY=.venv/bin/python
-    $PY -m pip install -q -e '.[test,cluster,web]'
+    $PY -m pip install -q -e '.[test,cluster,web,docs]'
 fi
 # The compiled kernels and the bear-off tables, once, before the test processes start
 # daemons side by side: on a fresh machine each daemon would otherwise compile the same
@@ -34,6 +34,9 @@ build_missing; print(f'compiled kernels ready in {warm_up():.1f} s; bear-off tab
 built: {\", \".join(build_missing()) or \"none, all cached\"}')"
 $PY -m ruff check .
 PYTHON=$PY sh tests/typecheck.sh
+# The documentation site: warnings are errors, so a broken link or anchor, a page left
+# out of the tables of contents or a docstring that does not parse fails the run.
+$PY -m sphinx -W --keep-going -n -q -b html docs build/docs
 # The slow checks (-m slow) run in their bounded form: JACQUETD_SLOW_BUDGET caps each one's
 # length in seconds. `JACQUETD_SLOW_BUDGET= sh tests/run.sh` runs them whole.
 export JACQUETD_SLOW_BUDGET="${JACQUETD_SLOW_BUDGET-10}"
