@@ -68,3 +68,19 @@ def test_an_evaluation_stops_when_its_client_closes_normally(start_jacquetd: Sta
     assert reply.ok, reply
     client.close()
     daemon.stop()
+
+
+def test_a_fibs_position_has_the_field_counts_gnubg_reads(jacquetd_server: DaemonProcess) -> None:
+    # a FIBS board given as a protocol position is read as the gnubg endpoint reads it
+    fields = OPENING_31.split(":")
+    client = ZmqClient(jacquetd_server.zmq)
+    try:
+        for board in (OPENING_31, ":".join(fields[:1 + 51]), ":".join(fields[:1 + 42])):
+            reply = client.call("legal_moves", position=board)
+            assert reply.ok, (board, reply)
+        for board in (OPENING_31 + ":0" * 8, ":".join(fields[:1 + 41])):
+            reply = client.call("legal_moves", position=board)
+            assert not reply.ok and reply.error["code"] == "bad_position", (board, reply)
+            assert reply.error.get("field") == "position", reply
+    finally:
+        client.close()
