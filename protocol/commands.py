@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from .errors import ErrorCode, ProtocolError
-from .messages import Limits, Request
+from .messages import MAX_RECORD_BYTES, Limits, Request
 from .positions import check_position_arg
 from .version import PROTOCOL_VERSION, VERSION_RE
 
@@ -355,9 +355,11 @@ _COMMANDS: tuple[Command, ...] = (
                "read as `match_export` writes it); give this or `record`", position=0,
                max_len=16, pattern=r"^[0-9a-f]{16}$"),
          Param("record", ArgType.WORD, "the text of a match record (protocol/RECORDS.md), "
-               "or of a backgammon match as `.mat` or SGF; give "
-               "this or `match_id` (msgpack only: a record has several lines)",
-               max_len=65536),
+               "or of a backgammon match as `.mat` or SGF (gnubg's analysis in it is "
+               "skipped); give this or `match_id`. A record has several lines: in text, "
+               "give it as a quoted JSON string (`record=\"...\\n...\"`). At most "
+               "20000 lines or SGF nodes (`too_large`, limit `max_record_lines`)",
+               max_len=MAX_RECORD_BYTES),
          Param("game", ArgType.INT, "analyse only this game (from 1)", minimum=1,
                maximum=10_000),
          Param("luck", ArgType.BOOL, "also judge the luck of every roll", default=True)),

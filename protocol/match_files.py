@@ -10,7 +10,15 @@ from __future__ import annotations
 import re
 
 from .mat import MatchFileError, format_mat, parse_mat
-from .records import FORMAT, MatchRecord, RecordError, format_record, parse_record
+from .records import (
+    FORMAT,
+    MatchRecord,
+    RecordError,
+    check_games,
+    check_header,
+    format_record,
+    parse_record,
+)
 from .sgf import format_sgf, parse_sgf
 
 JACQUET_MATCH = "jacquet-match"
@@ -42,6 +50,34 @@ def parse_match_file(text: str) -> MatchRecord:
     except MatchFileError as exc:
         raise RecordError(f"{kind}: {exc.message}", exc.line) from None
     return parse_record(text)
+
+
+MAX_RECORD_LINES = 20_000
+"""The most lines (and, in an SGF, nodes) a record read for analysis may have: real
+matches, a 25-point one included, have a few thousand. Bounds the work of reading one
+before anything is checked line by line."""
+
+
+class RecordTooLarge(RecordError):
+    """A record over MAX_RECORD_LINES lines or SGF nodes."""
+
+
+def read_match_file(text: str) -> MatchRecord:
+    """`parse_match_file` for a record a peer sent: its size is checked first, at the
+    speed of a byte count (RecordTooLarge), then every line is read and the games'
+    scores checked (`records.check_games`): RecordError names the line or the header.
+    Whether the rules accept the moves is for `jacquetd.matches.records` to say."""
+    lines = text.count("\n") + 1
+    nodes = text.count(";") if detect(text) == SGF else 0
+    if max(lines, nodes) > MAX_RECORD_LINES:
+        what = "nodes" if nodes > lines else "lines"
+        raise RecordTooLarge(f"{max(lines, nodes)} {what}, more than the {MAX_RECORD_LINES} "
+                             "a record may have")
+    record = parse_match_file(text)
+    for key, value in record.headers.items():  # a .mat or SGF's too: MI[length:999]
+        check_header(key, value)
+    check_games(record)
+    return record
 
 
 def format_match_file(record: MatchRecord, fmt: str) -> str:

@@ -70,16 +70,24 @@ class Partial:
     result: dict[str, Any]
 
 
+MAX_RECORD_BYTES = 3 << 20
+"""The longest match record a request may carry (`analyze_record`'s `record`): real
+match files, gnubg's analysed SGF of a long match included, are a few hundred KB to
+a few MB. Every other argument has its own, much shorter bound (commands.py)."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """What a server accepts. `hello` reports these; the codec enforces them while
     decoding, before it allocates anything in proportion to what a header claims."""
 
-    max_frame_bytes: int = 256 << 10     # one message (msgpack object or text line)
+    # One message (msgpack object, JSON object or text line): a match record of
+    # MAX_RECORD_BYTES and the request around it.
+    max_frame_bytes: int = MAX_RECORD_BYTES + (64 << 10)
     max_depth: int = 16                  # nesting of maps and lists, the request map is 1
     max_list_len: int = 4096             # elements of one list
     max_map_len: int = 256               # entries of one map
-    max_str_len: int = 65536             # bytes of one string (a match record fits)
+    max_str_len: int = MAX_RECORD_BYTES  # bytes of one string: a match record fits
     max_elements: int = 65536            # values of every kind in one message
     max_inflight_per_client: int = 64    # requests of one client not yet answered
 

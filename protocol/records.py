@@ -36,6 +36,21 @@ ACTION_KINDS: tuple[str, ...] = (
 )
 REASONS: tuple[str, ...] = ("bear-off", "drop", "resign")
 
+#: The values each header may take (RECORDS.md, "Headers"); a header not listed takes any
+#: value. `Length` is bounded as `match_new` bounds it.
+HEADER_VALUES: dict[str, tuple[str, str]] = {
+    "Variant": (r"jacquet|jacquet-be|backgammon", "jacquet, jacquet-be or backgammon"),
+    "Length": (r"0|[1-9][0-9]?", "a number of points 0-99"),
+    "Cube": (r"on|off", "on or off"),
+    "Crawford": (r"on|off", "on or off"),
+    "Dice": (r"seeded|supplied", "seeded or supplied"),
+    "Seed": (r"0|[1-9][0-9]{0,18}", "a number"),
+    "Result": (r"0|1|\*", "0, 1 or *"),
+    "Score": (r"(0|[1-9][0-9]{0,8}) (0|[1-9][0-9]{0,8})", "two numbers, side 0's first"),
+    "Status": (r"playing|adjourned|over|closed", "playing, adjourned, over or closed"),
+}
+_HEADER_VALUE_RES = {k: re.compile(rf"(?:{v[0]})\Z") for k, v in HEADER_VALUES.items()}
+
 _HEADER_RE = re.compile(r'^;\s*\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*\Z')
 _KEY_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*\Z")
 _DICE_RE = re.compile(r"^([1-6])-?([1-6])\Z")
@@ -45,12 +60,48 @@ _MOVE_RE = re.compile(r"^[\x21-\x7e]+(?: [\x21-\x7e]+)*\Z")
 
 class RecordError(ValueError):
     """A record that does not follow RECORDS.md; `line` is the 1-based line number (0: the
-    record as a whole)."""
+    record as a whole); `header` names the header at fault, if one is."""
 
-    def __init__(self, message: str, line: int = 0) -> None:
+    def __init__(self, message: str, line: int = 0, header: str | None = None) -> None:
         self.line = line
         self.message = message
+        self.header = header
         super().__init__(f"line {line}: {message}" if line else message)
+
+
+def check_header(key: str, value: str, line: int = 0) -> None:
+    """Refuse a known header whose value is not one RECORDS.md allows (RecordError
+    naming the header)."""
+    pattern = _HEADER_VALUE_RES.get(key)
+    if pattern is not None and not pattern.match(value):
+        raise RecordError(f"header {key}: {value!r} is not {HEADER_VALUES[key][1]}", line,
+                          header=key)
+
+
+def check_games(record: MatchRecord) -> None:
+    """The checks that need no rules: every game but the last is finished, each game
+    starts at the score the games before it add up to, none starts with the match won,
+    and the `Score` header (when given) is where the finished games end (RecordError
+    naming the game)."""
+    score = [0, 0]
+    length = record.length
+    for game in record.games:
+        where = f"game {game.number}"
+        if list(game.score) != score:
+            raise RecordError(f"{where} starts at {game.score[0]}-{game.score[1]}; the games "
+                              f"before it add up to {score[0]}-{score[1]}")
+        if length and max(score) >= length:
+            raise RecordError(f"{where} is played after the match was won")
+        if game.result is None:
+            if game is not record.games[-1]:
+                raise RecordError(f"{where} has no result, yet another game follows")
+        else:
+            score[game.result.winner] += game.result.points
+    given = record.headers.get("Score")
+    finished = bool(record.games) and record.games[-1].result is not None
+    if given is not None and finished and given != f"{score[0]} {score[1]}":
+        raise RecordError(f"header Score: {given!r}, but the games add up to "
+                              f"{score[0]} {score[1]}", header="Score")
 
 
 @dataclass(frozen=True)
@@ -363,8 +414,9 @@ def parse_record(text: str) -> MatchRecord:
                 raise RecordError("headers must come before the first game", n)
             key = m.group(1)
             if key in record.headers:
-                raise RecordError(f"header {key} given twice", n)
+                raise RecordError(f"header {key} given twice", n, header=key)
             record.headers[key] = _unquote(m.group(2))
+            check_header(key, record.headers[key], n)
             continue
         words = line.split()
         if words[0] == "game":

@@ -110,24 +110,20 @@ Node = list[tuple[str, list[str]]]
 _PROP_RE = re.compile(r"\s*([A-Z]+)\s*\[")
 
 
+_VALUE_RE = re.compile(r"\[([^\]\\]*(?:\\.[^\]\\]*)*)\]\s*", re.S)
+_UNESCAPE_RE = re.compile(r"\\(.)", re.S)
+
+
 def _values(text: str, i: int, name: str) -> tuple[list[str], int]:
-    """The bracketed values of a property from offset `i` (at its first `[`)."""
+    """The bracketed values of a property from offset `i` (at its first `[`), each found
+    by one regular-expression match (gnubg's analysis makes values of kilobytes)."""
     values: list[str] = []
-    n = len(text)
-    while i < n and text[i] == "[":
-        j = i + 1
-        buf = []
-        while j < n and text[j] != "]":
-            if text[j] == "\\" and j + 1 < n:
-                j += 1
-            buf.append(text[j])
-            j += 1
-        if j >= n:
-            raise MatchFileError(f"an SGF value of {name} is not closed")
-        values.append("".join(buf))
-        i = j + 1
-        while i < n and text[i].isspace():
-            i += 1
+    while (m := _VALUE_RE.match(text, i)) is not None:
+        raw = m.group(1)
+        values.append(_UNESCAPE_RE.sub(r"\1", raw) if "\\" in raw else raw)
+        i = m.end()
+    if i < len(text) and text[i] == "[":
+        raise MatchFileError(f"an SGF value of {name} is not closed")
     return values, i
 
 

@@ -13,31 +13,50 @@ from __future__ import annotations
 from typing import Any
 
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.match_files import detect, parse_match_file
+from jacquetd_protocol.match_files import RecordTooLarge, detect, read_match_file
 from jacquetd_protocol.records import MatchRecord, RecordError, format_game
 
 from jacquetd.bots.interface import ENGINE
-from jacquetd.matches.records import ReplayError, positions
+from jacquetd.matches.records import ReplayError, check, positions
 from jacquetd.rules import RulesError, apply_move
 
 
 def read_record(text: Any) -> MatchRecord:
-    """Parse a record argument (RECORDS.md, `.mat` or SGF); ProtocolError(bad_argument,
-    field record) if it is none of them."""
+    """Read a record argument (RECORDS.md, `.mat` or SGF) whole and check what needs no
+    rules: its size, every line, the headers' values and the games' scores
+    (`match_files.read_match_file`). This is what the front does before it queues an
+    analysis, in time proportional to the text. ProtocolError: `too_large` (field
+    `record`, limit `max_record_lines`), or `bad_argument` (field `record`; `header`
+    names a header at fault, `line` the line where one is known)."""
     if not isinstance(text, str):
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "record: must be a string", field="record")
     try:
-        record = parse_match_file(text)
-        if detect(text) != "jacquet-match":
-            record.headers["Format"] = detect(text)
-        return record
+        record = read_match_file(text)
+    except RecordTooLarge as exc:
+        raise ProtocolError(ErrorCode.TOO_LARGE, f"record: {exc}", field="record",
+                            limit="max_record_lines") from None
     except RecordError as exc:
-        raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
+        extra: dict[str, Any] = {}
+        if exc.header is not None:
+            extra["header"] = exc.header
+        if exc.line:
+            extra["line"] = exc.line
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record",
+                            **extra) from None
+    if detect(text) != "jacquet-match":
+        record.headers["Format"] = detect(text)
+    return record
 
 
 def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool = True,
                    should_stop: Any = None) -> dict[str, Any]:
-    """The result map of ``analyze_record`` (see protocol/SPEC.md)."""
+    """The result map of ``analyze_record`` (see protocol/SPEC.md). The whole record is
+    replayed on the rules first: a move the rules refuse, however late, is refused before
+    any move is analysed."""
+    try:
+        check(record)
+    except (ReplayError, RulesError) as exc:
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
     moves: list[dict[str, Any]] = []
     games: dict[int, dict[str, Any]] = {}
     judge_luck = luck
