@@ -56,6 +56,10 @@ READ_BATCH = 16  # ZeroMQ messages read (and queued) per turn of the event loop 
 SHED_CLIENT = ProtocolError(ErrorCode.BUSY, "too many requests of this client are queued or "
                             "in flight", limit="max_inflight_per_client")
 SHED_FULL = ProtocolError(ErrorCode.BUSY, "the server's queue is full")
+# Admitted past the client's in-flight limit and a full queue: they free what the client
+# holds or cost only their answer (see `_control`).
+CONTROL_COMMANDS = frozenset({"cancel", "ping", "quit"})
+_CONTROL_WORDS = tuple(name.encode() for name in CONTROL_COMMANDS)
 POOL_CLOSE_S = 0.5  # at shutdown, workers get this long to exit before they are killed
 SNDHWM = 1_000  # replies queued per peer before that peer is dropped (see _send_failed)
 RCVHWM = 1_000  # requests libzmq reads ahead per peer (then the peer's sends wait)
@@ -279,8 +283,14 @@ class ZmqEndpoint:
         queued before it: one peer's replies keep their order), refused at once (`busy`)
         past the peer's share of the front's queue, else queued (front.py)."""
         frames = [part.bytes for part in parts]
+        fd = -1
         with contextlib.suppress(zmq.ZMQError):
-            self.links.message(parts[0].get(zmq.SRCFD), frames[0])
+            fd = parts[0].get(zmq.SRCFD)
+        if fd >= 0:
+            if self.links.stale(fd, frames[0]):  # its sender has left: nobody to answer
+                self.service.stats.requests_ignored += 1
+                return
+            self.links.message(fd, frames[0])
         try:
             envelope, body = split_envelope(frames)
         except ProtocolError as err:
@@ -293,10 +303,12 @@ class ZmqEndpoint:
         service = self.service
         front = service.front
         if service.pending_count(peer.key) >= self.max_inflight:
-            self._shed(peer, body, SHED_CLIENT)
+            if not self._control(peer, body):
+                self._shed(peer, body, SHED_CLIENT)
             return
         if front.full(len(body)):
-            self._shed(peer, body, SHED_FULL)
+            if not self._control(peer, body):
+                self._shed(peer, body, SHED_FULL)
             return
         if b"ping" in body and not front.waiting(peer.key):
             request = self._decode(peer, body)
@@ -307,6 +319,33 @@ class ZmqEndpoint:
                     front.put(peer.key, service.handle, peer, request, len(body))
             return
         front.put(peer.key, self._handle_body, peer, body, len(body))
+
+    def _control(self, peer: _ZmqPeer, body: bytes) -> bool:
+        """Admit a `cancel`, `ping` or `quit` of a peer at its in-flight limit (or with the
+        queue full): answered at once when nothing of the peer is queued before it, else
+        queued behind the peer's messages while fewer than twice its limit wait there (a
+        flood of them is bounded too). False when `body` is not one of them, or past
+        that bound: the caller answers `busy`."""
+        if starts_msgpack(body):
+            obj = peek_map(body) if len(body) <= self.max_frame else None
+            if obj is None or obj.get("cmd") not in CONTROL_COMMANDS:
+                return False
+        elif not any(word in body for word in _CONTROL_WORDS):
+            return False
+        try:
+            request = decode_request(body, self.codec_limits)
+        except ProtocolError:
+            return False  # the caller's answer names what is wrong
+        if request.cmd not in CONTROL_COMMANDS:
+            return False
+        front = self.service.front
+        if not front.waiting(peer.key):
+            self.service.handle(peer, request)
+        elif front.queued(peer.key) < 2 * self.max_inflight and not front.full():
+            front.put(peer.key, self.service.handle, peer, request, len(body))
+        else:
+            return False
+        return True
 
     def _shed(self, peer: _ZmqPeer, body: bytes, error: ProtocolError) -> None:
         """Answer `busy` to a message without queueing it, as cheaply as can be: a msgpack

@@ -346,7 +346,6 @@ class Service:
                 reply = await self.front.in_turn(peer.key, functools.partial(fetch, after))
 
         async def guarded() -> None:
-            self._watch_count += 1
             try:
                 await stream()
             except asyncio.CancelledError:
@@ -356,15 +355,20 @@ class Service:
                 if err.code == ErrorCode.INTERNAL:
                     log.exception("event=watch_failed match=%s", match_id)
                 self._complete(pending, Reply.failure(request.id, err))
-            finally:
-                self._watch_count -= 1
 
         self._track(peer, client, key, pending)
         if request.args.get("timeout_ms"):
             deadline = arrived + request.args["timeout_ms"] / 1000.0
             pending.timer = asyncio.get_running_loop().call_later(
                 max(0.0, deadline - time.monotonic()), self._expire, pending)
+        # counted from admission to the task's end (even one cancelled before it ran), so
+        # that `max_watches` holds while a burst of watches waits for its tasks to start
+        self._watch_count += 1
         pending.task = asyncio.create_task(guarded(), name=f"watch-{match_id}")
+        pending.task.add_done_callback(self._watch_ended)
+
+    def _watch_ended(self, _task: asyncio.Task[None]) -> None:
+        self._watch_count -= 1
 
     def _record_args(self, args: dict[str, Any]) -> dict[str, Any]:
         """analyze_record: the record text itself, or that of a hosted match."""
@@ -539,6 +543,17 @@ class Service:
             for pending in list(client.pending.values()):
                 self._stop(pending, ProtocolError(ErrorCode.CANCELLED, "the session ended"))
         peer.end_session()
+
+    def end_streams(self, peer: Peer, why: str) -> int:
+        """End the peer's `match_watch` streams, which never end by themselves, each with
+        its final reply `cancelled` (`why`); returns how many were ended."""
+        client = self._clients.get(peer.key)
+        if client is None:
+            return 0
+        streams = [p for p in client.pending.values() if p.task is not None]
+        for pending in streams:
+            self._stop(pending, ProtocolError(ErrorCode.CANCELLED, why))
+        return len(streams)
 
     def peer_gone(self, peer: Peer) -> None:
         self._sessions.pop(peer.key, None)

@@ -249,9 +249,19 @@ def feed_protocol(peer: Any, items: list[bytes | ProtocolError]) -> None:
             peer.service.handle(peer, request)
 
 
+INPUT_ENDED = "the client's input ended; a match_watch stream ends with it"
+
+
 async def close_when_idle(peer: Any) -> None:
-    """After end of input: wait for the peer's requests in flight, then close."""
-    while not peer.closed and peer.service.pending_count(peer.key):
+    """After end of input: wait for the peer's requests in flight, then close. Its
+    `match_watch` streams never end by themselves: each ends at once with `cancelled`
+    (and so does one started by a request read before the end, when its turn comes), so a
+    client that closes its side leaves nothing open."""
+    service = peer.service
+    while not peer.closed:
+        service.end_streams(peer, INPUT_ENDED)
+        if not service.pending_count(peer.key):
+            break
         await asyncio.sleep(EOF_POLL_S)
     peer.end_session()
 

@@ -13,12 +13,25 @@ the next connection on a reused descriptor can be seen before the monitor report
 the previous one ended, or before it reports the new one accepted: a message whose
 routing id is not yet recorded on its descriptor fills the oldest connection still
 without one, else it opens an entry that the next `accepted` event confirms.
+
+libzmq still hands over the messages it had read from a peer after the monitor has
+reported that peer's connection ended. Such a message is stale: answering it would
+start work for nobody (a `match_watch` that never ends, since no reply to it fails
+until the match has news). A routing id that libzmq made up (it starts with a zero
+byte and is never given again) is remembered when its connection ends (the last
+`DEPARTED_KEPT` of them), and its later messages are stale. A routing id the client
+chose may come back on a new connection, whose first messages can be read before the
+monitor reports it accepted on the same descriptor: its messages are never taken for
+stale, and work that the old connection's last messages start lasts until a reply to
+it fails or it ends by itself.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass
+
+DEPARTED_KEPT = 16384  # routing ids that left, remembered to tell their stale messages
 
 
 @dataclass
@@ -32,6 +45,7 @@ class ZmqLinks:
 
     def __init__(self) -> None:
         self._by_fd: dict[int, deque[_Connection]] = {}
+        self._departed: OrderedDict[bytes, int] = OrderedDict()  # made-up id -> its fd
 
     def __len__(self) -> int:
         return sum(len(q) for q in self._by_fd.values())
@@ -65,4 +79,15 @@ class ZmqLinks:
         gone = conns.popleft()
         if not conns:
             del self._by_fd[fd]
-        return gone.identity
+        identity = gone.identity
+        if identity is not None and identity[:1] == b"\0":
+            departed = self._departed
+            departed[identity] = fd
+            if len(departed) > DEPARTED_KEPT:
+                departed.popitem(last=False)
+        return identity
+
+    def stale(self, fd: int, identity: bytes) -> bool:
+        """Whether a message of `identity` read from `fd` comes from a connection that
+        has ended (see the module docstring): it is to be ignored."""
+        return self._departed.get(identity) == fd
