@@ -390,6 +390,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"jacquetd: {exc}", file=sys.stderr)
         return 2
+    from jacquetd.daemon import ports
+
+    try:
+        # Conflicts first: every port, the data folder, the database's lock and the
+        # files to read, said at once, before the compile and the table builds.
+        ports.check_start(cfg, ports=args.command == "serve")
+    except ConfigError as exc:
+        print(f"jacquetd: {exc}", file=sys.stderr)
+        return 2
     setup_logging(cfg.log_level, cfg.log_format)
     from jacquetd.daemon import server
 

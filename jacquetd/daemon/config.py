@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import math
 import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -36,6 +38,42 @@ OFF_WORDS = frozenset({"", "off", "none", "no", "false"})
 
 class ConfigError(ValueError):
     """A configuration value is malformed or out of range."""
+
+
+#: The most a configuration file, a WebSocket token file or a CurveZMQ secret key file may
+#: hold: each is a few hundred bytes; a larger one (or a device that never ends, such as
+#: /dev/zero) is refused after reading at most this much.
+MAX_CONFIG_FILE_BYTES = 1024 * 1024
+MAX_SECRET_FILE_BYTES = 64 * 1024
+#: Worker processes (and front replicas) per core at most: each is a process of its own
+#: with the bots' tables; more than a few per core only takes memory and time to start.
+MAX_PROCESSES_PER_CORE = 4
+
+
+def process_cap() -> int:
+    """The most workers (or replicas) this machine accepts: `MAX_PROCESSES_PER_CORE` per
+    core, at least 8."""
+    return max(8, MAX_PROCESSES_PER_CORE * (os.cpu_count() or 1))
+
+
+def read_bounded(path: str | Path, limit: int, what: str) -> bytes:
+    """The bytes of the file at `path`, at most `limit` of them; ConfigError naming `what`
+    and the path otherwise. At most `limit` + 1 bytes are read, whatever the path names
+    (a device such as /dev/zero, a pipe, a file growing meanwhile); a folder is refused."""
+    try:
+        with open(path, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if stat.S_ISDIR(info.st_mode):
+                raise ConfigError(f"{what} {path}: a folder, not a file")
+            if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+                raise ConfigError(f"{what} {path}: {info.st_size} bytes, more than the "
+                                  f"{limit} such a file may hold")
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise ConfigError(f"{what} {path}: cannot read it: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise ConfigError(f"{what} {path}: more than the {limit} bytes such a file may hold")
+    return data
 
 
 @dataclass(frozen=True)
@@ -185,8 +223,17 @@ def parse_zmq_endpoint(text: str) -> str | None:
     scheme = text.split("://", 1)[0]
     if scheme not in ("tcp", "ipc", "inproc"):
         raise ConfigError(f"--bind: unsupported transport {scheme!r}")
-    if scheme == "tcp" and text.endswith(":0"):
-        text = text[:-2] + ":*"
+    if scheme == "tcp":
+        where, sep, port_text = text[len("tcp://"):].rpartition(":")
+        if not sep or not where:
+            raise ConfigError(f"--bind {text!r}: expected tcp://HOST:PORT")
+        if port_text != "*":
+            if (not (port_text.isascii() and port_text.isdigit())
+                    or not 0 <= int(port_text) <= 65535):
+                raise ConfigError(f"--bind {text!r}: port {port_text!r} out of range "
+                                  "(0-65535, or * for a free one)")
+            if int(port_text) == 0:
+                text = f"tcp://{where}:*"
     return text
 
 
@@ -236,9 +283,16 @@ _TOP_FIELDS = {
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
+#: The largest integer setting accepted (limits, heartbeat times): beyond it a value is a
+#: mistake, and the system calls it reaches would overflow.
+MAX_INT_SETTING = 2**31 - 1
+
+
 def _positive_int(name: str, value: Any, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigError(f"{name}: expected an integer >= {minimum}, got {value!r}")
+    if (isinstance(value, bool) or not isinstance(value, int) or value < minimum
+            or value > MAX_INT_SETTING):
+        raise ConfigError(f"{name}: expected an integer from {minimum} to {MAX_INT_SETTING}, "
+                          f"got {value!r}")
     return value
 
 
@@ -251,12 +305,20 @@ def _check(cfg: Config) -> Config:
     for name in _HEARTBEAT_FIELDS:
         _positive_int(f"heartbeat.{name}", getattr(cfg.heartbeat, name), minimum=0)
     _positive_int("workers", cfg.workers, minimum=0)
+    for name in ("workers", "replicas"):
+        if getattr(cfg, name) > process_cap():
+            raise ConfigError(f"{name}: at most {process_cap()} on this machine "
+                              f"({MAX_PROCESSES_PER_CORE} per core), got {getattr(cfg, name)}")
     if not cfg.gnubg_level:
         raise ConfigError("gnubg_level must name a bot level")
     if cfg.log_level not in LOG_LEVELS:
         raise ConfigError(f"log_level: one of {', '.join(LOG_LEVELS)}")
     if cfg.log_format not in ("kv", "json"):
         raise ConfigError("log_format: 'kv' or 'json'")
+    for name in ("drain_timeout_s", "cancel_grace_s", "match_idle_timeout_s", "keep_days",
+                 "keep_replies_days"):
+        if not math.isfinite(getattr(cfg, name)):
+            raise ConfigError(f"{name}: expected a finite number, got {getattr(cfg, name)!r}")
     if cfg.drain_timeout_s < 0 or cfg.cancel_grace_s < 0:
         raise ConfigError("drain_timeout_s and cancel_grace_s must be >= 0")
     if (cfg.curve_secret is None) != (cfg.curve_clients is None):
@@ -264,6 +326,32 @@ def _check(cfg: Config) -> Config:
     if cfg.zmq_bind is None and cfg.tcp is None and cfg.gnubg is None and cfg.ws is None:
         raise ConfigError("every endpoint is off: nothing to serve")
     return cfg
+
+
+def _number(origin: str, key: str, value: Any, *, above_zero: bool) -> float:
+    """A finite number >= 0 (> 0 with `above_zero`), as a float."""
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not math.isfinite(value) or value < 0 or (above_zero and value == 0)):
+        raise ConfigError(f"{origin}: {key}: expected a finite number "
+                          f"{'> 0' if above_zero else '>= 0'} (seconds or days), got {value!r}")
+    return float(value)
+
+
+def known_levels() -> tuple[str, ...]:
+    """The bot levels the daemon answers with (the ladder, and a test's fault levels)."""
+    from jacquetd.bots.players import BOT_LEVELS
+    from jacquetd.daemon import fault_hook
+
+    faults = fault_hook.installed()
+    return BOT_LEVELS + (tuple(faults.levels) if faults is not None else ())
+
+
+def _level(origin: str, key: str, value: Any) -> str:
+    levels = known_levels()
+    if not isinstance(value, str) or value not in levels:
+        raise ConfigError(f"{origin}: {key}: no bot level {value!r} (levels: "
+                          f"{', '.join(levels)})")
+    return value
 
 
 def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Config:
@@ -300,10 +388,21 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
         elif key in ("tcp", "gnubg", "ws"):
             changes[key] = parse_host_port(str(value), key)
         elif key == "ws_origins":
-            items = value.split(",") if isinstance(value, str) else list(value)
-            changes[key] = tuple(str(o).strip().rstrip("/") for o in items if str(o).strip())
-        elif key in ("workers", "seed", "replicas"):
+            if isinstance(value, str):
+                items = value.split(",")
+            elif isinstance(value, list | tuple) and all(isinstance(o, str) for o in value):
+                items = list(value)
+            else:
+                raise ConfigError(f"{origin}: ws_origins: expected a list of origins such as "
+                                  f'["https://board.example.org"], got {value!r}')
+            changes[key] = tuple(o.strip().rstrip("/") for o in items if o.strip())
+        elif key in ("workers", "replicas"):
             changes[key] = _positive_int(key, value, minimum=0)
+        elif key == "seed":
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+                raise ConfigError(f"{origin}: seed: expected an integer from 0 to 2**63 - 1, "
+                                  f"got {value!r}")
+            changes[key] = value
         elif key == "db":
             text = str(value).strip()
             # "default" (or empty): the user's data folder; an engine on stdio opens a
@@ -312,31 +411,30 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
                             else "" if text.lower() == "default" else text)
         elif key in ("max_matches", "keep_matches"):
             changes[key] = _positive_int(key, value)
-        elif key in ("keep_days", "keep_replies_days"):
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise ConfigError(f"{origin}: {key} must be a number >= 0")
-            changes[key] = float(value)
+        elif key in ("keep_days", "keep_replies_days", "drain_timeout_s", "cancel_grace_s"):
+            changes[key] = _number(origin, key, value, above_zero=False)
         elif key == "match_idle_timeout_s":
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise ConfigError(f"{origin}: {key} must be a number > 0")
-            changes[key] = float(value)
-        elif key in ("drain_timeout_s", "cancel_grace_s"):
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ConfigError(f"{origin}: {key} must be a number")
-            changes[key] = float(value)
+            changes[key] = _number(origin, key, value, above_zero=True)
+        elif key == "gnubg_level":
+            changes[key] = _level(origin, key, value)
+        elif key in ("log_level", "log_format", "ws_token_file", "curve_secret",
+                     "curve_clients", "scheduler") and not isinstance(value, str):
+            raise ConfigError(f"{origin}: {key}: expected a string, got {value!r}")
         else:
             changes[key] = str(value)
     return _check(dataclasses.replace(base, **changes))
 
 
 def load_toml(path: str | Path) -> dict[str, Any]:
+    """The settings of the TOML file at `path` (at most `MAX_CONFIG_FILE_BYTES`)."""
+    data = read_bounded(path, MAX_CONFIG_FILE_BYTES, "configuration file")
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"configuration file {path}: not UTF-8 text ({exc.reason} at "
+                          f"byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"configuration file {path}: {exc}") from None
 
 
 #: Environment variables for the common settings: variable -> (TOML key, type).

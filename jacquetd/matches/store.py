@@ -16,6 +16,11 @@ So a process killed at any instant leaves either all of an action or none of
 it. `synchronous=FULL` (the default) also survives a power cut; NORMAL is
 enough for a killed process and is faster.
 
+One process owns a database, whatever path names it: the path is resolved (symbolic
+links followed) before anything is opened, the lock file `DB-lock` and the key file
+`DB-key` are those beside the resolved file, and the database file itself is locked
+too (a hard link names the same file under another name).
+
 Secrets at rest (`secrecy.Secrets`, keyed by the file `DB-key` beside the
 database, mode 0600): the `tokens` column holds keyed hashes of the tokens,
 never the tokens; the seed of a match not yet over is sealed (`seed_box`) and
@@ -102,32 +107,78 @@ class StoreError(RuntimeError):
     """The database cannot be opened or written, or holds something this code cannot read."""
 
 
+#: The ways out of a database held by another daemon, as every such message gives them.
+DB_WAYS_OUT = ("stop that daemon; or give this one its own database with --db PATH (or "
+               "`db` in the configuration file, or $JACQUETD_DB); or serve without hosted "
+               "matches with --db off")
+
+
 class StoreInUse(StoreError):
     """Another process holds the database (`pid`: its process id, 0 if unknown)."""
 
     def __init__(self, path: str, pid: int) -> None:
         holder = f"process {pid}" if pid else "another process"
-        super().__init__(f"the match database {path} is in use by {holder}; one daemon "
-                         "owns a database (stop it, or give another --db)")
+        super().__init__(f"the match database {path} is in use by {holder} (one daemon owns "
+                         f"a database): {DB_WAYS_OUT}")
         self.pid = pid
+        self.db_path = path
 
 
-def take_lock(path: str) -> int:
-    """Hold an exclusive lock on `path` for the life of this process (or until the returned
-    descriptor is closed), with our pid written in it; StoreInUse names the holder."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+def resolve_path(path: str | os.PathLike[str]) -> str:
+    """The absolute path of the database file `path` names, `~` expanded and symbolic
+    links followed (also a link to a file not yet created): every name of one database
+    gives the same lock and key files."""
+    return os.path.realpath(os.path.expanduser(os.fspath(path)))
+
+
+def _holder(fd: int) -> int:
+    text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+    return int(text) if text.isascii() and text.isdigit() else 0
+
+
+#: Database locks taken ahead by this process (`reserve`), by resolved database path: the
+#: store that opens the database adopts them.
+_RESERVED: dict[str, tuple[int, int]] = {}
+
+
+def _lock_pair(db_path: str) -> tuple[int, int]:
+    """Lock the lock file beside the (resolved) database `db_path` and the database file
+    itself; the two descriptors, or StoreInUse naming the holder."""
+    fd = os.open(db_path + LOCK_SUFFIX, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         try:
-            text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            pid = _holder(fd)
         finally:
             os.close(fd)
-        raise StoreInUse(path.removesuffix(LOCK_SUFFIX),
-                         int(text) if text.isascii() and text.isdigit() else 0) from None
+        raise StoreInUse(db_path, pid) from None
+    # The database file itself (flock, which SQLite's own fcntl locks do not touch): the
+    # same file reached through a hard link has another lock file, not another inode.
+    try:
+        db_fd = os.open(db_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        os.close(fd)
+        raise
+    try:
+        fcntl.flock(db_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(db_fd)
+        os.close(fd)
+        raise StoreInUse(db_path, 0) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return fd
+    return fd, db_fd
+
+
+def reserve(path: str | os.PathLike[str]) -> str:
+    """Take the lock of the database `path` names now, for the store this process opens on
+    it later (a daemon checks it before its slow start-up); the resolved path. Raises
+    StoreInUse when another process holds it, OSError when the files cannot be made."""
+    db_path = resolve_path(path)
+    if db_path not in _RESERVED:
+        _RESERVED[db_path] = _lock_pair(db_path)
+    return db_path
 
 
 def default_db_path(env: dict[str, str] | None = None) -> Path:
@@ -204,18 +255,22 @@ class MatchStore:
                  busy_timeout_s: float = 5.0, exclusive: bool = True) -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous}")
-        self.path = str(path)
         self.fault_hook: Callable[[str], None] | None = None
         self._lock = threading.RLock()
+        self.path = str(path)
         if self.path != ":memory:":
-            parent = Path(self.path).parent
-            parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True,
+                                                      mode=0o700)
+            # every name of the database (a symbolic link, a relative path) is this one
+            self.path = resolve_path(self.path)
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             # the file is created private before SQLite opens it (its -wal and -shm files
             # take its mode)
             os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
-        self._lock_fd: int | None = None
+        self._lock_fds: tuple[int, ...] = ()
         if self.path != ":memory:" and exclusive:
-            self._lock_fd = take_lock(self.path + LOCK_SUFFIX)
+            held = _RESERVED.pop(self.path, None)
+            self._lock_fds = held if held is not None else _lock_pair(self.path)
         try:
             self.secrets = (Secrets.random() if self.path == ":memory:"
                             else Secrets.load(self.path + KEY_SUFFIX))
@@ -283,9 +338,9 @@ class MatchStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-            if self._lock_fd is not None:
-                os.close(self._lock_fd)  # releases the lock
-                self._lock_fd = None
+            for fd in self._lock_fds:
+                os.close(fd)  # releases the lock
+            self._lock_fds = ()
 
     # -- writing -----------------------------------------------------------------------
 

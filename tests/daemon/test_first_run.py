@@ -133,3 +133,97 @@ def test_stdio_logs_warnings_only_unless_asked(tmp_path: Path) -> None:
     env["JACQUETD_LOG_LEVEL"] = "debug"
     by_env = run("stdio", "--workers", "1", env=env, stdin=ask)
     assert "event=worker_ready" in by_env.stderr
+
+
+# ---- conflicts first: the database lock and the data folder, before any compile --------
+
+
+def _holder(db: Path) -> subprocess.Popen[str]:
+    """A real `jacquetd stdio` holding the match database `db` (until its stdin closes)."""
+    holder = subprocess.Popen([sys.executable, "-m", "jacquetd", "stdio", "--workers", "1",
+                               "--db", str(db)], cwd=REPO, env=daemon_env(), text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    assert holder.stdin is not None and holder.stdout is not None
+    holder.stdin.write("1 match_list\n")
+    holder.stdin.flush()
+    assert holder.stdout.readline().startswith("=1")  # the database is open, and locked
+    return holder
+
+
+def _release(holder: subprocess.Popen[str]) -> None:
+    assert holder.stdin is not None
+    holder.stdin.close()
+    holder.wait(60)
+
+
+def test_a_database_in_use_is_said_once_before_the_first_compile(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    holder = _holder(db)
+    try:
+        proc = run("serve", "--bind", "tcp://127.0.0.1:0", "--tcp", "127.0.0.1:0",
+                   "--gnubg", "off", "--ws", "off", "--workers", "1", "--db", str(db))
+    finally:
+        _release(holder)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, lines  # said once, and before the compile
+    assert "fastgen_ready" not in proc.stderr
+    assert lines[0].startswith(f"jacquetd: the match database {db} is in use by process "
+                               f"{holder.pid}")
+    for way in ("stop that daemon", "--db PATH", "`db` in the configuration file",
+                "$JACQUETD_DB", "--db off"):
+        assert way in lines[0], way
+
+
+def test_a_busy_port_and_a_busy_database_are_said_together_with_every_way_out(
+        tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    holder = _holder(db)
+    try:
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+            proc = run("serve", "--bind", "tcp://127.0.0.1:0", "--tcp", f"127.0.0.1:{port}",
+                       "--gnubg", "off", "--ws", "off", "--workers", "1", "--db", str(db))
+    finally:
+        _release(holder)
+    assert proc.returncode == 2 and "fastgen_ready" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"jacquetd: cannot listen on tcp endpoint 127.0.0.1:{port}")
+    port_part, _, db_part = lines[0].partition("; and the match database")
+    # the port message names --db too: a second daemon needs its own database
+    assert "--tcp HOST:PORT" in port_part and "--db PATH" in port_part
+    assert "--db off" in port_part and "$JACQUETD_DB" in port_part
+    assert f"in use by process {holder.pid}" in db_part
+
+
+def test_an_unusable_data_folder_is_said_before_the_first_compile(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder should be\n")
+    proc = run("serve", "--bind", "tcp://127.0.0.1:0", "--tcp", "off", "--gnubg", "off",
+               "--ws", "off", "--workers", "1", "--db", str(blocker / "jacquetd" / "m.sqlite3"))
+    assert proc.returncode == 2 and "fastgen_ready" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"jacquetd: the data folder {blocker / 'jacquetd'} cannot be "
+                               f"made: {blocker} is not a folder")
+    assert "--db PATH" in lines[0] and "--db off" in lines[0]
+
+
+def test_an_engine_on_stdio_checks_its_database_before_the_first_compile(
+        tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    holder = _holder(db)
+    try:
+        env = daemon_env()
+        env["NUMBA_DEBUG_CACHE"] = "1"  # numba says every compiled kernel it loads or builds
+        proc = run("stdio", "--workers", "1", "--db", str(db), env=env, stdin=b"1 ping\n")
+    finally:
+        _release(holder)
+    assert proc.returncode == 2
+    assert "[cache]" not in proc.stdout + proc.stderr  # no compiled code loaded, none built
+    assert proc.stderr.startswith(f"jacquetd: the match database {db} is in use by process "
+                                  f"{holder.pid}")
