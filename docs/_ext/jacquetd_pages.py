@@ -163,10 +163,11 @@ def parser_of(main: Callable[[list[str]], Any]) -> argparse.ArgumentParser:
 
 def programs() -> list[tuple[str, argparse.ArgumentParser]]:
     """Every program and subcommand, with its parser, as installed entry points run them."""
-    from jacquetd import cli
-    from jacquetd.bots import supervised, train
     from jacquetd_clients import play
     from jacquetd_clients.league import cli as league_cli
+
+    from jacquetd import cli
+    from jacquetd.bots import supervised, train
 
     out: list[tuple[str, argparse.ArgumentParser]] = []
 
@@ -314,8 +315,9 @@ def _toml(value: Any) -> str:
 
 
 def config_page() -> str:
-    from jacquetd.daemon import config
     from jacquetd_protocol.docgen import LIMIT_DOCS
+
+    from jacquetd.daemon import config
 
     flags = _flag_helps()
     env = {key: name for name, (key, _) in config.ENV_SETTINGS.items()}
