@@ -42,23 +42,61 @@ def test_toml_file_and_json_logs(tmp_path: Path) -> None:
     assert '"event": "listening"' in daemon.log_text()
 
 
-def _free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
+DEFAULTS = {"zmq": ("127.0.0.1", 7780), "tcp": ("127.0.0.1", 7781),
+            "gnubg": ("127.0.0.1", 7782), "ws": ("127.0.0.1", 7783)}
 
 
-@pytest.mark.skipif(not all(_free(p) for p in (7780, 7781, 7782, 7783)),
-                    reason="the default ports 7780-7783 are in use on this machine")
-def test_serve_without_flags_uses_embedded_defaults(tmp_path: Path) -> None:
-    daemon = launch(["--workers", "1"], tmp_path / "d.log", command="serve-defaults")
+def test_serve_without_flags_listens_on_the_embedded_default_ports(tmp_path: Path) -> None:
+    """`jacquetd serve` with no flag and no setting asks for the four default ports: with
+    each of them held (by this test where free, else by whoever holds it), the daemon
+    names every one in its refusal. Runs whatever else listens on this machine."""
+    held = []
     try:
-        assert daemon.endpoints == {"zmq": "tcp://127.0.0.1:7780", "tcp": "127.0.0.1:7781",
-                                    "gnubg": "127.0.0.1:7782", "ws": "127.0.0.1:7783",
-                                    "web": "http://127.0.0.1:7783/", "workers": "1",
+        for host, port in DEFAULTS.values():
+            sock = socket.socket()
+            try:
+                sock.bind((host, port))
+                sock.listen()
+                held.append(sock)
+            except OSError:
+                sock.close()  # taken by another program: taken all the same
+        env = daemon_env()
+        for name in ("JACQUETD_BIND", "JACQUETD_TCP", "JACQUETD_GNUBG", "JACQUETD_WS",
+                     "JACQUETD_CONFIG"):
+            env.pop(name, None)
+        env["XDG_CONFIG_HOME"] = str(tmp_path / "no-config")  # no default file either
+        proc = subprocess.run([sys.executable, "-m", "jacquetd", "serve", "--db", "off"],
+                              capture_output=True, cwd=REPO, env=env, timeout=60, text=True)
+    finally:
+        for sock in held:
+            sock.close()
+    assert proc.returncode == 2, proc.stderr
+    message = proc.stderr.strip()
+    for name, (host, port) in DEFAULTS.items():
+        assert f"{name} endpoint {host}:{port}" in message, (name, message)
+
+
+def test_serve_without_flags_on_free_ports_from_the_environment(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """No flag at all: the endpoints come from the JACQUETD_* variables (free ports here),
+    everything else from the embedded defaults."""
+    ports = []
+    for _ in DEFAULTS:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    for name, port in zip(("BIND", "TCP", "GNUBG", "WS"), ports, strict=True):
+        monkeypatch.setenv(f"JACQUETD_{name}", f"127.0.0.1:{port}")
+    monkeypatch.setenv("JACQUETD_WORKERS", "1")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    daemon = launch([], tmp_path / "d.log", command="serve-defaults")
+    try:
+        assert daemon.endpoints == {"zmq": f"tcp://127.0.0.1:{ports[0]}",
+                                    "tcp": f"127.0.0.1:{ports[1]}",
+                                    "gnubg": f"127.0.0.1:{ports[2]}",
+                                    "ws": f"127.0.0.1:{ports[3]}",
+                                    "web": f"http://127.0.0.1:{ports[3]}/", "workers": "1",
                                     "curve": "off",
                                     "pid": str(daemon.proc.pid)}
     finally:
