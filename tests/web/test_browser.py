@@ -54,7 +54,7 @@ def test_a_whole_game_against_the_bot_by_clicks(web_daemon: DaemonProcess,
     page.screenshot(path=str(tmp_path / "bot-game-over.png"))
     assert s["status"] == "over", s
     assert moves > 5
-    assert re.search(r"match over: (you win|bot:random wins)", page.inner_text("#status"))
+    assert re.search(r"match over: (you win|Bot \(random\) wins)", page.inner_text("#status"))
     # the record of the game, exported from the page
     page.click("[data-testid=export]")
     page.wait_for_function("() => document.getElementById('record').value.length > 0")
@@ -228,12 +228,16 @@ def test_a_wrong_server_token_is_refused_on_the_page(start_jacquetd: Callable[..
     page = new_page()
     page.goto(daemon.endpoints["web"])
     page.wait_for_selector("body[data-conn=refused]")
+    # the reason comes from the server's close frame (a browser shows nothing else)
+    assert state(page).get("refused") == "token_required"
     assert "needs an access token" in page.inner_text("#status")
+    assert page.locator("[data-testid=board] circle.checker").count() > 0
     page.fill("[data-testid=server-token]", "a-wrong-token-of-some-length")
     page.click("#token-form button")
     page.wait_for_function(
         "() => document.getElementById('status').textContent.includes('refused')")
     assert "the server refused the access token" in page.inner_text("#status")
+    assert state(page).get("refused") == "token_refused"
     page.screenshot(path=str(tmp_path / "server-token-refused.png"))
     page.fill("[data-testid=server-token]", "s3cret-token-for-the-web-app")
     page.click("#token-form button")

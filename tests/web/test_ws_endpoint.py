@@ -41,10 +41,10 @@ def status_of_refusal(url: str, **kwargs: object) -> int:
 def close_of_refusal(url: str, **kwargs: object) -> tuple[int, str]:
     """The close code and reason of a handshake refused to a page (one with `Origin`):
     it is accepted, no message is read, and the close frame says why."""
-    with connect(url, open_timeout=10, **kwargs) as conn:  # type: ignore[arg-type]
-        with pytest.raises(ConnectionClosed) as info:
-            conn.send('{"id":1,"cmd":"ping"}')  # never answered
-            conn.recv(timeout=30)
+    with (connect(url, open_timeout=10, **kwargs) as conn,  # type: ignore[arg-type]
+          pytest.raises(ConnectionClosed) as info):
+        conn.send('{"id":1,"cmd":"ping"}')  # never answered
+        conn.recv(timeout=30)
     close = info.value.rcvd
     assert close is not None, "closed without a close frame"
     return close.code, close.reason
