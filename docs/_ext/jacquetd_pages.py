@@ -151,7 +151,7 @@ def parser_of(main: Callable[[list[str]], Any]) -> argparse.ArgumentParser:
     def catch(self: argparse.ArgumentParser, *a: Any, **k: Any) -> Any:
         raise _Caught(self)
 
-    argparse.ArgumentParser.parse_args = catch  # type: ignore[method-assign,assignment]
+    argparse.ArgumentParser.parse_args = catch  # type: ignore[method-assign]
     try:
         main(["--help"])
     except _Caught as caught:

@@ -49,7 +49,7 @@ def test_version_help_defaults_and_a_subcommands_own_usage() -> None:
     serve = run("serve", "--help").stdout
     for default in ("default tcp://127.0.0.1:7780", "default 127.0.0.1:7781",
                     "default 127.0.0.1:7782", "default neural-2", "default 10",
-                    "default info", "default kv", "max_frame_bytes=262144", "SIGHUP",
+                    "default info", "default kv", "max_frame_bytes=3211264", "SIGHUP",
                     "$JACQUETD_WORKERS"):
         assert default in " ".join(serve.split()), default
     bad = run("serve", "--bogus")

@@ -33,7 +33,7 @@ def test_defaults_are_loopback_and_complete() -> None:
     assert cfg.zmq_bind == "tcp://127.0.0.1:7780"
     assert cfg.tcp == ("127.0.0.1", 7781)
     assert cfg.gnubg == ("127.0.0.1", 7782)
-    assert cfg.limits.max_frame_bytes < 1_000_000  # a 1 MB line is refused
+    assert cfg.limits.max_frame_bytes <= 4 << 20  # a match record of a few MB, no more
     assert cfg.limits.zmq_max_msg_bytes > cfg.limits.max_frame_bytes
 
 

@@ -122,3 +122,37 @@ def test_example_not_run_is_valid(example: Example) -> None:
             assert (REPO / words[1]).is_file(), f"{example.name}: no {words[1]}"
             checked += 1
     assert checked or not any(w[0].startswith("jacquet") for w in _commands(example.text))
+
+
+def _toml_blocks() -> list[tuple[str, str]]:
+    import re
+
+    from tests.docs.examples import DOCUMENTS
+
+    out = []
+    for path in DOCUMENTS:
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"^```toml\n(.*?)^```", text, re.M | re.S):
+            line = text[:m.start()].count("\n") + 1
+            out.append((f"{path.relative_to(REPO)}:{line}", m.group(1)))
+    return out
+
+
+TOML = _toml_blocks()
+
+
+@pytest.mark.parametrize(("name", "text"), TOML, ids=[n for n, _ in TOML])
+def test_toml_examples_are_accepted(name: str, text: str) -> None:
+    """A league file is read by the league's own reader, a daemon file by the daemon's."""
+    import tomllib
+
+    data = tomllib.loads(text)
+    if "engines" in data:
+        from jacquetd_clients.league.config import parse_league
+
+        league = parse_league(data)
+        assert league.engines, name
+    else:
+        from jacquetd.daemon.config import Config, apply_settings
+
+        apply_settings(Config(), data, name)
