@@ -291,10 +291,12 @@ _COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "apply_move", "Play a move given as text and return the resulting position.",
-        (_position(), Param("move", ArgType.MOVE, "the move in any legal spelling "
-                            "(`24/18 18/13`, `24/13`, `13/7(2)`, `bar/22*`, `pass`)",
-                            required=True, position=1, max_len=256),
-         Param("dice", ArgType.DICE, "the roll; overrides the position's dice")),
+        (_position(),
+         Param("dice", ArgType.DICE, "the roll; overrides the position's dice (in text, "
+               "the word after the position when it reads as a roll)", position=1),
+         Param("move", ArgType.MOVE, "the move in any legal spelling (`24/18 18/13`, "
+               "`24/13`, `13/7(2)`, `bar/22*`, `pass`)", required=True, position=2,
+               max_len=256)),
         PLAY_FIELDS,
     ),
     Command(

@@ -147,10 +147,12 @@ def _line_too_long(limit: int, id: RequestId = None) -> ProtocolError:
 
 
 def _line_id(line: bytes | bytearray) -> RequestId:
-    """The id of an over-long line, read from its first bytes: a JSON object's `id`
-    member, or a text line's first word."""
+    """The id of an over-long line, read from its first bytes: a text line's first word,
+    or a JSON object's `id` member when it is an integer (the refusal of a line is a text
+    reply, and text replies carry integer ids)."""
     if starts_json(line):
-        return readable_id(find_json_id(line))
+        rid = readable_id(find_json_id(line))
+        return rid if isinstance(rid, int) else None
     return readable_text_id(line)
 
 

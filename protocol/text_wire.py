@@ -1,9 +1,12 @@
 """The text encoding: GTP-style request lines and reply blocks, readable with netcat.
 
 Request: `[id] cmd word... name=value...` on one line. Words fill the command's
-positional arguments in order (a move takes every word left); `name=value`
+positional arguments in order (a move takes every word left; an optional word
+just before a move is taken only when it reads as its value); `name=value`
 words set any argument by name and may stand anywhere; unknown names are
-ignored (versioning rule).
+ignored (versioning rule). Values are read as replies write them: one that
+starts with `"`, `[` or `{` is JSON and may hold spaces (`move="24/18 18/13"`),
+and `null` is no value.
 
 Reply: a block of lines ended by an empty line.
 
@@ -26,8 +29,10 @@ result map the msgpack reply carries.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from .commands import (
@@ -142,9 +147,10 @@ def parse_text_arg(param: Param, word: str) -> Any:
     t = param.type
     bad = ProtocolError(ErrorCode.BAD_ARGUMENT, f"{param.name}: {word[:40]!r} is not "
                         f"{_TEXT_FORMS[t]}", field=param.name)
+    if t is ArgType.REQUEST_ID and not (word.isascii() and word.isdigit()):
+        return word  # a string id, as a reply prints one (`target=abc`)
     if t is ArgType.INT or t is ArgType.REQUEST_ID:
-        if not _INT_RE.match(word) or len(word) > 20 or (t is ArgType.REQUEST_ID
-                                                         and word.startswith("-")):
+        if not _INT_RE.match(word) or len(word) > 20:
             raise bad
         return int(word)
     if t is ArgType.NUMBER:
@@ -172,7 +178,7 @@ _TEXT_FORMS: dict[ArgType, str] = {
     ArgType.INT: "an integer", ArgType.NUMBER: "a number", ArgType.BOOL: "true/false/on/off",
     ArgType.WORD: "a word", ArgType.WORDS: "words joined by ','",
     ArgType.DICE: "a roll such as 65 or 6-5", ArgType.POSITION: "a position",
-    ArgType.MOVE: "a move", ArgType.REQUEST_ID: "a request id (unsigned integer)",
+    ArgType.MOVE: "a move", ArgType.REQUEST_ID: "a request id",
 }
 
 
@@ -181,103 +187,196 @@ def _positional(cmd: Command) -> list[Param]:
                   key=lambda p: p.position or 0)
 
 
+_BARE = object()  # a token's `value` when it was written as a bare word
+_QUOTES = "\"[{"
+_KEYWORD_HEAD_RE = re.compile(r"([a-z][a-z0-9_]*)=(?=[^ \t])")
+
+
+@dataclass(frozen=True)
+class _Token:
+    """One word of a request line: `name` when written `name=value`; `text` as written
+    (for a quoted value, its JSON text); `value` the JSON value, or `_BARE`."""
+
+    name: str | None
+    text: str
+    value: Any = _BARE
+
+
+def _tokens(line: str) -> list[_Token]:
+    """Split a request line into words. A value that starts with `"`, `[` or `{` is read
+    as JSON, as replies write it (so it may hold spaces: `move="24/18 18/13"`)."""
+    out: list[_Token] = []
+    i, n = 0, len(line)
+    while True:
+        while i < n and line[i] in " \t":
+            i += 1
+        if i >= n:
+            return out
+        m = _KEYWORD_HEAD_RE.match(line, i)
+        name, start = (m[1], m.end()) if m else (None, i)
+        if line[start] in _QUOTES:
+            try:
+                value, end = _JSON.raw_decode(line, start)
+            except (ValueError, RecursionError):
+                raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{name or 'args'}: "
+                                    f"{line[start:start + 40]!r} starts a quoted (JSON) value "
+                                    "that does not end", field=name or "args") from None
+            if end < n and line[end] not in " \t":
+                raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{name or 'args'}: a quoted "
+                                    "value must be followed by a space",
+                                    field=name or "args")
+            out.append(_Token(name, line[start:end], value))
+        else:
+            end = start
+            while end < n and line[end] not in " \t":
+                end += 1
+            out.append(_Token(name, line[start:end]))
+        i = end
+
+
+_FIRST_WORD_RE = re.compile(r"([^ \t]*)[ \t]*(.*)\Z", re.S)
+
+
 def decode_text_request(text: str) -> Request:
     """Read one request line (already checked by `to_text`) into a Request."""
-    words = [w for w in _SPACES.split(text) if w]
-    if not words:
+    head, rest = _FIRST_WORD_RE.match(text.strip(" \t")).groups()  # type: ignore[union-attr]
+    if not head:
         raise _frame_error("empty request")
     rid: int | None = None
-    if words[0].isascii() and words[0].isdigit():
-        if not _ID_RE.match(words[0]):
+    if head.isascii() and head.isdigit():
+        if not _ID_RE.match(head):
             raise ProtocolError(ErrorCode.BAD_ARGUMENT, "id must be below 2^63", field="id")
-        rid = _parse_id(words[0])
-        words = words[1:]
-    if not words:
+        rid = _parse_id(head)
+        head, rest = _FIRST_WORD_RE.match(rest).groups()  # type: ignore[union-attr]
+    if not head:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "missing command", field="cmd", id=rid)
     try:
-        cmd = lookup(words[0], rid)
-        raw, ignored = _text_args(cmd, words[1:])
+        cmd = lookup(head, rid)
+        raw, ignored = _text_args(cmd, _tokens(rest))
         args = validate_args(cmd, raw)
     except ProtocolError as exc:
         raise exc.with_id(rid) from None
     return Request(rid, cmd.name, args, "text", ignored[:MAX_WARNINGS])
 
 
-def _text_args(cmd: Command, words: list[str]) -> tuple[dict[str, Any], tuple[str, ...]]:
+def _token_value(param: Param, token: _Token) -> Any:
+    """The typed value of a word for `param`: a bare word as `parse_text_arg` reads it
+    (`null`: no value, as a nil is in msgpack); a quoted string as the same word would be
+    read (a word, a move or a position as it is); any other JSON value as it is."""
+    value = token.value
+    if value is _BARE:
+        return None if token.text == "null" else parse_text_arg(param, token.text)
+    if isinstance(value, str):
+        if param.type in (ArgType.WORD, ArgType.MOVE, ArgType.POSITION, ArgType.REQUEST_ID):
+            return value
+        return parse_text_arg(param, value)
+    return value
+
+
+def _reads_as(param: Param, token: _Token) -> bool:
+    """Whether the word can be `param`'s (for an optional word before a move: a roll)."""
+    try:
+        value = _token_value(param, token)
+    except ProtocolError:
+        return False
+    return param.type is not ArgType.DICE or isinstance(value, list)
+
+
+def _move_words(param: Param, tokens: list[_Token]) -> str:
+    """A move's words: bare words joined by spaces, or one quoted string."""
+    if all(t.value is _BARE for t in tokens):
+        return " ".join(t.text for t in tokens)
+    if len(tokens) == 1 and isinstance(tokens[0].value, str):
+        return tokens[0].value
+    raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{param.name}: a move is bare words "
+                        "(24/18 18/13) or one quoted string (\"24/18 18/13\")",
+                        field=param.name)
+
+
+def _text_args(cmd: Command, tokens: list[_Token]
+               ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """The raw arguments of a text request, and the names it gave that `cmd` does not
     define (ignored)."""
-    positional: list[str] = []
-    keywords: dict[str, str] = {}
-    for word in words:
-        m = _REQ_KEYWORD_RE.match(word)
-        if m:
-            if m[1] in keywords:
-                raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{m[1]} given twice", field=m[1])
-            keywords[m[1]] = m[2]
-        else:
-            positional.append(word)
+    positional = [t for t in tokens if t.name is None]
+    keywords: dict[str, _Token] = {}
+    for token in tokens:
+        if token.name is not None:
+            if token.name in keywords:
+                raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{token.name} given twice",
+                                    field=token.name)
+            keywords[token.name] = token
     raw: dict[str, Any] = {}
     params = _positional(cmd)
+    taken = 0
     for i, param in enumerate(params):
         if param.type is ArgType.MOVE:
-            if positional[i:]:
-                raw[param.name] = " ".join(positional[i:])
+            if positional[taken:]:
+                raw[param.name] = _move_words(param, positional[taken:])
+            taken = len(positional)
             break
-        if i < len(positional):
-            raw[param.name] = parse_text_arg(param, positional[i])
-    else:
-        if len(positional) > len(params):
-            raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"unexpected word "
-                                f"{positional[len(params)][:40]!r}", field="args")
+        if taken >= len(positional):
+            break
+        word = positional[taken]
+        if (not param.required and i + 1 < len(params) and params[i + 1].type is ArgType.MOVE
+                and not _reads_as(param, word)):
+            continue  # an optional word before a move (apply_move's roll) not given
+        raw[param.name] = _token_value(param, word)
+        taken += 1
+    if taken < len(positional):
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"unexpected word "
+                            f"{positional[taken].text[:40]!r}", field="args")
     ignored: list[str] = []
-    for name, value in keywords.items():
+    for name, token in keywords.items():
         named = cmd.param(name)
         if named is None:
             ignored.append(name)  # unknown arguments are ignored (versioning rule)
             continue
         if name in raw:
             raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{name} given twice", field=name)
-        raw[name] = parse_text_arg(named, value)
+        raw[name] = _token_value(named, token)
     return raw, tuple(ignored)
 
 
-def _safe_word(word: str) -> bool:
+def _bare_request_word(word: str) -> bool:
+    """Whether `word` reads back as itself in a request: one printable word that is not
+    `name=value`, does not start a quoted value and is not `null`."""
     return (bool(word) and word.isprintable() and not any(c.isspace() for c in word)
-            and not _REQ_KEYWORD_RE.match(word))
+            and word[0] not in _QUOTES and word != "null"
+            and not _KEYWORD_HEAD_RE.match(word))
 
 
 def format_text_arg(param: Param | None, value: Any) -> str:
-    """The text word for an argument value; ValueError when text cannot carry it."""
+    """The text word for an argument value: bare when it reads back as itself, else
+    quoted as JSON, as replies write values (ValueError when JSON cannot carry it)."""
     t = param.type if param else None
+    word: str | None = None
     if isinstance(value, bool):
         word = "true" if value else "false"
     elif isinstance(value, int):
         word = str(value)
     elif isinstance(value, float):
-        word = repr(value)
+        word = repr(value) if math.isfinite(value) else None
     elif t is ArgType.DICE and isinstance(value, list | tuple):
         word = "".join(str(d) for d in value)
     elif t is ArgType.WORDS and isinstance(value, list | tuple):
-        if not all(isinstance(v, str) and "," not in v for v in value):
-            raise ValueError(f"{param and param.name}: words cannot contain ','")
-        word = ",".join(value)
+        if all(isinstance(v, str) and v and "," not in v for v in value):
+            word = ",".join(value)
     elif t is ArgType.POSITION and isinstance(value, Mapping):
-        if not _representable(value):
-            raise ValueError("this position map has no board literal; send it as msgpack")
-        word = format_board(value)
-    elif isinstance(value, str):
+        if _representable(value):
+            word = format_board(value)
+    elif isinstance(value, str) and t in (None, ArgType.WORD, ArgType.MOVE,
+                                          ArgType.POSITION):
         word = value
-    else:
-        raise ValueError(f"text cannot carry {type(value).__name__} arguments")
-    if t is not ArgType.MOVE and (not word or not word.isprintable()
-                                  or any(c.isspace() for c in word)):
-        raise ValueError(f"{word!r} is not one word")
-    return word
+    if word is not None and _bare_request_word(word):
+        return word
+    return _json(list(value) if isinstance(value, tuple) else value)
 
 
 def encode_text_request(req: Request) -> str:
-    """The request line for `req` (with its newline). ValueError if text cannot carry it:
-    a string id, or an argument that is not one word. An empty move is written `pass`."""
+    """The request line for `req` (with its newline): positional words where the command
+    has them, then `name=value` words, a value quoted as JSON when it is not one bare word
+    (`move="24/18 18/13"` when the move cannot end the line as bare words). ValueError if
+    text cannot carry it: a string id. An empty move is written `pass`."""
     if req.id is not None and (not isinstance(req.id, int) or isinstance(req.id, bool)):
         raise ValueError("text request ids are unsigned integers")
     words = [str(req.id)] if req.id is not None else []
@@ -285,26 +384,34 @@ def encode_text_request(req: Request) -> str:
     cmd = COMMANDS.get(req.cmd)
     pending = dict(req.args)
     tail: list[str] = []
-    for pos_param in _positional(cmd) if cmd else []:
-        if pos_param.name not in pending:
+    params = _positional(cmd) if cmd else []
+    left_out: Param | None = None  # an optional word before the move, not written
+    for i, param in enumerate(params):
+        before_move = (not param.required and i + 1 < len(params)
+                       and params[i + 1].type is ArgType.MOVE)
+        if param.type is ArgType.MOVE:
+            value = pending.get(param.name)
+            if isinstance(value, str):
+                move = " ".join(value.split()) or "pass"
+                first = move.split(" ")[0]
+                if all(_bare_request_word(w) for w in move.split(" ")) and not (
+                        left_out is not None and _reads_as(left_out, _Token(None, first))):
+                    tail.append(move)
+                    del pending[param.name]
             break
-        value = pending.pop(pos_param.name)
-        if pos_param.type is ArgType.MOVE:
-            move = " ".join(str(value).split()) or "pass"
-            if any(_REQ_KEYWORD_RE.match(w) for w in move.split()):
-                raise ValueError("a move word cannot contain '='")
-            tail.append(move)
+        if param.name not in pending:
+            if before_move:
+                left_out = param
+                continue
             break
-        word = format_text_arg(pos_param, value)
-        if not _safe_word(word):
-            pending[pos_param.name] = value  # e.g. a value with '=': send it by name
-            break
+        word = format_text_arg(param, pending[param.name])
+        if not _bare_request_word(word) or (before_move
+                                            and not _reads_as(param, _Token(None, word))):
+            break  # sent by name, and so is every argument after it
         words.append(word)
+        del pending[param.name]
     for name, value in pending.items():
-        word = format_text_arg(cmd.param(name) if cmd else None, value)  # unknown: by name
-        if not word or any(c.isspace() for c in word):
-            raise ValueError(f"{name}: text cannot carry {word!r} by name")
-        words.append(f"{name}={word}")
+        words.append(f"{name}={format_text_arg(cmd.param(name) if cmd else None, value)}")
     return " ".join(words + tail) + "\n"
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.match_files import RecordTooLarge, detect, read_match_file
-from jacquetd_protocol.records import MatchRecord, RecordError, format_game
+from jacquetd_protocol.records import FORMAT, MatchRecord, RecordError, format_game
 
 from jacquetd.bots.interface import ENGINE
 from jacquetd.matches.records import ReplayError, check, positions
@@ -45,6 +45,7 @@ def read_record(text: Any) -> MatchRecord:
                             **extra) from None
     if detect(text) != "jacquet-match":
         record.headers["Format"] = detect(text)
+    record.headers.setdefault("Format", FORMAT)  # a record may leave its format unsaid
     return record
 
 

@@ -126,7 +126,8 @@ def _raw_bytes(step: dict[str, Any], variables: dict[str, Any]) -> bytes:
         body = str(substitute(step["send_raw"], variables)).encode("utf-8")
     repeat = int(substitute(step.get("repeat", 1), variables))
     then = str(substitute(step.get("then", ""), variables)).encode("utf-8")
-    return body * repeat + then
+    before = str(substitute(step.get("before", ""), variables)).encode("utf-8")
+    return before + body * repeat + then
 
 
 def _check(expected: Any, actual: Any, what: str) -> None:

@@ -20,7 +20,7 @@ VECTORS_DIR = Path(__file__).parents[1] / "vectors"
 TRANSPORTS = ("zmq", "tcp", "stdio", "ws")
 ENDPOINTS = ("protocol", "gnubg")
 STEP_KEYS = {
-    "about", "send", "send_raw", "send_hex", "repeat", "then", "burst", "id", "expect",
+    "about", "send", "send_raw", "send_hex", "repeat", "before", "then", "burst", "id", "expect",
     "partials", "text", "capture", "expect_each", "expect_some", "lines", "expect_closed",
     "transports", "wait_partials"}
 VECTOR_KEYS = {"name", "about", "endpoint", "transports", "requires", "steps"}

@@ -71,7 +71,7 @@ def test_board_literal_becomes_a_map_in_both_encodings() -> None:
     (b"\x81\xa3cmd\xdb\xff\xff\xff\xff", ErrorCode.TOO_LARGE),    # string of 2^32 - 1 bytes
     (b"\x81\xa3cmd" + b"\x91" * 16 + b"\xc0", ErrorCode.TOO_DEEP),
     (b"\x81\xa3cmd" + b"\x91" * 100_000 + b"\xc0", ErrorCode.TOO_DEEP),
-    (b"x" * ((1 << 20) + 1), ErrorCode.TOO_LARGE),
+    (b"x" * (Limits().max_frame_bytes + 1), ErrorCode.TOO_LARGE),
 ])
 def test_unreadable_frames(frame: bytes, code: ErrorCode) -> None:
     err = refused(frame)
@@ -165,8 +165,8 @@ def test_bad_arguments(args: dict[str, Any], field: str, code: ErrorCode) -> Non
     (b"3 legal_moves start 6-7", "dice"),
     (b"3 analyze start 21 partials=maybe", "partials"),
     (b"3 analyze start 21 plies=two", "plies"),
-    (b"3 cancel x", "target"),
-    (b"3 cancel -1", "target"),
+    (b"3 cancel " + b"x" * 65, "target"),   # longer than a string id
+    (b"3 cancel 99999999999999999999", "target"),  # past 2^63
     (b"3 ping timeout_ms=0", "timeout_ms"),
 ])
 def test_bad_text_arguments(line: bytes, field: str) -> None:

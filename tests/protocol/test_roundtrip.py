@@ -121,15 +121,19 @@ def test_maps_with_keys_that_are_almost_names_survive_text(rid: int | None,
 def test_text_request_puts_unsafe_words_by_name() -> None:
     req = Request(1, "legal_moves", {"position": "ab=cd", "dice": [6, 5]}, "text")
     line = encode_request(req)
-    assert line == b"1 legal_moves dice=65 position=ab=cd\n"
+    assert line == b'1 legal_moves position="ab=cd" dice=65\n'
     assert decode_request(line) == req
 
 
 def test_text_request_refuses_what_text_cannot_carry() -> None:
     with pytest.raises(ValueError):
         encode_request(Request("abc", "ping", {}, "text"))
-    with pytest.raises(ValueError):
-        encode_request(Request(1, "hello", {"client": "two words"}, "text"))
+
+
+def test_text_request_quotes_what_is_not_one_word() -> None:
+    req = Request(1, "hello", {"client": "two words"}, "text")
+    assert encode_request(req) == b'1 hello client="two words"\n'
+    assert decode_request(encode_request(req)) == req
 
 
 def test_empty_move_is_written_pass_in_text() -> None:
