@@ -580,7 +580,7 @@ def test_a_gnubg_request_stops_when_its_client_leaves(start_jacquetd: Start) -> 
     import socket
     import struct
 
-    # gone for good (a reset, not an end of input, which asks for the answers first): its
+    # gone for good (a reset; a normal close is tests/daemon/test_gnubg_boards.py's): its
     # evaluation must stop, and the worker serve others
     gnubg.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     gnubg.close()
