@@ -94,10 +94,13 @@ class _Connection(asyncio.Protocol):
             self.server.counts.remove(self.source)
         log.debug("event=disconnect peer=%s", self.key)
 
-    def input_seen(self, in_message: bool) -> None:
-        """Bytes arrived; `in_message`: a message is now begun and unfinished."""
+    def input_seen(self, in_message: bool, progressed: bool) -> None:
+        """Bytes arrived; `in_message`: a message is now begun and unfinished;
+        `progressed`: they began or ended a message. Only that keeps the connection from
+        its idle timeout: blank lines (or NULs) between messages do not."""
         now = time.monotonic()
-        self.last_input = now
+        if progressed or in_message:
+            self.last_input = now
         if not in_message:
             self.message_started = None
         elif self.message_started is None:
@@ -171,7 +174,7 @@ class ProtocolConnection(_Connection):
 
     def data_received(self, data: bytes) -> None:
         items = self.decoder.feed(data)
-        self.input_seen(self.decoder.in_message)
+        self.input_seen(self.decoder.in_message, bool(items))
         self.queue(items)
 
     def queue(self, items: list[bytes | ProtocolError]) -> None:
@@ -293,9 +296,8 @@ class GnubgConnection(_Connection):
         self.task = asyncio.get_running_loop().create_task(self.answer_lines())
 
     def data_received(self, data: bytes) -> None:
-        self.input_seen(self.decoder.in_line or bool(data.replace(b"\0", b"").strip()))
         self.lines.extend(self.decoder.feed(data))
-        self.input_seen(self.decoder.in_line)
+        self.input_seen(self.decoder.in_line, bool(data.replace(b"\0", b"").strip()))
         self.wakeup.set()
         if len(self.lines) > GNUBG_MAX_PENDING_LINES and self.transport is not None:
             self.transport.pause_reading()

@@ -38,6 +38,7 @@ import http
 import itertools
 import logging
 import mimetypes
+import re
 import weakref
 from collections import deque
 from importlib import resources
@@ -50,7 +51,7 @@ from jacquetd_protocol.messages import Encoding
 from jacquetd_protocol.messages import Request as ProtocolRequest
 from jacquetd_protocol.msgpack_wire import starts_msgpack
 from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.datastructures import Headers
+from websockets.datastructures import Headers, MultipleValuesError
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
@@ -74,6 +75,12 @@ MAX_CLOSE_REASON = 123  # bytes: RFC 6455's limit
 # 32 KiB); a reply that fits below it is written by the request's own task at once.
 WRITE_LIMIT = 256 * 1024
 _conn_ids = itertools.count(1)
+# Read once from a handshake: a request that repeats one is answered 400 (which of its
+# values would hold is not guessed).
+SINGLE_HEADERS = ("Host", "Origin", "Authorization", "Upgrade")
+_SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
+_TOKEN_IN_QUERY = re.compile(r"(?i)([?&;]token=)[^&;#\s]*")
+REDACTED = "[redacted]"
 _TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css",
           ".html": "text/html", ".svg": "image/svg+xml", ".json": "application/json",
           ".ico": "image/x-icon", ".png": "image/png"}
@@ -118,6 +125,25 @@ def content_security_policy(host: str, port: int) -> str:
     return (f"default-src 'self'; connect-src 'self'{' ' + sockets if sockets else ''}; "
             "img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; "
             "frame-ancestors 'none'")
+
+
+class RedactSecrets(logging.Filter):
+    """Keeps the bearer token out of the handshake's debug lines: the query's `token=`
+    value and the `Authorization` (and cookie) header values are written as
+    `[redacted]`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and args:
+            if (len(args) == 2 and isinstance(args[0], str)
+                    and args[0].lower() in _SECRET_HEADERS):
+                record.args = (args[0], REDACTED)
+            else:
+                record.args = tuple(_TOKEN_IN_QUERY.sub(r"\g<1>" + REDACTED, a)
+                                    if isinstance(a, str) else a for a in args)
+        elif isinstance(record.msg, str):
+            record.msg = _TOKEN_IN_QUERY.sub(r"\g<1>" + REDACTED, record.msg)
+        return True
 
 
 def origin_is_loopback(origin: str) -> bool:
@@ -255,9 +281,11 @@ class WsEndpoint:
         http_log = logging.getLogger("jacquetd.daemon.ws.http")
         if not log.isEnabledFor(logging.DEBUG):
             http_log.setLevel(logging.WARNING)
+        if not any(isinstance(f, RedactSecrets) for f in http_log.filters):
+            http_log.addFilter(RedactSecrets())
         try:
             self.server = await serve(
-                self._session, host, port, process_request=self._process_request,
+                self._session, host, port, process_request=self._checked_request,
                 max_size=cfg.limits.zmq_max_msg_bytes, compression=None,
                 write_limit=WRITE_LIMIT,
                 ping_interval=hb.ivl_ms / 1000 if hb.ivl_ms else None,
@@ -304,6 +332,19 @@ class WsEndpoint:
         if origin is None:
             return True  # not a page: a program, which no web site can make a user run
         return origin_is_loopback(origin) or origin.rstrip("/") in self.origins
+
+    def _checked_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        """`_process_request` for a request with each of `SINGLE_HEADERS` at most once;
+        one that repeats a header (or any header read once) is answered 400."""
+        repeated = next((name for name in SINGLE_HEADERS
+                         if len(request.headers.get_all(name)) > 1), None)
+        if repeated is None:
+            try:
+                return self._process_request(conn, request)
+            except MultipleValuesError as exc:
+                repeated = str(exc).strip("'\"") or "a"
+        peer = str((conn.remote_address or ("?",))[0])
+        return self._refuse(http.HTTPStatus.BAD_REQUEST, f"duplicate {repeated} header", peer)
 
     def _process_request(self, conn: ServerConnection, request: Request) -> Response | None:
         peer = str((conn.remote_address or ("?",))[0])
