@@ -92,3 +92,9 @@ def test_spec_tells_points_and_result_apart() -> None:
     spec = (REPO / "protocol" / "SPEC.md").read_text(encoding="utf-8")
     row = next(ln for ln in spec.splitlines() if ln.startswith("| `matches` |"))
     assert "`points` (the points scored" in row and "`result` (1, 2 or 3" in row
+
+
+def test_every_benchmark_has_its_row() -> None:
+    page = (REPO / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    for script in sorted((REPO / "benchmarks").glob("bench_*.py")):
+        assert script.name in page or f"benchmarks.{script.stem}" in page, script.name
