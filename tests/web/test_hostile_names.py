@@ -9,6 +9,7 @@ navigates the page away, `<img onerror>` and `<a>` add content) nor leave its ad
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 
 from websockets.sync.client import connect
 
-from tests.conftest import DaemonProcess
+from tests.conftest import REPO, DaemonProcess
 from tests.web.pages import open_app, state, take_turn, wait_any_turn, wait_change
 
 NAMES = (
@@ -130,3 +131,22 @@ def test_hostile_names_are_text_in_every_view(web_daemon: DaemonProcess,
         assert page.locator("body[data-mode]").count() == 1
         page.screenshot(path=str(tmp_path / f"hostile-{name}.png"), full_page=True)
         assert not page.js_errors, (name, page.js_errors)
+
+    # a watcher's "New game" leaves the match for the Play tab and its start board
+    watcher.click("[data-testid=new-game]")
+    watcher.wait_for_selector("body[data-mode=idle]")
+    assert "#w=" not in watcher.url and watcher.is_hidden("[data-testid=game-over]")
+    assert watcher.locator("[data-testid=board] circle.checker").count() == 10
+    assert watcher.inner_text("[data-testid=history]") == ""
+
+
+def test_the_page_makes_no_element_from_a_string() -> None:
+    """The app's scripts never turn a string into markup: elements come from dom.js's
+    `h` (text nodes and attributes) and board.js's SVG builder only."""
+    sinks = re.compile(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|"
+                       r"createContextualFragment|DOMParser|srcdoc|\beval\(|new Function")
+    scripts = sorted((REPO / "jacquetd" / "web").glob("*.js"))
+    assert len(scripts) >= 4
+    for script in scripts:
+        for n, line in enumerate(script.read_text().splitlines(), 1):
+            assert not sinks.search(line), f"{script.name}:{n}: {line.strip()}"
