@@ -208,7 +208,7 @@ def test_frames_over_the_transport_cap_close_the_connection(start_jacquetd: Star
     with connect(ws_url(daemon)) as conn:
         conn.send('{"id":1,"cmd":"ping","pad":"' + "x" * 1200 + '"}')
         reply = json.loads(conn.recv(timeout=30))
-        assert reply["error"]["code"] == "too_large" and reply["id"] is None
+        assert reply["error"]["code"] == "too_large" and reply["id"] == 1  # the id is kept
         conn.send('{"id":2,"cmd":"ping","pad":"' + "x" * 3000 + '"}')
         with pytest.raises(ConnectionClosed) as info:
             conn.recv(timeout=30)
