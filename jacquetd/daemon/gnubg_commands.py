@@ -9,8 +9,6 @@ from jacquetd_protocol import gnubg_wire
 
 from jacquetd.bots.interface import ENGINE
 from jacquetd.daemon import gnubg
-from jacquetd.daemon.plays import plays_of
-from jacquetd.rules import Play, Position
 
 if TYPE_CHECKING:
     from jacquetd.daemon.engine_commands import WorkerCall
@@ -38,28 +36,9 @@ def run_gnubg_decide(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
         return {"reply": "take\n" if ENGINE.takes(pos, level) else "drop\n"}
     if not pos.dice:
         return {"reply": "double\n" if ENGINE.doubles(pos, level) else "roll\n"}
-    chosen = ENGINE.choose(pos, level, seed=args.get("seed", call.seed),
-                           should_stop=call.should_stop)
-    play = as_gnubg_plays_it(pos, chosen)
+    play = ENGINE.choose(pos, level, seed=args.get("seed", call.seed),
+                         should_stop=call.should_stop)
     return {"reply": gnubg_wire.format_move(play.move), "move": play.move}
-
-
-def as_gnubg_plays_it(pos: Position, play: Play) -> Play:
-    """The winning play that uses the most dice, when `play` wins with fewer.
-
-    Our rules count the dice left over after the fifteenth checker is off as
-    played (docs/RULES-READINGS.md, reading 1), so with one checker on the
-    2-point and 4-1, both 2/off and 2/1*/off win. GNU Backgammon keeps only
-    the play that uses both dice and refuses the other (it records "cannot
-    move" and the game goes on), so its endpoint gets the longest winning play.
-    """
-    if not play.after.game_over():
-        return play
-    winners = [p for p in plays_of(pos) if p.after.game_over()]
-    longest = max(p.dice_used for p in winners)
-    if play.dice_used >= longest:
-        return play
-    return next(p for p in winners if p.dice_used == longest)
 
 
 def run_gnubg_evaluate(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:

@@ -319,17 +319,16 @@ def test_partial_type_exists() -> None:
     assert Partial(1, {}).result == {}
 
 
-def test_gnubg_endpoint_wins_with_the_play_gnubg_accepts() -> None:
-    """One checker on the 2-point, 4-1: 2/off and 2/1*/off both win; gnubg takes only the latter."""
-    from jacquetd.daemon.gnubg_commands import as_gnubg_plays_it
-    from jacquetd.rules import Position, legal_plays
-
-    me = [14] + [0] * 25
-    me[2] = 1
-    opp = [0] * 26
-    opp[24], opp[13], opp[1] = 1, 13, 1  # a blot on its 24-point: our 1-point
-    pos = Position(variant="backgammon", me=tuple(me), opp=tuple(opp), dice=(4, 1))
-    plays = {p.move: p for p in legal_plays(pos)}
-    assert set(plays) == {"2/off", "2/1* 1/off"}
-    assert as_gnubg_plays_it(pos, plays["2/off"]).move == "2/1* 1/off"
-    assert as_gnubg_plays_it(pos, plays["2/1* 1/off"]).move == "2/1* 1/off"
+def test_gnubg_endpoint_wins_with_the_play_gnubg_accepts(
+        jacquetd_server: DaemonProcess) -> None:
+    """One checker on the 2-point, 4-1, a blot on our 1-point: only 2/1* 1/off plays both
+    dice (G7), the one play gnubg accepts."""
+    slots = [0] * 26
+    slots[2], slots[1], slots[12], slots[24] = 1, -1, -13, -1
+    board = ("board:You:Opponent:9999:0:0:" + ":".join(map(str, slots))
+             + ":1:4:1:0:0:1:1:1:0:1:-1:0:25:14:0:0:0:0:0:0:0")
+    client = GnubgClient(jacquetd_server.gnubg)
+    try:
+        assert client.ask(board) == "2/1* 1/0 \n"
+    finally:
+        client.close()
