@@ -40,6 +40,7 @@ _EXT = frozenset({0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8})
 _CONTAINER_HEADS = bytes(range(0x80, 0xA0)) + b"\xdc\xdd\xde\xdf"
 _REFUSED_HEADS = bytes([0xC1, 0xC4, 0xC5, 0xC6, 0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8])
 WINDOW = 2048  # bytes first handed to the C skip (see `whole_object`)
+C_DECODE_BYTES = 1 << 16  # an object this long may be decoded whole before values are counted
 
 
 _NOT_DECODED = object()  # `_cut` vouched for an object by its size: nothing was decoded
@@ -84,7 +85,9 @@ def _cut(buf: bytes | bytearray, limits: Limits) -> tuple[int, Any] | None:
         except Exception:  # malformed: the scanner names the fault
             return None
     end: int = unpacker.tell()
-    if end > limits.max_frame_bytes:
+    if end > limits.max_frame_bytes or end > max(limits.max_elements, C_DECODE_BYTES):
+        # More bytes than values allowed, and many: the C decode could build millions of
+        # values before any count is checked. The scanner counts as it walks, and stops.
         return None
     body = bytes(buf[:end]) if end < len(buf) or not isinstance(buf, bytes) else buf
     if (end <= limits.max_elements and end <= limits.max_str_len and end <= limits.max_list_len
@@ -327,7 +330,10 @@ def unpack_map(frame: bytes, limits: Limits, *, scanned: bool = False) -> dict[s
 def peek_map(frame: bytes) -> dict[str, Any] | None:
     """`frame` unpacked without the limits and checks of `unpack_map`, or None if it is
     not a msgpack map: for a server that answers `busy` from a request's id alone, where
-    the full decode would cost more than the answer."""
+    the full decode would cost more than the answer. None for a frame longer than
+    C_DECODE_BYTES (it could hold millions of values): the full decode bounds it."""
+    if len(frame) > C_DECODE_BYTES:
+        return None
     try:
         obj = msgpack.unpackb(frame)
     except Exception:  # any malformation: the caller decodes in full, which names it

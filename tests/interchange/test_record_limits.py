@@ -201,3 +201,35 @@ def test_bad_records_are_refused_in_the_front_while_the_worker_is_busy(
         assert answered[-1].ok
     finally:
         zmq.close()
+
+
+# -- a frame of a record's size is bounded before it is decoded --------------------------
+
+
+def test_frames_of_a_records_size_are_counted_before_they_are_built() -> None:
+    """Frames may now be as long as a record: a frame of that size full of empty lists
+    (millions of values) is refused by the count of values before anything is built, in
+    msgpack (as ZeroMQ and WebSocket hand it over, and cut from a byte stream) and JSON;
+    a record of the same size is decoded."""
+    from jacquetd_protocol.codec import decode_request
+    from jacquetd_protocol.errors import ProtocolError
+    from jacquetd_protocol.framing import StreamDecoder
+
+    limits = Limits()
+    n = MAX_RECORD_BYTES // 2
+    floods = [b"\x82\xa2id\x07\xa1x\xdd" + n.to_bytes(4, "big") + b"\x90" * n,
+              b'{"id":7,"x":[' + b"[]," * (n // 3) + b"[]]}"]
+    for frame in floods:
+        assert limits.max_elements < n and len(frame) < limits.max_frame_bytes
+        with pytest.raises(ProtocolError) as info:
+            decode_request(frame, limits)
+        assert info.value.extra.get("limit") in ("max_elements", "max_list_len")
+    items = StreamDecoder(limits).feed(floods[0])
+    assert len(items) == 1 and isinstance(items[0], ProtocolError)
+    record = _analysed("analysed-7.sgf") * 7
+    assert len(record) < MAX_RECORD_BYTES
+    for encoding in ("msgpack", "json", "text"):
+        frame = encode_request(Request(8, "analyze_record", {"record": record}, encoding))
+        if encoding != "msgpack":
+            frame = frame.removesuffix(b"\n")  # the line's end
+        assert decode_request(frame, limits).args["record"] == record

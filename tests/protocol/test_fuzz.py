@@ -124,7 +124,7 @@ def test_hostile_frames_are_refused_quickly() -> None:
     # A str16 of 65535 bytes is within the default max_str_len (64 KiB): only truncated.
     assert _fast(b"\x81\xa1x\xda\xff\xff").code is ErrorCode.BAD_FRAME
     assert _fast(b"\x81\xa1x" + b"\x91" * 200_000).code is ErrorCode.TOO_DEEP
-    assert _fast(b"a" * (1 << 20) + b"b").code is ErrorCode.TOO_LARGE
+    assert _fast(b"a" * Limits().max_frame_bytes + b"b").code is ErrorCode.TOO_LARGE
 
 
 @FUZZ
