@@ -15,7 +15,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .commands import check_id, ignored_fields, lookup, readable_id, validate_args
+from .commands import (
+    check_id,
+    check_spellings,
+    ignored_fields,
+    lookup,
+    readable_id,
+    validate_args,
+    with_usage,
+)
 from .errors import ErrorCode, ProtocolError, RequestId
 from .framing import ReplyStreamDecoder, StreamDecoder, split_envelope
 from .json_wire import dump_json, find_json_id, starts_json, unpack_json
@@ -103,12 +111,13 @@ def request_from_map(obj: dict[str, Any], rid: RequestId, encoding: Encoding) ->
     `ignored`. Raises ProtocolError with `.id` set."""
     if "cmd" not in obj:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "missing cmd", field="cmd", id=rid)
+    cmd = lookup(obj["cmd"], rid)
+    raw = {k: v for k, v in obj.items() if k not in _RESERVED}
     try:
-        cmd = lookup(obj["cmd"], rid)
-        raw = {k: v for k, v in obj.items() if k not in _RESERVED}
+        check_spellings(cmd, raw)
         args = validate_args(cmd, raw)
     except ProtocolError as exc:
-        raise exc.with_id(rid) from None
+        raise with_usage(exc, cmd).with_id(rid) from None
     return Request(rid, cmd.name, args, encoding, ignored_fields(cmd, raw))
 
 

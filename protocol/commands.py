@@ -13,6 +13,7 @@ as an absent field.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import enum
 import math
 import re
@@ -180,6 +181,11 @@ RESULT_TYPES: dict[str, tuple[str, dict[str, Any]]] = {
     "game_lucks": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "bot_matches": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "rollout_lines": ("list of map", {"type": "array", "items": {"type": "object"}}),
+    "str_map": ("map str -> str", {"type": "object",
+                                   "additionalProperties": {"type": "string"}}),
+    "help_arguments": ("list of map", {"type": "array", "items": {
+        "type": "object", "required": ["name", "type", "required", "doc"]}}),
+    "request_map": ("map", {"type": "object", "required": ["cmd"]}),
     "warnings": ("list of map", {"type": "array", "items": {
         "type": "object", "required": ["field", "message"],
         "properties": {"field": {"type": "string"}, "message": {"type": "string"}}}}),
@@ -270,6 +276,29 @@ _COMMANDS: tuple[Command, ...] = (
          Field("session", "str", "the session key: the one given, or a new one. Only its "
                "holder can present it; retried match actions that present it get their "
                "stored replies, tokens included, even after a restart")),
+    ),
+    Command(
+        "help", "List the commands with one line each, or describe one: its syntax, its "
+        "fields and an example.",
+        (Param("command", ArgType.WORD, "the command to describe; default: list them all",
+               position=0, max_len=32),),
+        (Field("usage", "str", "the syntax of the command described (of `help` itself "
+               "when listing): positional words in order, `[...]` when optional, then "
+               "`name=TYPE` fields"),
+         Field("commands", "str_map", "listing: each command's name and what it does, in "
+               "the order of `hello`'s `commands`", required=False),
+         Field("command", "str", "the command described", required=False),
+         Field("summary", "str", "what it does", required=False),
+         Field("arguments", "help_arguments", "its fields: `name`, `type` (as in the "
+               "field tables), `required`, `word` (its place among the text words, from 1; "
+               "absent for `name=value` only), `default` (when it has one), `doc`",
+               required=False),
+         Field("result", "str_list", "the fields of its result", required=False),
+         Field("streams", "bool", "whether it streams partial results", required=False),
+         Field("example", "str", "an example request in the text encoding",
+               required=False),
+         Field("example_request", "request_map", "the same example as a msgpack (or JSON) "
+               "request map", required=False)),
     ),
     Command("ping", "Check that the server answers; the result is empty.", (), ()),
     Command(
@@ -699,6 +728,124 @@ def describe(limits: Limits) -> dict[str, Any]:
             "encodings": list(ENCODINGS), "limits": limits.to_dict()}
 
 
+#: An example request of each command, in the text encoding (`help COMMAND` shows it; the
+#: match commands' ids and tokens stand for those `match_new` returns).
+EXAMPLES: dict[str, str] = {
+    "hello": "hello 1.2 client=my-board",
+    "help": "help legal_moves",
+    "ping": "ping",
+    "position": "position start:backgammon",
+    "legal_moves": "legal_moves start 65",
+    "apply_move": "apply_move start 65 24/18 18/13",
+    "best_move": "best_move start:backgammon 31 level=heuristic",
+    "analyze": "analyze start:backgammon 31 plies=1 max_plays=3",
+    "evaluate": "evaluate start:backgammon plies=1",
+    "cube": "cube start:backgammon",
+    "luck": "luck start:backgammon 31",
+    "analyze_record": "analyze_record 5f1c0a9e3b7d2468 game=1",
+    "bot_match": "bot_match random,heuristic 7 variant=backgammon length=3",
+    "rollout": "rollout start:backgammon 31 trials=72 partials=false",
+    "cancel": "cancel 12",
+    "stats": "stats",
+    "quit": "quit",
+    "match_new": "match_new backgammon 3 seat1=heuristic",
+    "match_state": "match_state 5f1c0a9e3b7d2468 Tk0-side0-secret",
+    "match_roll": "match_roll 5f1c0a9e3b7d2468 Tk0-side0-secret",
+    "match_move": "match_move 5f1c0a9e3b7d2468 Tk0-side0-secret 24/18 18/13",
+    "match_double": "match_double 5f1c0a9e3b7d2468 Tk0-side0-secret",
+    "match_take": "match_take 5f1c0a9e3b7d2468 Tk1-side1-secret",
+    "match_drop": "match_drop 5f1c0a9e3b7d2468 Tk1-side1-secret",
+    "match_resign": "match_resign 5f1c0a9e3b7d2468 Tk0-side0-secret single",
+    "match_watch": "match_watch 5f1c0a9e3b7d2468 0 follow=false",
+    "match_list": "match_list playing bots=true",
+    "match_close": "match_close 5f1c0a9e3b7d2468 owner-token-secret",
+    "match_export": "match_export 5f1c0a9e3b7d2468 format=sgf",
+}
+
+_TYPE_WORDS = {
+    ArgType.INT: "INT", ArgType.NUMBER: "NUMBER", ArgType.BOOL: "BOOL", ArgType.WORD: "WORD",
+    ArgType.WORDS: "A,B", ArgType.DICE: "DICE", ArgType.POSITION: "POSITION",
+    ArgType.MOVE: "MOVE", ArgType.REQUEST_ID: "ID",
+}
+
+
+def usage(cmd: Command) -> str:
+    """The command's syntax in the text encoding: its positional words in order (upper
+    case, `[...]` when optional, `MOVE...` for the rest of the line), then its other
+    fields as `name=TYPE` (`[...]` when optional)."""
+    positional = sorted((p for p in cmd.all_params() if p.position is not None),
+                        key=lambda p: p.position or 0)
+    words = [cmd.name]
+    for p in positional:
+        word = p.name.upper() + ("..." if p.type is ArgType.MOVE else "")
+        words.append(word if p.required else f"[{word}]")
+    for p in cmd.all_params():
+        if p.position is None:
+            field = f"{p.name}={_TYPE_WORDS[p.type]}"
+            words.append(field if p.required else f"[{field}]")
+    return " ".join(words)
+
+
+def with_usage(exc: ProtocolError, cmd: Command) -> ProtocolError:
+    """`exc` (a refusal of one of `cmd`'s arguments) with the command's `usage` line."""
+    if "usage" in exc.extra or exc.code not in (ErrorCode.BAD_ARGUMENT,
+                                                ErrorCode.BAD_POSITION):
+        return exc
+    return ProtocolError(exc.code, exc.message, field=exc.field, rule=exc.rule, id=exc.id,
+                         **exc.extra, usage=usage(cmd))
+
+
+#: Field names people write for a field that has another name, by the name to use.
+ALIASES = {
+    "roll": "dice", "pos": "position", "board": "position", "depth": "plies",
+    "ply": "plies", "timeout": "timeout_ms", "time": "time_ms", "play": "move",
+    "moves": "move", "cmd_name": "command", "name": "command",
+}
+_CAMEL_RE = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+def spelling_of(cmd: Command, name: str) -> str | None:
+    """The field of `cmd` that `name` (a field it does not define) is another spelling
+    of: the same words in another case or with `-` (`timeoutMs`, `max-plays`), a known
+    other name (`roll` for `dice`, `depth` for `plies`), or a near miss (`dicee`); None
+    when it is none of these."""
+    names = [p.name for p in cmd.all_params()]
+    plain = _CAMEL_RE.sub(r"_\1", name).lower().replace("-", "_")
+    if plain in names:
+        return plain
+    alias = ALIASES.get(plain)
+    if alias in names:
+        return alias
+    close = difflib.get_close_matches(plain, names, n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def check_spellings(cmd: Command, raw: Mapping[str, Any]) -> None:
+    """Refuse a field `cmd` does not take when another spelling of the request would take
+    it (`bad_argument`, `field` the name given, `spelling` the field to use): a near miss
+    of one of its field names, or `variant` where the variant is part of the position
+    (`start:jacquet-be`). Other unknown fields are ignored (versioning rule)."""
+    known = {p.name for p in cmd.all_params()}
+    for name, value in raw.items():
+        if value is None or name in known or not isinstance(name, str):
+            continue
+        if name == "variant" and "position" in known:
+            variant = value if isinstance(value, str) and VARIANT_WORD_RE.match(value) \
+                else "VARIANT"
+            raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{cmd.name} has no field variant: "
+                                f"the variant is part of the position, write "
+                                f"start:{variant} (or a position of that variant)",
+                                field=name, spelling="position")
+        right = spelling_of(cmd, name)
+        if right is not None and raw.get(right) is None:  # (with the field given: not it)
+            raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{cmd.name} has no field "
+                                f"{name[:40]}; it is spelled {right}", field=name[:64],
+                                spelling=right)
+
+
+VARIANT_WORD_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}\Z")
+
+
 def arguments(req: Request) -> dict[str, Any]:
     """The request's arguments with every documented default filled in."""
     cmd = COMMANDS.get(req.cmd)
@@ -740,7 +887,13 @@ def lookup(name: Any, id: int | str | None = None) -> Command:
     if name in PLANNED:
         raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"{shown} is reserved for a later "
                             f"protocol version", id=id, planned=True)
-    raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"no command {shown}", id=id)
+    close = difflib.get_close_matches(name.lower(), list(COMMANDS), n=1, cutoff=0.8)
+    if close:
+        raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"no command {shown}; it is spelled "
+                            f"{close[0]} (help lists the commands)", id=id,
+                            spelling=close[0])
+    raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"no command {shown} (help lists the "
+                        "commands)", id=id)
 
 
 # -- argument validation -------------------------------------------------------------------

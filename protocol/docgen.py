@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .commands import (
+    ALIASES,
     COMMANDS,
     MAX_ID,
     MAX_ID_LEN,
@@ -129,6 +130,19 @@ def _param_schema(p: Param) -> dict[str, Any]:
     return s
 
 
+def _other_spellings(cmd: Command, names: set[str]) -> dict[str, Any]:
+    """Fields the codec refuses as other spellings of `cmd`'s fields (commands.py's
+    `check_spellings`), where the schema can name them: only nil is allowed."""
+    out: dict[str, Any] = {}
+    if "position" in names and "variant" not in names:
+        out["variant"] = {"type": "null", "description": "refused: the variant is part of "
+                          "the position (`start:VARIANT`)"}
+    for alias, right in ALIASES.items():
+        if right in names and alias not in names:
+            out[alias] = {"type": "null", "description": f"refused: spelled `{right}`"}
+    return out
+
+
 def request_schema() -> dict[str, Any]:
     """JSON Schema of a request map (msgpack, shown as JSON)."""
     defs: dict[str, Any] = {
@@ -140,6 +154,7 @@ def request_schema() -> dict[str, Any]:
     for cmd in COMMANDS.values():
         props: dict[str, Any] = {"id": {"$ref": "#/$defs/id"}, "cmd": {"const": cmd.name}}
         props |= {p.name: _param_schema(p) for p in cmd.all_params()}
+        props |= _other_spellings(cmd, set(props))
         defs[f"request_{cmd.name}"] = {
             "type": "object", "description": cmd.summary,
             "required": ["cmd"] + [p.name for p in cmd.all_params() if p.required],
@@ -174,6 +189,8 @@ def reply_schema() -> dict[str, Any]:
                 "supported": {"type": "array", "items": {"type": "string"}},
                 "planned": {"type": "boolean"},
                 "candidates": {"type": "array", "items": {"type": "string"}},
+                "usage": {"type": "string"},
+                "spelling": {"type": "string"},
                 "warnings": dict(RESULT_TYPES[WARNINGS.type][1]) | {"description": WARNINGS.doc},
             },
         },
@@ -222,7 +239,8 @@ PY_TYPES: dict[str, str] = {
     "int_list": "list[int]", "token_pair": "list[str | None]", "may": "list[list[str]]",
     "seats": "list[dict[str, Any]]", "events": "list[dict[str, Any]]",
     "cube_or_null": "dict[str, Any] | None", "resign_or_null": "dict[str, Any] | None",
-    "match_summaries": "list[dict[str, Any]]",
+    "match_summaries": "list[dict[str, Any]]", "str_map": "dict[str, str]",
+    "help_arguments": "list[dict[str, Any]]", "request_map": "dict[str, Any]",
 }
 
 

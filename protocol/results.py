@@ -92,6 +92,21 @@ class HelloResult(TypedDict):
     warnings: NotRequired[list[FieldWarning]]
 
 
+class HelpResult(TypedDict):
+    """The result of `help`."""
+
+    usage: str
+    commands: NotRequired[dict[str, str]]
+    command: NotRequired[str]
+    summary: NotRequired[str]
+    arguments: NotRequired[list[dict[str, Any]]]
+    result: NotRequired[list[str]]
+    streams: NotRequired[bool]
+    example: NotRequired[str]
+    example_request: NotRequired[dict[str, Any]]
+    warnings: NotRequired[list[FieldWarning]]
+
+
 class PingResult(TypedDict):
     """The result of `ping`."""
 
@@ -443,6 +458,7 @@ class MatchExportResult(TypedDict):
 
 RESULTS: dict[str, type] = {
     "hello": HelloResult,
+    "help": HelpResult,
     "ping": PingResult,
     "position": PositionResult,
     "legal_moves": LegalMovesResult,

@@ -42,8 +42,10 @@ from .commands import (
     ArgType,
     Command,
     Param,
+    check_spellings,
     lookup,
     validate_args,
+    with_usage,
 )
 from .errors import ErrorCode, ProtocolError, RequestId
 from .messages import Partial, Reply, Request
@@ -250,12 +252,12 @@ def decode_text_request(text: str) -> Request:
         head, rest = _FIRST_WORD_RE.match(rest).groups()  # type: ignore[union-attr]
     if not head:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "missing command", field="cmd", id=rid)
+    cmd = lookup(head, rid)
     try:
-        cmd = lookup(head, rid)
         raw, ignored = _text_args(cmd, _tokens(rest))
         args = validate_args(cmd, raw)
     except ProtocolError as exc:
-        raise exc.with_id(rid) from None
+        raise with_usage(exc, cmd).with_id(rid) from None
     return Request(rid, cmd.name, args, "text", ignored[:MAX_WARNINGS])
 
 
@@ -325,16 +327,20 @@ def _text_args(cmd: Command, tokens: list[_Token]
     if taken < len(positional):
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"unexpected word "
                             f"{positional[taken].text[:40]!r}", field="args")
-    ignored: list[str] = []
+    unknown: dict[str, Any] = {}
     for name, token in keywords.items():
         named = cmd.param(name)
-        if named is None:
-            ignored.append(name)  # unknown arguments are ignored (versioning rule)
+        if named is None:  # unknown arguments are ignored (versioning rule) ...
+            value = None if token.value is _BARE and token.text == "null" else (
+                token.text if token.value is _BARE else token.value)
+            if value is not None:  # (null: no value, as a nil in msgpack)
+                unknown[name] = value
             continue
         if name in raw:
             raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{name} given twice", field=name)
         raw[name] = _token_value(named, token)
-    return raw, tuple(ignored)
+    check_spellings(cmd, raw | unknown)  # ... unless they are misspelt fields
+    return raw, tuple(unknown)
 
 
 def _bare_request_word(word: str) -> bool:

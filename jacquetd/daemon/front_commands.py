@@ -1,5 +1,5 @@
 """The commands the front process answers at once (cheap, no worker): ``hello``,
-``ping``, ``position``, ``legal_moves``, ``apply_move``, ``stats``, ``cancel`` and
+``help``, ``ping``, ``position``, ``legal_moves``, ``apply_move``, ``stats``, ``cancel`` and
 ``quit``. Each handler is a plain function of arguments the protocol's command table
 has already validated."""
 
@@ -51,6 +51,12 @@ def handle_hello(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def handle_help(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
+    from jacquetd_protocol.help import help_result
+
+    return help_result(args.get("command"))
+
+
 def handle_ping(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     return {}
 
@@ -89,6 +95,7 @@ def handle_quit(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
 
 FRONT_HANDLERS: dict[str, FrontHandler] = {
     "hello": handle_hello,
+    "help": handle_help,
     "ping": handle_ping,
     "position": handle_position,
     "legal_moves": handle_legal_moves,

@@ -130,6 +130,11 @@ def _field_values(field: Field) -> st.SearchStrategy[Any]:
         "may": st.lists(st.lists(words, max_size=3), min_size=2, max_size=2),
         "cube_or_null": st.none() | small_maps,
         "resign_or_null": st.none() | small_maps,
+        "str_map": st.dictionaries(keys, st.text(max_size=20), max_size=4),
+        "help_arguments": st.lists(st.fixed_dictionaries(
+            {"name": keys, "type": st.sampled_from(["int", "str", "dice"]),
+             "required": st.booleans(), "doc": st.text(max_size=20)}), max_size=3),
+        "request_map": st.fixed_dictionaries({"cmd": keys}),
     }
     for name in ("seats", "events", "match_summaries", "move_analyses", "game_lucks",
                  "bot_matches", "rollout_lines"):
