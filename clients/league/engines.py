@@ -27,7 +27,6 @@ from ..game import (
     PlayMap,
     PositionMap,
     Turn,
-    swap_sides,
 )
 from .config import EngineSpec
 
@@ -277,7 +276,8 @@ class GnubgPlayer(Player):
         return (await self._ask(fibs_board(dict(position, dice=[])))).startswith("double")
 
     async def take(self, position: PositionMap) -> bool:
-        answer = await self._ask(fibs_board(swap_sides(position), was_doubled=True))
+        # the doubler on turn: gnubg reads the side on turn of a doubled board as the doubler
+        answer = await self._ask(fibs_board(position, was_doubled=True))
         return answer.startswith(("take", "beaver"))
 
     async def restart(self) -> None:
