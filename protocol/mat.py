@@ -74,7 +74,10 @@ def move_steps(move: str) -> list[tuple[int, int, bool]]:
         for p in points:
             hit = p.endswith("*")
             word = p.rstrip("*")
-            values.append((25 if word == "bar" else 0 if word == "off" else int(word), hit))
+            value = 25 if word == "bar" else 0 if word == "off" else int(word)
+            if value > 25:
+                raise MatchFileError(f"{token!r}: {value} is not a point (0-25)")
+            values.append((value, hit))
         chain = [(values[i][0], values[i + 1][0], values[i + 1][1])
                  for i in range(len(values) - 1)]
         steps.extend(chain * int(m.group(3) or 1))

@@ -233,3 +233,16 @@ def test_frames_of_a_records_size_are_counted_before_they_are_built() -> None:
         if encoding != "msgpack":
             frame = frame.removesuffix(b"\n")  # the line's end
         assert decode_request(frame, limits).args["record"] == record
+
+
+def test_a_mat_move_past_the_bar_is_a_record_error() -> None:
+    """Found by mutating records: `6/31` in a `.mat` was an IndexError (`internal`)."""
+    from jacquetd_protocol.mat import format_mat
+    from jacquetd_protocol.match_files import read_match_file
+    from jacquetd_protocol.records import RecordError
+
+    mat = format_mat(parse_sgf(_analysed("analysed-3.sgf")))
+    bad = mat.replace("24/22 13/10", "24/22 6/31", 1)
+    assert bad != mat
+    with pytest.raises(RecordError, match="31 is not a point"):
+        read_match_file(bad)
