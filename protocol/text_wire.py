@@ -147,33 +147,29 @@ _BOOL_WORDS = {"true": True, "on": True, "false": False, "off": False}
 def parse_text_arg(param: Param, word: str) -> Any:
     """Convert one text word to the typed value of `param` (range checks come later)."""
     t = param.type
-    bad = ProtocolError(ErrorCode.BAD_ARGUMENT, f"{param.name}: {word[:40]!r} is not "
-                        f"{_TEXT_FORMS[t]}", field=param.name)
+    if t is ArgType.POSITION or t is ArgType.WORD or t is ArgType.MOVE:
+        return word
     if t is ArgType.REQUEST_ID and not (word.isascii() and word.isdigit()):
         return word  # a string id, as a reply prints one (`target=abc`)
     if t is ArgType.INT or t is ArgType.REQUEST_ID:
-        if not _INT_RE.match(word) or len(word) > 20:
-            raise bad
-        return int(word)
-    if t is ArgType.NUMBER:
-        if not _FLOAT_RE.match(word) or len(word) > 40:
-            raise bad
-        return int(word) if _INT_RE.match(word) else float(word)
-    if t is ArgType.BOOL:
-        if word not in _BOOL_WORDS:
-            raise bad
-        return _BOOL_WORDS[word]
-    if t is ArgType.WORDS:
+        if _INT_RE.match(word) and len(word) <= 20:
+            return int(word)
+    elif t is ArgType.NUMBER:
+        if _FLOAT_RE.match(word) and len(word) <= 40:
+            return int(word) if _INT_RE.match(word) else float(word)
+    elif t is ArgType.BOOL:
+        if word in _BOOL_WORDS:
+            return _BOOL_WORDS[word]
+    elif t is ArgType.WORDS:
         parts = word.split(",")
-        if not all(parts):
-            raise bad
-        return parts
-    if t is ArgType.DICE:
+        if all(parts):
+            return parts
+    elif t is ArgType.DICE:
         m = _DICE_RE.match(word)
-        if not m:
-            raise bad
-        return [int(m[1]), int(m[2])]
-    return word  # WORD, POSITION, MOVE
+        if m:
+            return [int(m[1]), int(m[2])]
+    raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"{param.name}: {word[:40]!r} is not "
+                        f"{_TEXT_FORMS[t]}", field=param.name)
 
 
 _TEXT_FORMS: dict[ArgType, str] = {
@@ -192,6 +188,7 @@ def _positional(cmd: Command) -> list[Param]:
 _BARE = object()  # a token's `value` when it was written as a bare word
 _QUOTES = "\"[{"
 _KEYWORD_HEAD_RE = re.compile(r"([a-z][a-z0-9_]*)=(?=[^ \t])")
+_KEYWORD_WORD_RE = re.compile(r"([a-z][a-z0-9_]*)=(.+)\Z", re.S)
 
 
 @dataclass(frozen=True)
@@ -207,6 +204,10 @@ class _Token:
 def _tokens(line: str) -> list[_Token]:
     """Split a request line into words. A value that starts with `"`, `[` or `{` is read
     as JSON, as replies write it (so it may hold spaces: `move="24/18 18/13"`)."""
+    if not any(q in line for q in _QUOTES):  # no quoted value: words and name=value
+        return [_Token(m[1], m[2]) if m else _Token(None, word)
+                for word in _SPACES.split(line) if word
+                for m in (_KEYWORD_WORD_RE.match(word),)]
     out: list[_Token] = []
     i, n = 0, len(line)
     while True:
@@ -277,6 +278,8 @@ def _token_value(param: Param, token: _Token) -> Any:
 
 def _reads_as(param: Param, token: _Token) -> bool:
     """Whether the word can be `param`'s (for an optional word before a move: a roll)."""
+    if param.type is ArgType.DICE and token.value is _BARE:
+        return _DICE_RE.match(token.text) is not None
     try:
         value = _token_value(param, token)
     except ProtocolError:
