@@ -36,18 +36,16 @@ ACTION_KINDS: tuple[str, ...] = (
 )
 REASONS: tuple[str, ...] = ("bear-off", "drop", "resign")
 
-#: The values each header may take (RECORDS.md, "Headers"); a header not listed takes any
-#: value. `Length` is bounded as `match_new` bounds it.
+#: The values the headers that a reader acts on may take (RECORDS.md, "Headers"); the
+#: others (`Dice`, `Status`, names, dates, ...) are told as written.
 HEADER_VALUES: dict[str, tuple[str, str]] = {
     "Variant": (r"jacquet|jacquet-be|backgammon", "jacquet, jacquet-be or backgammon"),
-    "Length": (r"0|[1-9][0-9]?", "a number of points 0-99"),
+    "Length": (r"0|[1-9][0-9]{0,3}", "a number of points below 10000"),
     "Cube": (r"on|off", "on or off"),
     "Crawford": (r"on|off", "on or off"),
-    "Dice": (r"seeded|supplied", "seeded or supplied"),
     "Seed": (r"0|[1-9][0-9]{0,18}", "a number"),
     "Result": (r"0|1|\*", "0, 1 or *"),
     "Score": (r"(0|[1-9][0-9]{0,8}) (0|[1-9][0-9]{0,8})", "two numbers, side 0's first"),
-    "Status": (r"playing|adjourned|over|closed", "playing, adjourned, over or closed"),
 }
 _HEADER_VALUE_RES = {k: re.compile(rf"(?:{v[0]})\Z") for k, v in HEADER_VALUES.items()}
 
