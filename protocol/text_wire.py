@@ -55,7 +55,6 @@ from .positions import board_representable, format_board, parse_board
 
 _SPACES = re.compile(r"[ \t]+")
 _ID_RE = re.compile(r"^[0-9]{1,19}\Z")
-_REQ_KEYWORD_RE = re.compile(r"^([a-z][a-z0-9_]*)=(.+)\Z")
 _KEY = r"[a-z_][a-z0-9_-]*(?:\.[a-z0-9_][a-z0-9_-]*)*"
 _KEY_EQ_RE = re.compile(rf"({_KEY})=")
 _TOP_KEY_RE = re.compile(r"^[a-z_][a-z0-9_-]*\Z")
@@ -187,8 +186,10 @@ def _positional(cmd: Command) -> list[Param]:
 
 _BARE = object()  # a token's `value` when it was written as a bare word
 _QUOTES = "\"[{"
-_KEYWORD_HEAD_RE = re.compile(r"([a-z][a-z0-9_]*)=(?=[^ \t])")
-_KEYWORD_WORD_RE = re.compile(r"([a-z][a-z0-9_]*)=(.+)\Z", re.S)
+# `name=`: a lowercase letter first (so `XGID=...` is a position); other spellings of a
+# field's name (`max-plays`, `maxPlays`) are read as names, to be refused naming the right one
+_KEYWORD_HEAD_RE = re.compile(r"([a-z][a-zA-Z0-9_-]*)=(?=[^ \t])")
+_KEYWORD_WORD_RE = re.compile(r"([a-z][a-zA-Z0-9_-]*)=(.+)\Z", re.S)
 
 
 @dataclass(frozen=True)
