@@ -174,10 +174,12 @@ def test_analyze_record_reads_a_match_gnubg_played_and_saved(
     out = run_gnubg(["set seed 4711", "set player 0 gnu", "set player 1 gnu",
                      *(f"set player {p} {what} evaluation plies 0" for p in (0, 1)
                        for what in ("chequerplay", "cubedecision")),
+                     "set analysis chequerplay evaluation plies 0",
+                     "set analysis cubedecision evaluation plies 0",
                      "new match 3",
-                     # gnubg stores each player's evaluations in its SGF (250 KB for this
-                     # match), beyond the server's 64 KiB strings: save the match without them
-                     "analysis clear match",
+                     # gnubg stores each player's evaluations and its analysis in its SGF
+                     # (about 250 KB for this match): a record has room for it
+                     "analyse match",
                      f"save match {tmp_path / 'gnubg.sgf'}",
                      f"export match mat {tmp_path / 'gnubg.mat'}"], tmp_path / "home")
     assert "has won the match" in out or (tmp_path / "gnubg.sgf").exists(), out[-2000:]
@@ -186,6 +188,7 @@ def test_analyze_record_reads_a_match_gnubg_played_and_saved(
     client.tcp.close()  # a first analysis may build the bear-off tables: allow minutes
     client.tcp = TcpClient(jacquetd_server.tcp, timeout=300.0)
     try:
+        assert len((tmp_path / "gnubg.sgf").read_bytes()) > 256 << 10
         for name in ("gnubg.mat", "gnubg.sgf"):
             text = (tmp_path / name).read_text()
             record = parse_mat(text) if name.endswith(".mat") else parse_sgf(text)
