@@ -35,6 +35,7 @@ resignation (`resign`, `accept`) back into the record.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -64,6 +65,13 @@ _STEP_RE = re.compile(r"^(bar|off|\d{1,2})((?:/(?:bar|off|\d{1,2})\*?)+)(?:\((\d
 def move_steps(move: str) -> list[tuple[int, int, bool]]:
     """The `(from, to, hit)` steps of move text (`24/18 18/13*`, `bar/22`, `6/off`,
     `13/7(2)`, `24/18/13`), points in the mover's numbering, 25 the bar, 0 off."""
+    return list(_steps(move))
+
+
+@functools.lru_cache(maxsize=4096)
+def _steps(move: str) -> tuple[tuple[int, int, bool], ...]:
+    """`move_steps`, remembered: a match repeats its moves (a long file is read at the
+    speed of its distinct moves)."""
     steps: list[tuple[int, int, bool]] = []
     for token in move.split():
         m = _STEP_RE.match(token)
@@ -81,7 +89,7 @@ def move_steps(move: str) -> list[tuple[int, int, bool]]:
         chain = [(values[i][0], values[i + 1][0], values[i + 1][1])
                  for i in range(len(values) - 1)]
         steps.extend(chain * int(m.group(3) or 1))
-    return steps
+    return tuple(steps)
 
 
 def mat_move(move: str) -> str:
@@ -136,7 +144,7 @@ class Tracker:
 @dataclass
 class RawGame:
     """One game as a foreign file tells it: the score before it, actions in order
-    (`("move", side, dice, text)`, `("double", side, value)`, `("take"|"drop", side)`)
+    (`("move", side, dice, text[, line])`, `("double", side, value)`, `("take"|"drop", side)`)
     and the winner and points once it is over."""
 
     score: tuple[int, int]
@@ -191,7 +199,8 @@ def record_from_games(headers: dict[str, str], length: int, crawford_rule: bool,
                 try:
                     text = tracker.play(side, text)
                 except MatchFileError as exc:
-                    raise MatchFileError(f"game {number}: {exc.message}", raw.line) from None
+                    line = int(str(act[4])) if len(act) > 4 else raw.line  # .mat: its line
+                    raise MatchFileError(f"game {number}: {exc.message}", line) from None
                 game.actions.append(Action(side, "move", move=text))
             elif kind == "double":
                 cube = int(str(act[2])) or cube * 2  # SGF does not write the value
@@ -421,12 +430,9 @@ def _parse_cell(text: str, side: int, n: int) -> tuple[object, ...] | tuple[str,
         d1, d2 = int(m.group(1)), int(m.group(2))
         if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
             raise MatchFileError(f"dice {d1}{d2} are not two dice 1-6", n)
-        steps = m.group(3).strip()
-        try:
-            move_steps(steps)
-        except MatchFileError as exc:
-            raise MatchFileError(exc.message, n) from None
-        return ("move", side, (d1, d2), steps)
+        # the steps are read when the move is played (record_from_games), which names
+        # this line if they cannot be
+        return ("move", side, (d1, d2), m.group(3).strip(), n)
     m = re.match(r"^Doubles\s*=>\s*(\d+)\Z", text, re.I)
     if m:
         return ("double", side, int(m.group(1)))
