@@ -171,6 +171,8 @@ def _long_record_with_a_late_fault() -> str:
 
 def test_bad_records_are_refused_in_the_front_while_the_worker_is_busy(
         daemon: DaemonProcess) -> None:
+    late = _long_record_with_a_late_fault()
+    assert len(late.splitlines()) >= 3209 and len(late) < 70_000
     zmq = ZmqClient(daemon.zmq)
     try:
         # the one worker analyses a whole match with its luck: seconds of work
@@ -181,8 +183,6 @@ def test_bad_records_are_refused_in_the_front_while_the_worker_is_busy(
             rid = zmq.send("analyze_record",
                            record=f'; [{header} "{value}"]\n\ngame 1 score 0 0\n')
             faults[rid] = ("bad_argument", header)
-        late = _long_record_with_a_late_fault()
-        assert len(late.splitlines()) >= 3209 and len(late) < 70_000
         faults[zmq.send("analyze_record", record=late)] = ("bad_argument", None)
         first = zmq.recv_final(timeout=300)
         answered = [first]
