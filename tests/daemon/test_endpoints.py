@@ -12,7 +12,7 @@ import msgpack
 import pytest
 import zmq
 from jacquetd_protocol.codec import decode_reply, encode_request
-from jacquetd_protocol.messages import Partial, Reply, Request
+from jacquetd_protocol.messages import Limits, Partial, Reply, Request
 
 from tests.conftest import REPO, DaemonProcess, daemon_env
 from tests.daemon.wire import GnubgClient, TcpClient, ZmqClient
@@ -93,7 +93,7 @@ def test_req_socket_with_empty_delimiter(jacquetd_server: DaemonProcess) -> None
     ([msgpack.packb({"id": 1})], "bad_argument"),
     ([msgpack.packb({"id": 1, "cmd": "fly"})], "unknown_command"),
     ([b"1 legal_moves", b"second frame"], "bad_frame"),
-    ([b"x" * 300_000], "too_large"),
+    ([b"x" * (Limits().max_frame_bytes + 1)], "too_large"),
     ([msgpack.packb({"id": 1, "cmd": "ping", "x": [[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]})],
      "too_deep"),
 ])
@@ -212,7 +212,7 @@ def test_tcp_megabyte_line_gets_error_and_session_goes_on(jacquetd_server: Daemo
     client = TcpClient(jacquetd_server.tcp)
     other = TcpClient(jacquetd_server.tcp)
     try:
-        client.send_bytes(b"1 ping " + b"x" * 1_000_000 + b"\n")
+        client.send_bytes(b"1 ping " + b"x" * Limits().max_frame_bytes + b"\n")
         assert error_code(client.recv_final()) == "too_large"
         client.send_line("2 ping")
         assert client.recv_final().id == 2
