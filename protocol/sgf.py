@@ -36,6 +36,11 @@ from .mat import (
 from .records import MatchRecord
 
 APP = "jacquetd"
+SETUP_PROPERTIES = frozenset({"AE", "AW", "AB", "CV", "CP"})
+"""gnubg's properties that set the board or the cube (`set board`, `set cube`): a game
+with one did not start from the starting position, and is refused rather than misread.
+Every other property a node carries besides `W` and `B` (analysis, luck, comments,
+`PL`, `DI`) is skipped."""
 
 
 def _escape(text: str) -> str:
@@ -210,6 +215,12 @@ def parse_sgf(text: str) -> MatchRecord:
                     if named is not None:
                         headers[named[0]] = named[1]
         raw = RawGame(score)
+        for node in nodes:
+            setup = [k for k, _ in node if k in SETUP_PROPERTIES]
+            if setup:
+                raise MatchFileError(f"game {number} sets up a position or a cube "
+                                     f"({', '.join(setup)}): only games played from the "
+                                     "start are read")
         for node in nodes[1:]:
             for colour in ("W", "B"):
                 value = _prop(node, colour)

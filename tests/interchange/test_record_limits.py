@@ -246,3 +246,13 @@ def test_a_mat_move_past_the_bar_is_a_record_error() -> None:
     assert bad != mat
     with pytest.raises(RecordError, match="31 is not a point"):
         read_match_file(bad)
+
+
+def test_a_game_gnubg_set_up_is_refused_not_misread() -> None:
+    """Analysis properties are skipped; the ones that set the board or the cube are not:
+    a game that did not start from the starting position is refused, naming them."""
+    from jacquetd_protocol.match_files import read_match_file
+    from jacquetd_protocol.records import RecordError
+
+    with pytest.raises(RecordError, match="AE, AW, AB"):
+        read_match_file(_analysed("set-board.sgf"))
