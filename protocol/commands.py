@@ -23,7 +23,7 @@ from typing import Any, TypeGuard
 
 from .errors import ErrorCode, ProtocolError
 from .messages import MAX_RECORD_BYTES, Limits, Request
-from .positions import check_position_arg
+from .positions import check_position_arg, start_variant
 from .version import PROTOCOL_VERSION, VERSION_RE
 
 MAX_ID = (1 << 63) - 1
@@ -992,4 +992,19 @@ def validate_args(cmd: Command, raw: Mapping[str, Any]) -> dict[str, Any]:
                 raise _bad(param, "is required")
             continue
         out[param.name] = check_arg(param, value)
+    if cmd.name in PLAYS_A_ROLL and "dice" not in out and _without_dice(out["position"]):
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT, "dice: the position has no dice; give "
+                            "`dice`", field="dice")
     return out
+
+
+#: Commands that play a roll: the dice come from the request or from the position.
+PLAYS_A_ROLL = frozenset({"legal_moves", "apply_move", "best_move", "analyze"})
+
+
+def _without_dice(position: Any) -> bool:
+    """Whether a checked position argument surely has no dice: a start position, or a
+    map without them (ids are read by the server)."""
+    if isinstance(position, str):
+        return start_variant(position) is not None
+    return isinstance(position, Mapping) and not position.get("dice")

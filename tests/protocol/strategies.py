@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from jacquetd_protocol.commands import (
     COMMANDS,
     MAX_ID,
+    PLAYS_A_ROLL,
     RECORDS,
     ArgType,
     Command,
@@ -100,7 +101,9 @@ def requests(draw: st.DrawFn, encoding: str = "msgpack",
     cmd = command or draw(st.sampled_from(list(COMMANDS.values())))
     args: dict[str, Any] = {}
     for param in cmd.all_params():
-        if param.required or draw(st.booleans()):
+        # a command that plays a roll gets dice (a start position has none)
+        if (param.required or (param.name == "dice" and cmd.name in PLAYS_A_ROLL)
+                or draw(st.booleans())):
             args[param.name] = draw(arg_values(param))
     rid = draw(ids_text if encoding == "text" else ids_any)
     return Request(rid, cmd.name, args, encoding)  # type: ignore[arg-type]

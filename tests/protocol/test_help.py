@@ -49,6 +49,8 @@ def test_usage_lines() -> None:
 
 @pytest.mark.parametrize("frame", [
     b"1 legal_moves",
+    b"1 legal_moves start",                      # a start position has no dice
+    b"1 legal_moves jacquet/24:15/24:15/-/00",   # nor has this board
     b"1 legal_moves start 7x",
     b"1 legal_moves start 65 compact=maybe",
     msgpack.packb({"id": 1, "cmd": "legal_moves", "position": "start", "dice": "65"}),
