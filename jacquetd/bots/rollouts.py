@@ -18,7 +18,7 @@ lines share their dice (common random numbers), so the difference between two
 candidates is much more precise than either figure.
 
 The unit of work is a chunk: trials 36k .. 36k+35 (`run_chunk(spec, k)`). A
-chunk's figures depend only on the spec and k, and `summarize` reads the
+chunk's figures depend only on the spec and k, and `RunningSum` folds the
 chunks in index order, so a rollout gives the same figures to the last digit
 in one process, in the daemon's worker pool or on Dask workers.
 """
@@ -231,45 +231,100 @@ def run_chunk(spec: RolloutSpec, index: int,
     return ChunkResult(index, raw, adjusted, probs)
 
 
-def _se(xs: np.ndarray) -> float | None:
-    return float(xs.std(ddof=1) / math.sqrt(len(xs))) if len(xs) > 1 else None
+class RunningSum:
+    """The figures of a rollout's chunks, folded into running sums: the memory of a few
+    numbers per line, whatever the number of chunks.
+
+    Chunks may be added in any order; they are folded in index order (a chunk that comes
+    before its predecessors waits in `held` until they come), so the figures depend only
+    on which chunks were added, never on the order in which they finished. Each line
+    keeps, per figure, the count, mean and sum of squared deviations, merged chunk by
+    chunk (Chan's pairwise update), and the sums of the outcome probabilities."""
+
+    def __init__(self, spec: RolloutSpec) -> None:
+        self.spec = spec
+        self.next = 0  # the index of the next chunk to fold
+        self.held: dict[int, ChunkResult] = {}  # chunks added before their predecessors
+        lines = len(spec.lines)
+        self.n = 0
+        self._mean = np.zeros((2, lines))  # [adjusted, raw] per line
+        self._m2 = np.zeros((2, lines))
+        self._probs = np.zeros((lines, 5))
+
+    def add(self, chunk: ChunkResult) -> None:
+        """Take one chunk (each index at most once)."""
+        if chunk.index < self.next or chunk.index in self.held:
+            raise ValueError(f"chunk {chunk.index} was already added")
+        self.held[chunk.index] = chunk
+        while self.next in self.held:
+            self._fold(self.held.pop(self.next))
+            self.next += 1
+
+    @property
+    def chunks_done(self) -> int:
+        return self.next + len(self.held)
+
+    def _fold(self, chunk: ChunkResult) -> None:
+        n_b = chunk.raw.shape[1]
+        if n_b == 0:
+            return
+        values = np.stack([chunk.adjusted, chunk.raw])  # (2, lines, n_b)
+        mean_b = values.mean(axis=2)
+        m2_b = ((values - mean_b[:, :, None]) ** 2).sum(axis=2)
+        n_a, n = self.n, self.n + n_b
+        delta = mean_b - self._mean
+        self._mean = self._mean + delta * (n_b / n)
+        self._m2 = self._m2 + m2_b + delta * delta * (n_a * n_b / n)
+        self._probs = self._probs + chunk.probs.sum(axis=1)
+        self.n = n
+
+    def figures(self) -> dict[str, object]:
+        """The figures of every chunk added (those held are folded, in index order, into
+        a copy: they stay held)."""
+        state = self
+        if self.held:
+            state = RunningSum.__new__(RunningSum)
+            state.__dict__.update(self.__dict__)
+            for k in sorted(self.held):
+                state._fold(self.held[k])
+        n = state.n
+        lines = []
+        for j, line in enumerate(self.spec.lines):
+            entry: dict[str, object] = {"move": line.move}
+            if n:
+                for name, value in zip(OUTPUTS, state._probs[j] / n, strict=True):
+                    entry[name] = round(float(value), 6)
+                entry["equity"] = round(float(state._mean[0, j]), 6)
+                entry["equity_raw"] = round(float(state._mean[1, j]), 6)
+                for key, m2 in (("std_error", state._m2[0, j]), ("std_error_raw",
+                                                                  state._m2[1, j])):
+                    entry[key] = (round(float(math.sqrt(m2 / (n - 1)) / math.sqrt(n)), 6)
+                                  if n > 1 else None)
+            lines.append(entry)
+        return {"trials_done": n, "trials": self.spec.trials, "lines": lines,
+                "done": n >= self.spec.trials}
 
 
 def summarize(spec: RolloutSpec, chunks: Mapping[int, ChunkResult] | Iterable[ChunkResult]
               ) -> dict[str, object]:
-    """The figures of the chunks done so far, read in index order (so they do not depend
-    on the order in which the chunks finished)."""
+    """The figures of these chunks, folded in index order (`RunningSum`): they do not
+    depend on the order in which the chunks finished."""
     done = chunks if isinstance(chunks, Mapping) else {c.index: c for c in chunks}
-    ordered = [done[k] for k in sorted(done)]
-    lines = []
-    trials_done = sum(c.raw.shape[1] for c in ordered)
-    for j, line in enumerate(spec.lines):
-        entry: dict[str, object] = {"move": line.move}
-        if trials_done:
-            raw = np.concatenate([c.raw[j] for c in ordered])
-            adj = np.concatenate([c.adjusted[j] for c in ordered])
-            probs = np.concatenate([c.probs[j] for c in ordered]).mean(axis=0)
-            for name, value in zip(OUTPUTS, probs, strict=True):
-                entry[name] = round(float(value), 6)
-            entry["equity"] = round(float(adj.mean()), 6)
-            entry["equity_raw"] = round(float(raw.mean()), 6)
-            se, se_raw = _se(adj), _se(raw)
-            entry["std_error"] = None if se is None else round(se, 6)
-            entry["std_error_raw"] = None if se_raw is None else round(se_raw, 6)
-        lines.append(entry)
-    return {"trials_done": trials_done, "trials": spec.trials, "lines": lines,
-            "done": trials_done >= spec.trials}
+    total = RunningSum(spec)
+    for k in sorted(done):
+        total.add(done[k])
+    return total.figures()
 
 
 def rollout_local(spec: RolloutSpec, *, on_chunk: Callable[[dict[str, object]], None]
                   | None = None, should_stop: Callable[[], bool] | None = None
                   ) -> dict[str, object]:
     """Every chunk in this process, in order; `on_chunk` gets the figures after each."""
-    done: dict[int, ChunkResult] = {}
+    total = RunningSum(spec)
     for k in range(spec.chunks):
         if should_stop is not None and should_stop():
             break
-        done[k] = run_chunk(spec, k)
+        total.add(run_chunk(spec, k))
         if on_chunk is not None:
-            on_chunk(summarize(spec, done))
-    return summarize(spec, done)
+            on_chunk(total.figures())
+    return total.figures()

@@ -84,26 +84,47 @@ def _position(text: str, dice: str | None) -> Position:
 
 def on_cluster(spec: RolloutSpec, scheduler: str, bar: _Bar,
                budget_end: float | None) -> dict[str, object]:
-    """The chunks on Dask workers; the figures of those done, in index order."""
+    """The chunks on Dask workers, a bounded window in flight at a time (as the daemon
+    sends them: `rollout_command.CLUSTER_WINDOW_PER_THREAD` per worker thread), each
+    folded into a running sum as it comes; the figures of those done, in index order."""
     from jacquetd.bots import rollouts
+    from jacquetd.daemon.rollout_command import (
+        CLUSTER_WINDOW_MAX,
+        CLUSTER_WINDOW_PER_THREAD,
+        HELD_PER_WINDOW,
+    )
 
     try:
         from distributed import Client, as_completed
     except ImportError:
         raise SystemExit("jacquetd rollout: --scheduler needs Dask distributed: "
                          "pip install 'jacquetd[cluster]'") from None
+    total = rollouts.RunningSum(spec)
     with Client(scheduler, timeout=30) as client:
-        futures = client.map(rollouts.run_chunk, [spec] * spec.chunks, range(spec.chunks),
-                             pure=False)
-        done: dict[int, rollouts.ChunkResult] = {}
-        for future in as_completed(futures):
+        threads = sum(client.nthreads().values())
+        window = max(2, min(CLUSTER_WINDOW_MAX, CLUSTER_WINDOW_PER_THREAD * threads))
+        k = 0
+
+        def may_start(in_flight: int) -> bool:
+            return (k < spec.chunks and in_flight < window
+                    and k - total.next < HELD_PER_WINDOW * window
+                    and (budget_end is None or time.monotonic() < budget_end))
+
+        running = as_completed()
+        in_flight = 0
+        while may_start(in_flight):
+            running.add(client.submit(rollouts.run_chunk, spec, k, pure=False))
+            k, in_flight = k + 1, in_flight + 1
+        for future in running:
             chunk = future.result()
-            done[chunk.index] = chunk
-            bar.show(rollouts.summarize(spec, done))
-            if budget_end is not None and time.monotonic() >= budget_end:
-                client.cancel(futures)
-                break
-        return rollouts.summarize(spec, done)
+            future.release()
+            in_flight -= 1
+            total.add(chunk)
+            bar.show(total.figures())
+            while may_start(in_flight):
+                running.add(client.submit(rollouts.run_chunk, spec, k, pure=False))
+                k, in_flight = k + 1, in_flight + 1
+        return total.figures()
 
 
 def main(args: argparse.Namespace) -> int:

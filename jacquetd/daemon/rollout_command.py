@@ -2,10 +2,11 @@
 
 The front checks the request and plans the rollout (`jacquetd.bots.rollouts.plan`),
 then hands its chunks out: to its own worker pool (as many at once as heavy work may
-take, a `rollout_chunk` job each), or, when the daemon was started with
-`--scheduler`, to the workers of that Dask scheduler (all chunks at once; the
-scheduler spreads them). After each chunk it streams the running figures; the final
-reply holds the chunks done, read in index order, so the figures are the same to the
+take, a `rollout_chunk` job each, which the pool may pause for another client's heavy
+work), or, when the daemon was started with `--scheduler`, to the workers of that Dask
+scheduler (a bounded window at a time: `cluster_window`). Each chunk done is folded
+into a running sum (`jacquetd.bots.rollouts.RunningSum`) and the running figures are
+streamed; the sum folds the chunks in index order, so the figures are the same to the
 last digit wherever the chunks ran.
 
 It ends early without an error when its `time_ms` is spent (no new chunk starts; the
@@ -75,26 +76,52 @@ async def dask_client(address: str) -> Any:
     return client
 
 
+CLUSTER_WINDOW_PER_THREAD = 2  # chunks in flight on the cluster per worker thread ...
+CLUSTER_WINDOW_MAX = 64  # ... and at most this many, whatever the cluster's size
+HELD_PER_WINDOW = 4  # a chunk starts only this many windows past the first one not done
+
+
+async def cluster_window(client: Any) -> int:
+    """How many chunks one rollout keeps in flight on the cluster: two per worker thread
+    (one running, one waiting, so a thread never idles on the round trip), bounded."""
+    try:
+        threads = sum(int(n) for n in (await client.scheduler.ncores()).values())
+    except Exception:  # an old scheduler, or none answering yet: a small window
+        threads = 1
+    return max(2, min(CLUSTER_WINDOW_MAX, CLUSTER_WINDOW_PER_THREAD * threads))
+
+
+async def _chunk_of(future: Any) -> Any:
+    return await future
+
+
 class _Rollout:
-    """One rollout in flight: its chunks done, its jobs running, its single final reply."""
+    """One rollout in flight: its running sum, its jobs running, its single final reply.
+
+    The chunks go out a bounded window at a time, wherever they run (`heavy_slots` jobs
+    in the worker pool; `cluster_window` Dask tasks), and each result is folded into a
+    `RunningSum` as it comes: the front holds a few numbers per line and at most a few
+    windows of chunk results, never the whole rollout, and the event loop does a bounded
+    step per chunk."""
 
     def __init__(self, service: Service, pending: Any, spec: Any, args: dict[str, Any]) -> None:
+        from jacquetd.bots.rollouts import RunningSum
+
         self.service = service
         self.pending = pending
         self.spec = spec
         self.args = args
         self.started = time.monotonic()
-        self.done: dict[int, Any] = {}
+        self.total = RunningSum(spec)
         self.jobs: dict[int, int] = {}  # chunk -> pool job id
-        self.futures: list[Any] = []     # Dask futures
+        self.futures: dict[int, Any] = {}  # chunk -> Dask future
+        self.fetches: set[asyncio.Future[Any]] = set()  # the tasks awaiting them
         self.where = "cluster" if service.cfg.scheduler else "local"
         budget = args.get("time_ms")
         self.budget_end = self.started + budget / 1000.0 if budget else None
 
     def figures(self) -> dict[str, Any]:
-        from jacquetd.bots import rollouts
-
-        out = dict(rollouts.summarize(self.spec, self.done))
+        out = dict(self.total.figures())
         out["where"] = self.where
         out["elapsed_ms"] = round((time.monotonic() - self.started) * 1e3, 3)
         return out
@@ -102,11 +129,11 @@ class _Rollout:
     def spent(self) -> bool:
         return self.budget_end is not None and time.monotonic() >= self.budget_end
 
-    def chunk_done(self, index: int, chunk: Any) -> None:
-        self.done[index] = chunk
+    def chunk_done(self, chunk: Any) -> None:
+        self.total.add(chunk)
         request: Request = self.pending.request
         if (self.args.get("partials", True) and getattr(self.pending.peer, "partials", True)
-                and not self.pending.done and len(self.done) < self.spec.chunks):
+                and not self.pending.done and self.total.chunks_done < self.spec.chunks):
             self.pending.peer.deliver(Partial(request.id, self.figures()), request.encoding)
 
     def finish(self, stopped: str | None) -> None:
@@ -125,17 +152,23 @@ class _Rollout:
             task.cancel()
 
     def abandon(self) -> None:
+        """Stop every chunk still out: pool jobs are abandoned (their workers told to
+        stop), Dask tasks cancelled on the scheduler."""
         for job_id in self.jobs.values():
             self.service.pool.abandon(job_id)
         self.jobs.clear()
+        for fetch in self.fetches:
+            fetch.cancel()
+        self.fetches.clear()
         if self.futures:
+            futures = list(self.futures.values())
+            self.futures.clear()
             client = _dask_clients.get(self.service.cfg.scheduler or "")
             if client is not None:
                 with contextlib.suppress(Exception):
-                    task = asyncio.ensure_future(client.cancel(self.futures))
+                    task = asyncio.ensure_future(client.cancel(futures))
                     _cancels.add(task)
                     task.add_done_callback(_cancels.discard)
-            self.futures = []
 
     async def run(self) -> None:
         try:
@@ -154,45 +187,55 @@ class _Rollout:
                 log.exception("event=rollout_failed")
             self.service._complete(self.pending, Reply.failure(self.pending.request.id, err))
 
+    def _may_start(self, k: int, in_flight: int, window: int) -> bool:
+        return (k < self.spec.chunks and in_flight < window and not self.spent()
+                and k - self.total.next < HELD_PER_WINDOW * window)
+
     async def _on_pool(self) -> None:
         pool = self.service.pool
         window = max(1, pool.heavy_slots)
-        todo = list(range(self.spec.chunks))
+        k = 0
         running: dict[asyncio.Future[Any], int] = {}
-        while todo or running:
-            while todo and len(running) < window and not self.spent():
-                k = todo.pop(0)
+        while True:
+            while self._may_start(k, len(running), window):
                 job_id, future = pool.submit(ROLLOUT_CHUNK, {"spec": self.spec, "index": k},
                                              deadline=None, heavy=True,
-                                             owner=self.pending.peer.key)
+                                             owner=self.pending.peer.key, preemptible=True)
                 self.jobs[k] = job_id
                 running[future] = k
+                k += 1
             if not running:
-                return  # the budget is spent
+                return  # every chunk is done, or the budget is spent
             finished, _ = await asyncio.wait(list(running), return_when=asyncio.FIRST_COMPLETED)
             for future in finished:
-                k = running.pop(future)
-                self.jobs.pop(k, None)
+                self.jobs.pop(running.pop(future), None)
                 outcome = future.result()
                 if isinstance(outcome, Failed):
                     raise outcome.error()
-                self.chunk_done(k, outcome.result["chunk"])
+                self.chunk_done(outcome.result["chunk"])
 
     async def _on_cluster(self, address: str) -> None:
-        from distributed import as_completed
-
         from jacquetd.bots.rollouts import run_chunk
 
         client = await dask_client(address)
-        futures = [client.submit(run_chunk, self.spec, k, pure=False)
-                   for k in range(self.spec.chunks)]
-        self.futures = futures
-        index = {f.key: k for k, f in enumerate(futures)}
-        async for future in as_completed(futures):
-            chunk = await future
-            self.chunk_done(index[future.key], chunk)
-            if self.spent():
+        window = await cluster_window(client)
+        k = 0
+        running: dict[asyncio.Future[Any], int] = {}
+        while True:
+            while self._may_start(k, len(running), window):
+                future = client.submit(run_chunk, self.spec, k, pure=False)
+                self.futures[k] = future
+                fetch = asyncio.ensure_future(_chunk_of(future))
+                self.fetches.add(fetch)
+                running[fetch] = k
+                k += 1
+            if not running:
                 return
+            finished, _ = await asyncio.wait(list(running), return_when=asyncio.FIRST_COMPLETED)
+            for ended in finished:
+                self.fetches.discard(ended)
+                self.futures.pop(running.pop(ended), None)  # released on the cluster
+                self.chunk_done(ended.result())
 
 
 def start(service: Service, peer: Peer, request: Request, args: dict[str, Any],
