@@ -78,6 +78,7 @@ class _Job:
     stopping: bool = False  # told to answer now with what it has (`stop`)
     heavy: bool = False
     owner: str = ""  # the client it is for: waiting jobs are taken client by client
+    preemptible: bool = False  # a heavy job the pool may pause for another client's
 
 
 class _FairQueue:
@@ -328,6 +329,7 @@ class WorkerPool:
         on_partial: PartialSink | None = None,
         heavy: bool = False,
         owner: str = "",
+        preemptible: bool = False,
     ) -> tuple[int, asyncio.Future[JobOutcome]]:
         """Queue a job; returns its id and a future of its outcome. A `heavy` job runs only
         on the workers not kept for cheap jobs (`heavy_slots` at once).
@@ -340,7 +342,7 @@ class WorkerPool:
             raise PoolBusy(f"{len(self._queue)} requests already wait for a worker")
         loop = self._require_loop()
         job = _Job(next(self._ids), cmd, args, deadline, seed, loop.create_future(), on_partial,
-                   heavy=heavy, owner=owner)
+                   heavy=heavy, owner=owner, preemptible=preemptible and deadline is None)
         self._jobs[job.job_id] = job
         self._queue.append(job)
         self._dispatch()
