@@ -29,10 +29,12 @@ by the daemon in the same way (`missing_tables`, `build_missing`).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import fcntl
 import logging
 import multiprocessing
 import os
+import time
 from collections.abc import Callable, Iterable
 from functools import cache
 from math import comb
@@ -344,9 +346,41 @@ def build_missing(jobs: int | None = None) -> list[str]:
             _build_and_save(name)
         return missing
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context,
+                                                initializer=_exit_with_parent,
+                                                initargs=(os.getpid(),)) as pool:
         list(pool.map(_build_and_save, missing))
     return missing
+
+
+PARENT_CHECK_S = 0.5
+
+
+def _exit_with_parent(parent: int) -> None:
+    """In a pool process: die with the process that started it. A parent killed outright
+    (SIGKILL) never tells its pool to stop, and the pool's processes would otherwise wait
+    for work forever, holding their tables and the resource tracker's pipe. On Linux the
+    kernel sends SIGKILL at the parent's death (PR_SET_PDEATHSIG); elsewhere, and as a
+    fallback, a thread checks every PARENT_CHECK_S that the parent is still there."""
+    import signal
+    import threading
+
+    with contextlib.suppress(Exception):
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it died before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_CHECK_S)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
 def _build_and_save(name: str) -> None:
