@@ -13,6 +13,16 @@ Faults are the pool's business:
   through the shared flag; a worker still busy with it after
   ``cancel_grace_s`` is killed and replaced, so it cannot hold a slot forever.
 
+Heavy work is shared between clients: at most ``heavy_slots`` heavy jobs run at once,
+and a client may not hold more of them than another client that waits for one. A
+*preemptible* job (heavy work without a deadline: a rollout's chunk) of a client that
+runs more heavy jobs than a waiting client, once it has run ``SLICE_S`` since it
+started or resumed, is paused (SIGSTOP: it keeps its work and its memory, not its
+core) and the waiting job runs in its place, on an idle worker or on a spare started
+for it (at most ``heavy_slots`` spares); the paused job resumes (SIGCONT) as soon as a
+heavy slot is free, before any new heavy job starts. Two clients with long work of
+this kind take turns of ``SLICE_S``.
+
 Messages on a pipe are the typed values of :mod:`jacquetd.daemon.jobs` (pickled by
 ``Connection.send``; both ends are ours): front to worker a ``Job`` or ``None``
 (exit); worker to front ``Ready`` once started, then for each job ``Progress``, then
@@ -53,6 +63,7 @@ RSS_CHECK_S = 0.25  # how often the workers' memory is looked at
 # A search told to answer with what it has (`stop`) gets this long, at least, counted from
 # when its worker has started (`Ready`), before the worker is replaced.
 STOP_GRACE_S = 5.0
+SLICE_S = 0.25  # a preemptible job runs at least this long before it is paused
 PartialSink = Callable[[dict[str, Any]], None]
 JobOutcome = Outcome
 
@@ -154,6 +165,11 @@ class _FairQueue:
                 return job
         return None
 
+    def heavy_owners(self) -> list[str]:
+        """The clients with a heavy job waiting, in the order they would be served."""
+        return [owner for turns in (self._new, self._old) for owner in turns
+                if any(j.heavy for j in self._by_owner[owner])]
+
     def clear(self) -> None:
         self._by_owner.clear()
         self._new.clear()
@@ -172,6 +188,9 @@ class _Worker:
     kill_timer: asyncio.TimerHandle | None = None
     ready: bool = False  # it said Ready: its imports are done
     dead: bool = False
+    paused: float = 0.0  # time.monotonic() when it was paused (SIGSTOP); 0: not paused
+    since: float = 0.0  # when its job started or last resumed
+    spare: bool = False  # started beyond `size` for a paused job's place
     over_memory: int = 0  # MB it held when it was killed for holding too much
 
 
@@ -217,6 +236,8 @@ class WorkerPool:
         self._on_restart = on_restart
         self._ctx = _mp_context()
         self._workers: list[_Worker | None] = [None] * self.size
+        self.max_spares = self.heavy_slots
+        self._slice_timer: asyncio.TimerHandle | None = None
         self._queue = _FairQueue()
         self._jobs: dict[int, _Job] = {}
         self._ids = itertools.count(1)
@@ -258,7 +279,7 @@ class WorkerPool:
                     with contextlib.suppress(OSError):
                         worker.process.kill()
 
-    def _spawn(self, index: int) -> None:
+    def _spawn(self, index: int, spare: bool = False) -> None:
         if self._closing:
             return
         front, back = self._ctx.Pipe(duplex=True)
@@ -273,8 +294,11 @@ class WorkerPool:
         )
         process.start()
         back.close()
-        worker = _Worker(index, process, front, stop_flag)
-        self._workers[index] = worker
+        worker = _Worker(index, process, front, stop_flag, spare=spare)
+        if index == len(self._workers):
+            self._workers.append(worker)
+        else:
+            self._workers[index] = worker
         loop = self._require_loop()
         loop.add_reader(front.fileno(), self._on_readable, worker)
         loop.add_reader(process.sentinel, self._on_sentinel, worker)
@@ -305,6 +329,7 @@ class WorkerPool:
                     worker.process.kill()
                 continue
             worker.stop_flag.value = 1  # a job still running stops at its next check
+            self._resume(worker)
             with contextlib.suppress(OSError, ValueError):
                 worker.conn.send(None)
         deadline = time.monotonic() + timeout
@@ -360,6 +385,7 @@ class WorkerPool:
         for worker in self._workers:
             if worker is not None and worker.job is job and not worker.dead:
                 worker.stop_flag.value = 1
+                self._resume(worker)  # a paused job reads its stop flag once resumed
                 if worker.kill_timer is None:
                     worker.kill_timer = self._require_loop().call_later(
                         self.cancel_grace_s, self._kill_overrun, worker, job
@@ -399,14 +425,30 @@ class WorkerPool:
     def pids(self) -> list[int]:
         return [w.process.pid or 0 for w in self._workers if w is not None and not w.dead]
 
+    def _heavy_running(self) -> list[_Worker]:
+        return [w for w in self._workers if w is not None and not w.dead and not w.paused
+                and w.job is not None and w.job.heavy]
+
     def _next_job(self) -> _Job | None:
         """The next job that may start now, clients taken in turn: a heavy one only while
         fewer than `heavy_slots` heavy jobs run, so cheap jobs always find a worker."""
-        heavy_running = sum(1 for w in self._workers
-                            if w is not None and w.job is not None and w.job.heavy)
-        return self._queue.pop_next(heavy_running < self.heavy_slots)
+        return self._queue.pop_next(len(self._heavy_running()) < self.heavy_slots)
 
     def _dispatch(self) -> None:
+        if self._closing:
+            return
+        # paused jobs first: a heavy slot that is free goes back to the oldest of them
+        paused = sorted((w for w in self._workers if w is not None and w.paused and not w.dead),
+                        key=lambda w: w.paused)
+        for worker in paused:
+            if len(self._heavy_running()) >= self.heavy_slots:
+                break
+            self._resume(worker)
+        self._start_jobs()
+        self._share()
+        self._retire_spares()
+
+    def _start_jobs(self) -> None:
         for worker in self._workers:
             if not self._queue:
                 return
@@ -415,6 +457,7 @@ class WorkerPool:
             job = self._next_job()
             if job is None:
                 return
+            worker.since = time.monotonic()
             worker.stop_flag.value = 0
             try:
                 worker.conn.send(Job(job.job_id, job.cmd, job.args, job.deadline, job.seed))
@@ -425,6 +468,90 @@ class WorkerPool:
             worker.job = job
             if job.stopping:
                 self._stop_worker(worker, job)
+
+    # ---- shares of the heavy workers ----------------------------------------------------
+
+    def _pause(self, worker: _Worker) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(worker.process.pid or 0, signal.SIGSTOP)
+        worker.paused = time.monotonic()
+        log.debug("event=worker_paused index=%d owner=%s", worker.index,
+                  worker.job.owner if worker.job else "-")
+
+    def _resume(self, worker: _Worker) -> None:
+        if not worker.paused:
+            return
+        worker.paused = 0.0
+        worker.since = time.monotonic()
+        with contextlib.suppress(OSError):
+            os.kill(worker.process.pid or 0, signal.SIGCONT)
+
+    def _share(self) -> None:
+        """While a client waits for heavy work and every heavy slot is taken, pause a
+        preemptible job of a client that runs more heavy jobs than the waiting one (once
+        it has run SLICE_S): the waiting job (queued, or paused itself) takes its slot."""
+        running = self._heavy_running()
+        if len(running) < self.heavy_slots:
+            return
+        held: dict[str, int] = {}
+        for w in running:
+            assert w.job is not None
+            held[w.job.owner] = held.get(w.job.owner, 0) + 1
+        paused = sorted((w for w in self._workers if w is not None and w.paused and not w.dead
+                         and w.job is not None), key=lambda w: w.paused)
+        waiting: list[tuple[str, _Worker | None]] = [
+            (w.job.owner, w) for w in paused if w.job is not None]
+        waiting += [(owner, None) for owner in self._queue.heavy_owners()]
+        if not waiting:
+            return
+        owner, paused_worker = min(waiting, key=lambda ow: held.get(ow[0], 0))
+        now = time.monotonic()
+        victims = [w for w in running if w.job is not None and w.job.preemptible
+                   and w.job.owner != owner and held[w.job.owner] > held.get(owner, 0)]
+        if not victims:
+            return
+        victim = max(victims, key=lambda w: (held[w.job.owner] if w.job else 0, -w.since))
+        wait = victim.since + SLICE_S - now
+        if wait > 0:
+            if self._slice_timer is None:
+                self._slice_timer = self._require_loop().call_later(wait, self._on_slice)
+            return
+        if paused_worker is not None:  # a swap: the paused job takes the victim's core
+            self._pause(victim)
+            self._resume(paused_worker)
+            return
+        idle = [w for w in self._workers if w is not None and not w.dead and w.job is None]
+        if len(idle) <= self.size - self.heavy_slots:  # keep the cheap jobs' workers free
+            spares = sum(1 for w in self._workers if w is not None and w.spare)
+            starting = any(w.spare and not w.ready for w in idle)
+            if spares < self.max_spares and not starting:
+                self._spawn(len(self._workers), spare=True)
+            return
+        self._pause(victim)
+        self._start_jobs()
+
+    def _on_slice(self) -> None:
+        self._slice_timer = None
+        self._dispatch()
+
+    def _retire_spares(self) -> None:
+        """A spare that is idle while nothing is paused and no preemptible job runs goes
+        (the pool is back to `size`); while one runs, the spare stays ready for the next
+        client that waits."""
+        if any(w is not None and not w.dead and (w.paused or (w.job is not None
+                                                              and w.job.preemptible))
+               for w in self._workers):
+            return
+        for worker in self._workers[self.size:]:
+            if worker is not None and worker.spare and worker.job is None and worker.ready:
+                self._detach(worker)
+                worker.dead = True
+                with contextlib.suppress(OSError, ValueError):
+                    worker.conn.send(None)
+                    worker.conn.close()
+                self._workers[worker.index] = None
+        while len(self._workers) > self.size and self._workers[-1] is None:
+            self._workers.pop()
 
     def _finish(self, job: _Job, outcome: JobOutcome) -> None:
         self._jobs.pop(job.job_id, None)
@@ -445,6 +572,8 @@ class WorkerPool:
             worker.ready = True
             if worker.job is not None and worker.job.stopping:
                 self._stop_worker(worker, worker.job)
+            if worker.spare:
+                self._dispatch()  # the spare started for a waiting client: it may take over
             return
         if not isinstance(msg, Progress | Done | Failed):
             log.error("event=worker_garbage index=%d", worker.index)
@@ -471,6 +600,7 @@ class WorkerPool:
         if worker.dead:
             return
         worker.dead = True
+        worker.paused = 0.0
         self._detach(worker)
         worker.process.join(0.5)
         code = worker.process.exitcode
@@ -509,6 +639,11 @@ class WorkerPool:
         self._require_loop().call_later(delay, self._respawn, worker.index)
 
     def _respawn(self, index: int) -> None:
+        if index >= self.size:  # a spare is started again only when one is wanted
+            if index < len(self._workers):
+                self._workers[index] = None
+            self._dispatch()
+            return
         current = self._workers[index]
         if current is not None and not current.dead:
             return
@@ -566,6 +701,14 @@ def worker_main(
     if front_pid:
         threading.Thread(target=_exit_with_front, args=(front_pid,), daemon=True,
                          name="front-watch").start()
+    # a paused worker (SIGSTOP) runs no thread: it dies with its parent (the forkserver,
+    # which ends with the front) by the kernel's hand
+    with contextlib.suppress(Exception):
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
     # The front process decides when workers stop (it drains first): a Ctrl-C
     # or a SIGTERM/SIGHUP sent to the whole process group must not kill jobs.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
