@@ -20,11 +20,31 @@ sent, answered (of which ``busy``: shed at once), and lost with a dropped peer.
 `BENCH_WATCHES=N` sets the number of watch streams (default 500); `--shutdown`
 measures SIGTERM to exit instead.
 ``soak()`` is what the slow test ``tests/daemon/test_soak.py`` runs, bounded.
+
+``--attack NAME`` (repeatable; ``all`` for every one) runs one attack of its own on
+a fresh daemon instead, for ``--seconds``, every request on loopback, and prints
+its probes' p50/p99 with the attack running:
+
+* ``cluster``: ``serve --scheduler`` with a real local ``dask scheduler`` and one
+  ``dask worker``; one ZeroMQ client's rollout of 10^7 trials (``truncate 2``);
+  probes: another client's TCP ``ping``, the front's RSS, and SIGTERM to exit
+  with the rollout still running;
+* ``watch-leak``: 160 TCP connections each open 64 ``match_watch`` and close
+  normally, then 32 ZeroMQ clients each send 2,048 and leave; probes: TCP
+  ``ping`` meanwhile, then the watches left open, CLOSE-WAIT sockets and
+  whether a new watcher is served;
+* ``fairness``: one client's rollout of 10^7 trials at ``plies 2`` on the
+  worker pool; probes: another client's 36-trial rollout at ``plies 2`` and a
+  hosted bot's move (roll to move, bot against bot);
+* ``ws-ping``: one WebSocket client sends WebSocket pings as fast as it can and
+  reads its pongs; probes: ``ping`` of another WebSocket client and of a TCP
+  client, beside the same probes on the idle daemon first.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
 import re
@@ -470,16 +490,514 @@ def shutdown_times(runs: int = 3, drain_s: float = 2.0) -> list[float]:
     return times
 
 
+# ---- attacks of their own (--attack) -----------------------------------------------------------
+
+PROBE_TIMEOUT_S = 30.0  # a probe not answered within this counts as this long, and a miss
+HUGE_TRIALS = 10_000_000
+
+
+class _Daemon:
+    """A daemon of its own for one attack, in a temporary data folder; `stop()` sends
+    SIGTERM and returns the seconds to exit (killed after 60 s)."""
+
+    def __init__(self, *extra: str, workers: int = 2) -> None:
+        self.folder = tempfile.mkdtemp(prefix="jacquetd-attack-")
+        env = {**os.environ, "XDG_DATA_HOME": self.folder, "PYTHONPATH": str(REPO)}
+        self.log = open(Path(self.folder) / "daemon.log", "wb")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "jacquetd", "serve", "--workers", str(workers),
+             "--bind", "tcp://127.0.0.1:0", "--tcp", "127.0.0.1:0", "--gnubg", "127.0.0.1:0",
+             "--ws", "127.0.0.1:0", "--db", str(Path(self.folder) / "m.sqlite3"), *extra],
+            stdout=subprocess.PIPE, stderr=self.log, env=env, cwd=REPO)
+        assert self.proc.stdout is not None
+        self.endpoints = dict(re.findall(r"(\w+)=(\S+)", self.proc.stdout.readline().decode()))
+        if "zmq" not in self.endpoints:
+            self.stop()
+            raise RuntimeError(f"the daemon did not start; see {self.folder}/daemon.log")
+
+    def addr(self, name: str) -> tuple[str, int]:
+        host, _, port = self.endpoints[name].rpartition(":")
+        return host.strip("[]"), int(port)
+
+    def stop(self) -> float:
+        import signal
+
+        started = time.monotonic()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self.log.close()
+        return time.monotonic() - started
+
+
+def _zcall(endpoint: str, request: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:
+    """One request on a DEALER of its own; its final reply (partials skipped)."""
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.connect(endpoint)
+    try:
+        s.send(msgpack.packb(request))
+        end = time.monotonic() + timeout_s
+        while s.poll(max(1, int((end - time.monotonic()) * 1000))):
+            reply = msgpack.unpackb(s.recv())
+            if not reply.get("partial"):
+                return dict(reply)
+        return {"ok": False, "error": {"code": "no_reply"}}
+    finally:
+        s.close(0)
+        ctx.term()
+
+
+def _tcp_pings(addr: tuple[str, int], seconds: float, every_s: float = 0.05
+               ) -> tuple[list[float], int]:
+    """`ping` over one TCP connection every `every_s` for `seconds`: the latencies (ms)
+    and how many were not answered within PROBE_TIMEOUT_S (counted at that)."""
+    from jacquetd_protocol.codec import ReplyStreamDecoder
+
+    lat: list[float] = []
+    missed = 0
+    sock = socket.create_connection(addr, timeout=PROBE_TIMEOUT_S)
+    dec = ReplyStreamDecoder()
+    end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < end:
+        n += 1
+        started = time.perf_counter()
+        sock.sendall(f"{n} ping\n".encode())
+        try:
+            while not dec.feed(sock.recv(65536)):
+                pass
+        except TimeoutError:
+            missed += 1
+            lat.append(PROBE_TIMEOUT_S * 1e3)
+            sock.close()  # its reply may still come: a new connection
+            sock = socket.create_connection(addr, timeout=PROBE_TIMEOUT_S)
+            dec = ReplyStreamDecoder()
+            continue
+        lat.append((time.perf_counter() - started) * 1e3)
+        time.sleep(every_s)
+    sock.close()
+    return lat, missed
+
+
+def _line(name: str, values: list[float], missed: int = 0, unit: str = "ms") -> str:
+    extra = f" missed={missed} (>{PROBE_TIMEOUT_S:.0f} s)" if missed else ""
+    return (f"probe {name:28s} n={len(values):5d} p50={percentile(values, 50):9.1f} {unit} "
+            f"p99={percentile(values, 99):9.1f} {unit}{extra}")
+
+
+def _rollout_flood(endpoint: str, request: dict[str, Any], seconds: float, out: Any) -> None:
+    """One client's huge rollout: reads its partials for `seconds`, then leaves without
+    a word (its DEALER closed; the daemon must stop the rollout)."""
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.connect(endpoint)
+    s.send(msgpack.packb({"id": 1, "cmd": "rollout", **request}))
+    partials = 0
+    final: dict[str, Any] | None = None
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and final is None:
+        if s.poll(100):
+            reply = msgpack.unpackb(s.recv())
+            if reply.get("partial"):
+                partials += 1
+            else:
+                final = reply
+    out.put(("rollout", partials, final))
+    s.close(0)
+    ctx.term()
+
+
+def _rss_sampler(pid: int, seconds: float, out: Any) -> None:
+    peak = 0.0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            peak = max(peak, _rss_mb(pid))
+        except OSError:
+            break
+        time.sleep(0.2)
+    out.put(("rss", peak, None))
+
+
+def attack_cluster(seconds: float, workers: int) -> list[str]:
+    """`serve --scheduler` with a real local Dask scheduler and one worker under a
+    rollout of 10^7 trials; TCP ping meanwhile, the front's RSS, SIGTERM to exit."""
+    folder = Path(tempfile.mkdtemp(prefix="jacquetd-dask-"))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    logs = open(folder / "dask.log", "wb")  # noqa: SIM115
+    procs: list[subprocess.Popen[bytes]] = []
+    daemon: _Daemon | None = None
+    try:
+        procs.append(subprocess.Popen(
+            ["dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+             "--scheduler-file", str(folder / "scheduler.json")],
+            stdout=logs, stderr=logs, env=env, cwd=folder, start_new_session=True))
+        end = time.monotonic() + 60
+        while not (folder / "scheduler.json").exists() and time.monotonic() < end:
+            time.sleep(0.2)
+        time.sleep(0.2)
+        import json
+
+        address = json.loads((folder / "scheduler.json").read_text())["address"]
+        procs.append(subprocess.Popen(
+            ["dask", "worker", address, "--nworkers", "1", "--nthreads", "1",
+             "--no-dashboard", "--host", "127.0.0.1"],
+            stdout=logs, stderr=logs, env=env, cwd=folder, start_new_session=True))
+        from distributed import Client
+
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(1, timeout=120)
+        daemon = _Daemon("--scheduler", address, workers=workers)
+        lines = [f"attack cluster: dask scheduler {address}, 1 worker; daemon workers="
+                 f"{workers}"]
+        warm = _zcall(daemon.endpoints["zmq"], {"id": 0, "cmd": "rollout",
+                                                "position": "start:backgammon", "trials": 36,
+                                                "truncate": 2}, 180)
+        lines.append(f"warm-up rollout of 36 trials: ok={warm.get('ok')} where="
+                     f"{(warm.get('result') or {}).get('where')}")
+        mp = multiprocessing.get_context("spawn")
+        out = mp.Queue()
+        flood = mp.Process(target=_rollout_flood, args=(
+            daemon.endpoints["zmq"], {"position": "start:backgammon", "trials": HUGE_TRIALS,
+                                      "truncate": 2}, seconds + 30, out))
+        rss = mp.Process(target=_rss_sampler, args=(daemon.proc.pid, seconds, out))
+        rss_before = _rss_mb(daemon.proc.pid)
+        flood.start()
+        rss.start()
+        time.sleep(1.0)
+        lat, missed = _tcp_pings(daemon.addr("tcp"), seconds - 1.0)
+        lines.append(_line("tcp ping (rollout running)", lat, missed))
+        peak = out.get(timeout=60)
+        while peak[0] != "rss":
+            peak = out.get(timeout=60)
+        lines.append(f"front RSS {rss_before:.0f} MB before, peak {peak[1]:.0f} MB during")
+        stop_s = daemon.stop()
+        lines.append(f"SIGTERM to exit with the rollout running: {stop_s:.2f} s")
+        daemon = None
+        flood.kill()
+        flood.join(10)
+        return lines
+    finally:
+        if daemon is not None:
+            daemon.stop()
+        for proc in procs:
+            import signal
+
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in procs:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, 9)
+                proc.wait(10)
+        logs.close()
+
+
+def _close_wait(port: int) -> int:
+    out = subprocess.run(["ss", "-tan"], capture_output=True, text=True).stdout
+    return sum(1 for line in out.splitlines()
+               if line.startswith("CLOSE-WAIT") and f":{port} " in line)
+
+
+def _leave_watches(tcp: tuple[str, int], zmq_endpoint: str, match_id: str, after: int,
+                   out: Any) -> None:
+    """160 TCP connections (32 at a time) each open 64 watches, read, close their side
+    and close; then 32 ZeroMQ clients each send 2,048 watches and leave at once."""
+    request = [msgpack.packb({"id": i, "cmd": "match_watch", "match_id": match_id,
+                              "after": after}) for i in range(2048)]
+    closed_by_daemon = 0
+    for _ in range(5):
+        socks = [socket.create_connection(tcp, timeout=10) for _ in range(32)]
+        for s in socks:
+            s.sendall(b"".join(request[:64]))
+        time.sleep(0.5)
+        for s in socks:
+            s.settimeout(0.2)
+            with contextlib.suppress(OSError):
+                while s.recv(1 << 20):
+                    pass
+            s.shutdown(socket.SHUT_WR)
+            s.settimeout(5.0)
+            try:
+                while s.recv(1 << 20):
+                    pass
+                closed_by_daemon += 1
+            except OSError:
+                pass
+            s.close()
+    ctx = zmq.Context()
+    for _ in range(32):
+        d = ctx.socket(zmq.DEALER)
+        d.setsockopt(zmq.LINGER, 10_000)
+        d.setsockopt(zmq.SNDHWM, 0)
+        d.connect(zmq_endpoint)
+        for frame in request:
+            d.send(frame)
+        d.close()
+    ctx.term()
+    out.put(("leave", closed_by_daemon, None))
+
+
+def attack_watch_leak(seconds: float, workers: int) -> list[str]:
+    daemon = _Daemon(workers=workers)
+    try:
+        zmq_endpoint = daemon.endpoints["zmq"]
+        made = _zcall(zmq_endpoint, {"id": 1, "cmd": "match_new", "variant": "jacquet",
+                                     "seat1": "random", "name0": "ann"})
+        mid = made["result"]["match_id"]
+        seen = _zcall(zmq_endpoint, {"id": 2, "cmd": "match_watch", "match_id": mid,
+                                     "follow": False})["result"]["events"][-1]["n"]
+        mp = multiprocessing.get_context("spawn")
+        out = mp.Queue()
+        attacker = mp.Process(target=_leave_watches, args=(
+            daemon.addr("tcp"), zmq_endpoint, mid, seen, out))
+        attacker.start()
+        lat, missed = _tcp_pings(daemon.addr("tcp"), seconds)
+        _, closed, _ = out.get(timeout=300)
+        attacker.join(30)
+        time.sleep(2.0)
+        stats = _zcall(zmq_endpoint, {"id": 3, "cmd": "stats"})["result"]
+        watcher = _zcall(zmq_endpoint, {"id": 4, "cmd": "match_watch", "match_id": mid,
+                                        "timeout_ms": 500}, 10)
+        served = watcher.get("ok") or (watcher.get("error") or {}).get("code") == "timeout"
+        return [
+            "attack watch-leak: 160 TCP connections x 64 watches closed normally, then 32 "
+            "ZeroMQ clients x 2,048 watches that leave",
+            _line("tcp ping (during the attack)", lat, missed),
+            f"TCP connections the daemon closed after the client's end of input: {closed}/160",
+            f"after: watches={stats['watches']} clients={stats['clients']} "
+            f"CLOSE-WAIT={_close_wait(daemon.addr('tcp')[1])} new watcher served="
+            f"{bool(served)} ({(watcher.get('error') or {}).get('code', 'ok')})",
+        ]
+    finally:
+        daemon.stop()
+
+
+def _bot_moves(endpoint: str, seconds: float, out: Any) -> None:
+    """A bot-against-bot match's moves: seconds from each `roll` event to its `move`
+    (the bot's decision as the watcher sees it)."""
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.connect(endpoint)
+    s.send(msgpack.packb({"id": "new", "cmd": "match_new", "variant": "backgammon",
+                          "length": 99, "seat0": "neural", "seat1": "neural", "seed": 5}))
+    mid = msgpack.unpackb(s.recv())["result"]["match_id"]
+    s.send(msgpack.packb({"id": "w", "cmd": "match_watch", "match_id": mid}))
+    times: list[float] = []
+    rolled: float | None = None
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if not s.poll(100):
+            continue
+        reply = msgpack.unpackb(s.recv())
+        now = time.monotonic()
+        for event in (reply.get("result") or {}).get("events", []):
+            if event["type"] in ("roll", "opening"):
+                rolled = now
+            elif event["type"] == "move" and rolled is not None:
+                times.append((now - rolled) * 1e3)
+                rolled = None
+    out.put(("bot", times, None))
+    s.close(0)
+    ctx.term()
+
+
+def attack_fairness(seconds: float, workers: int) -> list[str]:
+    daemon = _Daemon(workers=workers)
+    try:
+        zmq_endpoint = daemon.endpoints["zmq"]
+        small = {"cmd": "rollout", "position": "start:backgammon", "trials": 36, "plies": 2,
+                 "timeout_ms": 200_000}
+        _warm_up(daemon.endpoints, workers)
+        mp = multiprocessing.get_context("spawn")
+        out = mp.Queue()
+        bot = mp.Process(target=_bot_moves, args=(zmq_endpoint, seconds, out))
+        bot.start()
+        time.sleep(min(5.0, seconds / 4))  # the bots' idle pace first
+        flood = mp.Process(target=_rollout_flood, args=(
+            zmq_endpoint, {"position": "start:backgammon", "trials": HUGE_TRIALS, "plies": 2},
+            seconds, out))
+        flood.start()
+        time.sleep(1.0)
+        small_ms: list[float] = []
+        failed = 0
+        end = time.monotonic() + seconds - 2.0
+        while time.monotonic() < end:
+            started = time.perf_counter()
+            reply = _zcall(zmq_endpoint, {"id": 1, **small}, 210)
+            small_ms.append((time.perf_counter() - started) * 1e3)
+            failed += not reply.get("ok")
+        got = {}
+        for _ in range(2):
+            name, value, _ = out.get(timeout=120)
+            got[name] = value
+        for p in (bot, flood):
+            p.join(30)
+        return [
+            f"attack fairness: one client's rollout of 10^7 trials at plies 2; workers="
+            f"{workers}",
+            _line("rollout 36 trials plies 2", small_ms) + f" failed={failed}",
+            _line("hosted bot move (neural)", got.get("bot") or []),
+        ]
+    finally:
+        daemon.stop()
+
+
+def _ws_handshake(addr: tuple[str, int]) -> socket.socket:
+    import base64
+
+    sock = socket.create_connection(addr, timeout=30)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {addr[0]}:{addr[1]}\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                  "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(4096)
+    if not head.startswith(b"HTTP/1.1 101"):
+        raise RuntimeError(f"handshake refused: {head[:80]!r}")
+    return sock
+
+
+def _ws_ping_flood(addr: tuple[str, int], seconds: float, control: bool, out: Any) -> None:
+    """Pings as fast as the socket takes them, the answers read by a thread: WebSocket
+    ping frames (`control`; masked, 4 payload bytes), else the protocol's `ping` as
+    text frames."""
+    import threading
+
+    sock = _ws_handshake(addr)
+    if control:
+        frame = b"\x89\x84" + b"\x00\x00\x00\x00" + b"ping"  # FIN+ping, masked, zero mask
+    else:
+        frame = b"\x81\x86" + b"\x00\x00\x00\x00" + b"1 ping"  # FIN+text, masked
+    batch = frame * 1000
+    received = [0]
+    stop = threading.Event()
+
+    sock.settimeout(None)  # the sender blocks; the reader waits in select
+
+    def reader() -> None:
+        import select
+
+        while not stop.is_set():
+            if not select.select([sock], [], [], 0.5)[0]:
+                continue
+            try:
+                data = sock.recv(1 << 20)
+            except OSError:
+                return
+            if not data:
+                return
+            received[0] += len(data)
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    sent = 0
+    end = time.monotonic() + seconds
+    try:
+        while time.monotonic() < end:
+            sock.sendall(batch)
+            sent += 1000
+    except OSError as exc:
+        print(f"ws ping flood: the connection ended ({exc})", file=sys.stderr)
+    stop.set()
+    thread.join(2)
+    sock.close()
+    out.put(("ws-ping", sent, received[0] // (6 if control else 7)))  # bytes per answer
+
+
+def _ws_pings(addr: tuple[str, int], seconds: float) -> tuple[list[float], int]:
+    from websockets.sync.client import connect
+
+    lat: list[float] = []
+    missed = 0
+    with connect(f"ws://{addr[0]}:{addr[1]}/ws", open_timeout=30) as conn:
+        end = time.monotonic() + seconds
+        n = 0
+        while time.monotonic() < end:
+            n += 1
+            started = time.perf_counter()
+            conn.send(f'{{"id":{n},"cmd":"ping"}}')
+            try:
+                conn.recv(timeout=PROBE_TIMEOUT_S)
+            except TimeoutError:
+                missed += 1
+                lat.append(PROBE_TIMEOUT_S * 1e3)
+                break
+            lat.append((time.perf_counter() - started) * 1e3)
+            time.sleep(0.02)
+    return lat, missed
+
+
+def attack_ws_ping(seconds: float, workers: int, control: bool = True) -> list[str]:
+    daemon = _Daemon(workers=workers)
+    try:
+        ws, tcp = daemon.addr("ws"), daemon.addr("tcp")
+        idle_ws, _ = _ws_pings(ws, 3.0)
+        idle_tcp, _ = _tcp_pings(tcp, 3.0, every_s=0.02)
+        mp = multiprocessing.get_context("spawn")
+        out = mp.Queue()
+        flood = mp.Process(target=_ws_ping_flood, args=(ws, seconds, control, out))
+        flood.start()
+        time.sleep(1.0)
+        half = (seconds - 2.0) / 2
+        cpu_before, wall_before = cpu_seconds(daemon.proc.pid), time.monotonic()
+        busy_ws, ws_missed = _ws_pings(ws, half)
+        busy_tcp, tcp_missed = _tcp_pings(tcp, half, every_s=0.02)
+        front_cpu = ((cpu_seconds(daemon.proc.pid) - cpu_before)
+                     / (time.monotonic() - wall_before))
+        _, sent, pongs = out.get(timeout=60)
+        flood.join(10)
+        ratio_ws = percentile(busy_ws, 50) / percentile(idle_ws, 50)
+        ratio_tcp = percentile(busy_tcp, 50) / percentile(idle_tcp, 50)
+        kind = "WebSocket pings" if control else "protocol pings (text frames)"
+        return [
+            f"attack ws-ping: {sent:,} {kind} sent in {seconds:.0f} s, {pongs:,} answers read;"
+            f" the front's CPU meanwhile {front_cpu:.2f} cores",
+            _line("ws ping (idle daemon)", idle_ws),
+            _line("ws ping (flood running)", busy_ws, ws_missed) + f" p50 x{ratio_ws:.1f}",
+            _line("tcp ping (idle daemon)", idle_tcp),
+            _line("tcp ping (flood running)", busy_tcp, tcp_missed) + f" p50 x{ratio_tcp:.1f}",
+        ]
+    finally:
+        daemon.stop()
+
+
+def attack_ws_protocol_ping(seconds: float, workers: int) -> list[str]:
+    return attack_ws_ping(seconds, workers, control=False)
+
+
+ATTACKS = {"cluster": attack_cluster, "watch-leak": attack_watch_leak,
+           "fairness": attack_fairness, "ws-ping": attack_ws_ping,
+           "ws-protocol-ping": attack_ws_protocol_ping}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--shutdown", action="store_true",
                         help="measure SIGTERM to exit with bot matches in play instead")
+    parser.add_argument("--attack", action="append", choices=[*ATTACKS, "all"],
+                        help="run this attack on a daemon of its own instead (repeatable)")
     args = parser.parse_args()
     if args.shutdown:
         for i, seconds in enumerate(shutdown_times()):
             print(f"SIGTERM run {i}: exit after {seconds:.2f} s (drain timeout 2 s)")
+        return
+    if args.attack:
+        names = list(ATTACKS) if "all" in args.attack else args.attack
+        for name in names:
+            print("\n".join(ATTACKS[name](args.seconds, args.workers)), flush=True)
         return
     folder = tempfile.mkdtemp(prefix="jacquetd-soak-")
     env = {**os.environ, "XDG_DATA_HOME": folder, "PYTHONPATH": str(REPO)}

@@ -156,6 +156,41 @@ def origin_is_loopback(origin: str) -> bool:
     return parts.scheme in ("http", "https") and host is not None and is_loopback_host(host)
 
 
+READ_SLICE = 1024  # bytes of one connection handed to the WebSocket library per turn
+
+
+class _SlicedConnection(ServerConnection):
+    """A connection whose bytes go to the WebSocket library at most `READ_SLICE` a turn
+    of the event loop, the rest on the next turns (the socket is not read meanwhile).
+    The library answers every ping frame by itself as it parses it, so a flood of pings
+    (or of any frames) costs its own connection turns: it is read no faster than it is
+    handled, and every other client is served between its slices."""
+
+    _rest = b""
+
+    def data_received(self, data: bytes) -> None:
+        if self._rest:  # read before the pause took effect: after what waits
+            self._rest += data
+            self.transport.pause_reading()
+            return
+        self._feed(data)
+
+    def _feed(self, data: bytes) -> None:
+        super().data_received(data[:READ_SLICE])
+        self._rest = data[READ_SLICE:]
+        if self._rest:
+            self.transport.pause_reading()
+            self.loop.call_soon(self._next_slice)
+
+    def _next_slice(self) -> None:
+        data, self._rest = self._rest, b""
+        if self.transport.is_closing():
+            return
+        self._feed(data)
+        if not self._rest and not self.recv_messages.paused:  # the library's own pause
+            self.transport.resume_reading()
+
+
 class _WsPeer:
     """One WebSocket client as the service sees it: replies are queued here, so `deliver`
     never blocks, and sent in order by one sender at a time: the connection's reading
@@ -287,7 +322,7 @@ class WsEndpoint:
             self.server = await serve(
                 self._session, host, port, process_request=self._checked_request,
                 max_size=cfg.limits.zmq_max_msg_bytes, compression=None,
-                write_limit=WRITE_LIMIT,
+                write_limit=WRITE_LIMIT, create_connection=_SlicedConnection,
                 ping_interval=hb.ivl_ms / 1000 if hb.ivl_ms else None,
                 ping_timeout=hb.timeout_ms / 1000 if hb.timeout_ms else None,
                 server_header=None, logger=http_log)
