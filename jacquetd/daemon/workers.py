@@ -447,6 +447,10 @@ class WorkerPool:
         self._start_jobs()
         self._share()
         self._retire_spares()
+        if self._slice_timer is None and any(w is not None and w.paused for w in self._workers):
+            # a paused job's client waits: look again when the job in its place has had
+            # its slice (two clients with long work take turns)
+            self._slice_timer = self._require_loop().call_later(SLICE_S, self._on_slice)
 
     def _start_jobs(self) -> None:
         for worker in self._workers:

@@ -51,3 +51,18 @@ def test_backlogs_are_served_round_robin_after_new_clients_and_heavy_work_waits(
     queue.remove(gone)
     popped = queue.pop_next(True)
     assert popped is not None and popped.owner == "stays" and len(queue) == 0
+
+
+def test_the_clients_waiting_for_heavy_work_are_named_in_serving_order() -> None:
+    """The pool pauses a preemptible job for the first of these that holds fewer heavy
+    workers (workers.py `_share`)."""
+    queue = _FairQueue()
+    queue.append(_job(1, "cheap-only"))
+    queue.append(_job(2, "rollout-a", heavy=True))
+    queue.append(_job(3, "bot", heavy=True))
+    assert queue.heavy_owners() == ["rollout-a", "bot"]
+    popped = queue.pop_next(True)
+    assert popped is not None and popped.owner == "cheap-only"
+    popped = queue.pop_next(True)
+    assert popped is not None and popped.owner == "rollout-a"
+    assert queue.heavy_owners() == ["bot"]
