@@ -540,6 +540,8 @@ class Daemon:
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
+        loop.set_exception_handler(_quiet_accept_failures)
+        streams.socket_budget()  # the descriptor limit raised before any socket opens
         for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, self.request_stop, sig.name)
         try:
@@ -586,6 +588,26 @@ class Daemon:
         if self.service.replicas is not None:
             await self.service.replicas.close()
         await self.pool.close(timeout=POOL_CLOSE_S)
+
+
+_accept_failures = {"logged_at": -60.0, "count": 0}
+
+
+def _quiet_accept_failures(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's exception handler: a failed accept (out of descriptors, which the
+    socket budget keeps from happening, unless something else takes them) is logged
+    once a minute in one line with how many failed, not once per attempt with its
+    traceback; everything else as the default handler does."""
+    if str(context.get("message", "")).startswith("socket.accept() out of system resource"):
+        _accept_failures["count"] += 1
+        now = loop.time()
+        if now - _accept_failures["logged_at"] >= 60.0:
+            log.warning("event=accept_failed error=%s failed=%d", context.get("exception"),
+                        _accept_failures["count"])
+            _accept_failures["logged_at"] = now
+            _accept_failures["count"] = 0
+        return
+    loop.default_exception_handler(context)
 
 
 def serve(cfg: Config) -> int:

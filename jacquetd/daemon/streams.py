@@ -15,6 +15,7 @@ import contextlib
 import itertools
 import logging
 import os
+import resource
 import stat
 import threading
 import time
@@ -45,6 +46,61 @@ PAUSE_AT = 16  # messages of one connection queued in the front: it is no longer
 RESUME_AT = 4  # ... and read again once this few are left
 
 
+FD_RESERVE = 128  # descriptors kept for all but client sockets (files, pipes, ZeroMQ)
+REFUSED_LOG_S = 10.0  # sockets refused past the budget: one log line per this long
+
+
+class SocketBudget:
+    """Client sockets open on the asyncio endpoints (TCP, gnubg, WebSocket) together,
+    bounded `FD_RESERVE` below the process's descriptor limit (raised to its hard limit
+    first): a socket past the budget is closed as soon as it is accepted, so the
+    process never runs out of descriptors (then every accept fails, and is logged).
+    Refusals are counted and logged once per `REFUSED_LOG_S`."""
+
+    def __init__(self) -> None:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard == resource.RLIM_INFINITY or hard > soft:
+            want = 1 << 20 if hard == resource.RLIM_INFINITY else hard
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+                soft = want
+            except (ValueError, OSError):
+                pass
+        self.limit = max(16, soft - FD_RESERVE)
+        self.open = 0
+        self.refused = 0
+        self._logged_at = -REFUSED_LOG_S
+        self._logged_refused = 0
+
+    def take(self) -> bool:
+        """Count a new socket in; False (and counted refused) when it is past the budget."""
+        if self.open < self.limit:
+            self.open += 1
+            return True
+        self.refused += 1
+        now = time.monotonic()
+        if now - self._logged_at >= REFUSED_LOG_S:
+            log.warning("event=connections_refused reason=descriptors open=%d limit=%d "
+                        "refused=%d", self.open, self.limit, self.refused - self._logged_refused)
+            self._logged_at = now
+            self._logged_refused = self.refused
+        return False
+
+    def give(self) -> None:
+        self.open -= 1
+
+
+_budget: SocketBudget | None = None
+
+
+def socket_budget() -> SocketBudget:
+    """The process's one `SocketBudget`."""
+    global _budget
+    if _budget is None:
+        _budget = SocketBudget()
+    return _budget
+
+
 class _Connection(asyncio.Protocol):
     """What both TCP endpoints share: accounting, bounded writes, drop on overflow."""
 
@@ -61,10 +117,17 @@ class _Connection(asyncio.Protocol):
         self.counted = False
         self.last_input = time.monotonic()
         self.message_started: float | None = None  # when the unfinished message began
+        self.in_budget = False  # counted in the socket budget
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)  # stream servers give Transports
         self.transport = transport
+        if not socket_budget().take():  # near the descriptor limit: closed at once
+            self.service.stats.connections_refused += 1
+            self.closed = True
+            transport.abort()
+            return
+        self.in_budget = True
         peer = transport.get_extra_info("peername") or ("?", 0)
         self.source = str(peer[0])
         self.key = f"{self.kind}:{peer[0]}:{peer[1]}#{next(_conn_ids)}"
@@ -88,6 +151,9 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        if self.in_budget:
+            self.in_budget = False
+            socket_budget().give()
         self.server.connections.discard(self)
         if self.counted:
             self.counted = False

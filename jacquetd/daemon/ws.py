@@ -57,7 +57,7 @@ from websockets.http11 import Request, Response
 
 from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
 from jacquetd.daemon.service import Service
-from jacquetd.daemon.streams import PAUSE_AT, RESUME_AT
+from jacquetd.daemon.streams import PAUSE_AT, RESUME_AT, socket_budget
 from jacquetd.daemon.wire import Outgoing, wire_bytes
 
 log = logging.getLogger(__name__)
@@ -167,6 +167,22 @@ class _SlicedConnection(ServerConnection):
     handled, and every other client is served between its slices."""
 
     _rest = b""
+    _in_budget = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Counted in the process's socket budget (streams.SocketBudget); a socket past
+        it is closed at once, before its handshake is read."""
+        super().connection_made(transport)
+        if socket_budget().take():
+            self._in_budget = True
+        else:
+            self.transport.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._in_budget:
+            self._in_budget = False
+            socket_budget().give()
+        super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
         if self._rest:  # read before the pause took effect: after what waits

@@ -129,3 +129,50 @@ def test_the_websocket_token_never_reaches_the_debug_log(start_jacquetd: Start,
     assert "GET /ws" in text, "the handshake is not in the debug log: nothing was checked"
     assert TOKEN not in text and TOKEN[::-1] not in text
     assert "[redacted]" in text
+
+
+def test_idle_sockets_past_the_descriptor_limit_are_refused_quietly(tmp_path: Path) -> None:
+    import re
+    import resource
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO, daemon_env
+
+    def low_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+
+    log_path = tmp_path / "daemon.log"
+    with open(log_path, "wb") as log_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jacquetd", "serve", "--workers", "1", "--db", "off",
+             "--bind", "tcp://127.0.0.1:0", "--tcp", "127.0.0.1:0", "--gnubg",
+             "127.0.0.1:0", "--ws", "127.0.0.1:0"],
+            stdout=subprocess.PIPE, stderr=log_file, env=daemon_env(), cwd=REPO,
+            preexec_fn=low_limit)
+    try:
+        assert proc.stdout is not None
+        endpoints = dict(re.findall(r"(\w+)=(\S+)", proc.stdout.readline().decode()))
+        host, _, port = endpoints["ws"].rpartition(":")
+        socks = []
+        for _ in range(400):  # idle sockets that never send their handshake
+            try:
+                socks.append(socket.create_connection((host, int(port)), timeout=2))
+            except OSError:
+                break
+        time.sleep(3.0)
+        for s in socks:
+            s.close()
+        time.sleep(1.0)
+        # served again once the idle sockets are gone
+        tcp_host, _, tcp_port = endpoints["tcp"].rpartition(":")
+        with socket.create_connection((tcp_host, int(tcp_port)), timeout=10) as tcp:
+            tcp.sendall(b"1 ping\n")
+            assert tcp.recv(100).startswith(b"=1")
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    text = log_path.read_text()
+    assert "Traceback" not in text, text[-2000:]
+    assert text.count("\n") < 40, text[-2000:]
+    assert "event=connections_refused reason=descriptors" in text
