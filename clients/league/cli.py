@@ -89,11 +89,11 @@ def _options(args: argparse.Namespace, base: Path, stem: str) -> LeagueOptions:
         records_dir=out / f"{stem}.records", resume=args.resume,
         concurrency=args.concurrency, connect=args.connect, progress=not args.quiet,
         log_dir=out / f"{stem}.logs", move_timeout=args.move_timeout,
-        scheduler=args.scheduler, local_cluster=args.local_cluster)
+        scheduler=args.scheduler, local_cluster=args.local_cluster, luck=not args.no_luck)
 
 
 def _finish(result: LeagueResult) -> int:
-    print(format_table(result.standings))
+    print(format_table(result.standings, luck_judged=result.luck_judged))
     if result.standings.luck_available:
         print("luck-adj: net points per game with the luck of the dice taken out (the "
               "daemon's `luck` command)")
@@ -131,6 +131,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                    "[cluster] scheduler, else here; needs jacquetd[cluster])")
     p.add_argument("--local-cluster", type=int, metavar="N", help="play the pairs on a Dask "
                    "cluster of N local worker processes (loopback only)")
+    p.add_argument("--no-luck", action="store_true",
+                   help="do not judge the luck of each roll: raw results only, no "
+                   "luck-adjusted figures, several times faster (default: the league file's "
+                   "`luck`, else judged)")
     p.add_argument("--quiet", "-q", action="store_true",
                    help="no progress line (default: a bar on a terminal, a line every few "
                    "seconds elsewhere, on stderr)")

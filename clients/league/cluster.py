@@ -171,7 +171,7 @@ async def run_on_cluster(league: League, units: list[list[Job]], journal: Journa
         def submit() -> Any:
             unit = todo.pop()
             return client.submit(run_pair, league.config, unit, options.server_loop,
-                                 options.luck, league.move_timeout, pure=False,
+                                 league.luck, league.move_timeout, pure=False,
                                  key=f"league-{run}-{unit[0].pair}")
 
         flight = as_completed([submit() for _ in range(min(window, len(todo)))],

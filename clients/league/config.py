@@ -7,6 +7,8 @@
     swap = true                    # each dice stream is played twice, seats swapped
     match_length = 0               # points per match; 0: every game is a money game of its own
     cube = false                   # doubling cube (needs the `cube` command of each engine)
+    luck = true                    # judge every roll's luck (the daemon's `luck` command);
+                                   # false: results only, several times faster
     time_ms = 200                  # per move, given to each engine as its budget
     seed = 1
     concurrency = 1
@@ -105,6 +107,7 @@ class LeagueConfig:
     swap: bool = True
     match_length: int = 0
     cube: bool = False
+    luck: bool = True   # judge every roll's luck: luck-adjusted figures (results the same)
     time_ms: int = 200
     seed: int = 1
     concurrency: int = 1
@@ -119,11 +122,12 @@ class LeagueConfig:
         return next(e for e in self.engines if e.name == name)
 
     def fingerprint(self) -> str:
-        """A hash of everything that decides the games (not `concurrency` nor where the
-        daemon is): a journal is only resumed by the league that wrote it."""
+        """A hash of everything that decides the games (not `concurrency`, where the
+        daemon is, nor whether luck is judged): a journal is only resumed by the league
+        that wrote it."""
         d = asdict(self)
         for key in ("concurrency", "daemon_connect", "daemon_command", "base_dir",
-                    "cluster_scheduler"):
+                    "cluster_scheduler", "luck"):
             d.pop(key)
         blob = json.dumps(d, sort_keys=True, default=list).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
@@ -222,6 +226,7 @@ def parse_league(data: dict[str, Any], base_dir: str = ".") -> LeagueConfig:
     return LeagueConfig(
         engines=engines, name=_get(data, "name", str, "league"), variant=variant, format=fmt,
         swap=_get(data, "swap", bool, True), cube=_get(data, "cube", bool, False), seed=seed,
+        luck=_get(data, "luck", bool, True),
         challenger=challenger, daemon_connect=connect, daemon_command=tuple(command),
         sprt=sprt, base_dir=base_dir, cluster_scheduler=scheduler, **ints)
 

@@ -155,8 +155,8 @@ details{margin:.3em 0}summary{cursor:pointer}.note{color:#666;font-size:.9em}
 
 
 def render(config: LeagueConfig, st: Standings, matches: Sequence[dict[str, Any]], *,
-           finished: bool, elapsed_s: float | None = None) -> str:
-    """The whole report page."""
+           finished: bool, elapsed_s: float | None = None, luck_judged: bool = True) -> str:
+    """The whole report page (`luck_judged` False: the league did not ask for luck)."""
     settings = [
         ("variant", config.variant), ("format", config.format),
         ("games per pairing", config.games), ("seats swapped", config.swap),
@@ -186,6 +186,9 @@ def render(config: LeagueConfig, st: Standings, matches: Sequence[dict[str, Any]
                  [(f"{a} - {b}", f"{r[0]}-{r[1]}", f"{r[2]}-{r[3]}")
                   for (a, b), r in sorted(st.head_to_head.items())])
     luck_note = (LUCK_LEGEND if st.luck_available else
+                 '<p class="note">Luck was not judged (<code>luck = false</code> or '
+                 "<code>--no-luck</code>): only raw results are reported.</p>"
+                 if not luck_judged else
                  '<p class="note">Luck-adjusted figures are unavailable: the daemon offers '
                  "no <code>luck</code> command, so only raw results are reported.</p>")
     parts = [

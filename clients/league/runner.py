@@ -64,7 +64,9 @@ class LeagueOptions:
     progress: bool = True
     log_dir: Path | None = None
     move_timeout: float | None = None   # seconds; default: 3 x time_ms + 5 s
-    luck: bool = True                   # judge every roll's luck (when the daemon can)
+    # judge every roll's luck (when the daemon can, and the league file's `luck` is true);
+    # False (`--no-luck`): results only
+    luck: bool = True
     server_loop: bool = True            # games between daemon levels by `bot_match`
     scheduler: str | None = None        # a Dask scheduler: the pairs go to its workers
     local_cluster: int | None = None    # or a Dask cluster of N local worker processes
@@ -86,6 +88,7 @@ class LeagueResult:
     warm_up_s: float = 0.0
     report: Path | None = None
     notes: list[str] = field(default_factory=list)
+    luck_judged: bool = True
 
 
 def pair_units(jobs: list[Job]) -> list[list[Job]]:
@@ -110,6 +113,8 @@ class League:
         self.fault_count = 0
         self._order = {job.id: i for i, job in enumerate(schedule(config))}
         self.scheduler = options.scheduler or config.cluster_scheduler
+        # luck is judged unless the league file (`luck = false`) or the caller says not
+        self.luck = options.luck and config.luck
 
     def _standings(self, journal: Journal) -> Standings:
         """Standings of the journal's matches taken in schedule order: the same figures to
@@ -168,7 +173,7 @@ class League:
         finished = self.stopped_by_sprt or journal.done_jobs() >= {j.id for j in jobs}
         result = LeagueResult(standings, journal.matches(), finished, self.stopped_by_sprt,
                               time.monotonic() - started, self.fault_count, notes=notes,
-                              warm_up_s=warm_up_s)
+                              warm_up_s=warm_up_s, luck_judged=self.luck)
         journal.close()
         self.write_outputs(result)
         return result
@@ -190,7 +195,9 @@ class League:
                 progress.close()
                 raise
         notes = []
-        if not daemon.supports("luck"):
+        if not self.luck:
+            notes.append("luck not judged (luck = false, or --no-luck): raw results only")
+        elif not daemon.supports("luck"):
             notes.append("luck-adjusted results unavailable: the daemon has no `luck` command")
         warm_started = time.monotonic()
         if units:
@@ -243,7 +250,8 @@ class League:
             self.options.report.parent.mkdir(parents=True, exist_ok=True)
             self.options.report.write_text(render(self.config, result.standings,
                                                   result.matches, finished=result.finished,
-                                                  elapsed_s=result.elapsed_s),
+                                                  elapsed_s=result.elapsed_s,
+                                                  luck_judged=self.luck),
                                            encoding="utf-8")
             result.report = self.options.report
         if self.options.records_dir is not None:
@@ -257,7 +265,7 @@ class League:
 
     async def _worker(self, slot: int, queue: asyncio.Queue[list[Job]],
                       daemon: JacquetClient, journal: Journal, progress: Progress) -> None:
-        luck = self.options.luck and daemon.supports("luck")
+        luck = self.luck and daemon.supports("luck")
         seats = Seats(daemon, Referee(daemon, move_timeout=self.move_timeout, luck=luck,
                                       compact=True), {},
                       lambda name: make_player(self.config.engine(name),

@@ -118,8 +118,9 @@ def compute(names: Sequence[str], matches: Sequence[dict[str, Any]],
                      sprt_state)
 
 
-def format_table(st: Standings) -> str:
-    """The standings as a plain-text table."""
+def format_table(st: Standings, *, luck_judged: bool = True) -> str:
+    """The standings as a plain-text table (`luck_judged` False: the league did not ask
+    for luck)."""
     head = (f"{'engine':<16} {'games':>5} {'W-L':>9} {'ppg':>7} {'luck-adj':>8} "
             f"{'elo':>7} {'95% CI':>17} {'fault':>5}")
     out = [head, "-" * len(head)]
@@ -129,7 +130,8 @@ def format_table(st: Standings) -> str:
                    f"{(f'{adj:+.3f}' if adj is not None else 'n/a'):>8} {x.elo:>+7.1f} "
                    f"{f'[{x.elo_low:+.0f}, {x.elo_high:+.0f}]':>17} {x.forfeits:>5}")
     if not st.luck_available:
-        out.append("luck-adjusted: unavailable (the daemon offers no `luck` command)")
+        out.append("luck-adjusted: unavailable (the daemon offers no `luck` command)"
+                   if luck_judged else "luck-adjusted: not judged (luck = false, --no-luck)")
     names = [x.name for x in st.lines]
     index = {n: i for i, n in enumerate(st.ratings.names)}
     out.append("")
