@@ -140,6 +140,29 @@ def run_pair(config: LeagueConfig, jobs: list[Job], server_loop: bool, luck: boo
     return host.play(config, jobs, server_loop, luck, move_timeout)
 
 
+#: Dask settings of a local cluster: its scheduler's and workers' HTTP servers (which
+#: Dask starts even without a dashboard) serve no route at all.
+CLOSED_HTTP = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+
+
+def local_cluster_options(workers: int) -> dict[str, Any]:
+    """How `--local-cluster N` starts its cluster: closed to everyone but this league.
+
+    - loopback only, and no dashboard (the scheduler's nor the workers'): Dask's HTTP
+      server listens on a free loopback port and serves no route (`CLOSED_HTTP`);
+    - mutual TLS with a certificate made for this run (`Security.temporary()`, kept in
+      memory and handed to the workers it starts): a `Client` without it, even another
+      user's on this machine, is refused at the handshake, so no one else can submit
+      work that would run as the league's user."""
+    from distributed.security import Security
+
+    return dict(n_workers=workers, threads_per_worker=1, processes=True, asynchronous=True,
+                host="127.0.0.1", protocol="tls://", security=Security.temporary(),
+                dashboard_address="127.0.0.1:0", worker_dashboard_address=None,
+                scheduler_kwargs={"dashboard": False},
+                env={"DASK_DISTRIBUTED__WORKER__HTTP__ROUTES": "[]"})
+
+
 async def _client(scheduler: str | None, local_workers: int | None) -> tuple[Any, Any]:
     try:
         from distributed import Client, LocalCluster
@@ -147,9 +170,10 @@ async def _client(scheduler: str | None, local_workers: int | None) -> tuple[Any
         raise LeagueConfigError("a league on a cluster needs Dask distributed: "
                                 "pip install 'jacquetd[cluster]'") from None
     if local_workers:
-        cluster = await LocalCluster(n_workers=local_workers, threads_per_worker=1,
-                                     processes=True, asynchronous=True,
-                                     dashboard_address=None, host="127.0.0.1")
+        import dask
+
+        with dask.config.set(CLOSED_HTTP):  # the scheduler runs here: read at its start
+            cluster = await LocalCluster(**local_cluster_options(local_workers))
         return await Client(cluster, asynchronous=True), cluster
     return await Client(scheduler, asynchronous=True, timeout=30), None
 
