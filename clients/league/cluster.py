@@ -142,7 +142,8 @@ def run_pair(config: LeagueConfig, jobs: list[Job], server_loop: bool, luck: boo
 
 #: Dask settings of a local cluster: its scheduler's and workers' HTTP servers (which
 #: Dask starts even without a dashboard) serve no route at all.
-CLOSED_HTTP = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+CLOSED_HTTP: dict[str, list[str]] = {"distributed.scheduler.http.routes": [],
+                                     "distributed.worker.http.routes": []}
 
 
 def local_cluster_options(workers: int) -> dict[str, Any]:
