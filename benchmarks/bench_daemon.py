@@ -24,6 +24,10 @@ by its own bookkeeping), and the time to write the reply in msgpack, in JSON, an
 JSON by the standard library's encoder.
 `--replicas N` starts the daemon with N front replicas (default: its own default);
 the run waits for them to be up before it measures.
+`--cpu-hog`: every round is measured twice, without and then with one CPU-bound
+process (a busy loop at normal priority) running beside the daemon, and the ratios are
+printed for both halves and against each other (paired: the same rounds, the same
+daemon, the echo floor measured under the same hog).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import base64
 import itertools
 import multiprocessing
 import os
+import shlex
 import socket
 import statistics
 import struct
@@ -241,14 +246,28 @@ def run_processes(kind: str, endpoint: str, clients: int,
     return latencies, elapsed
 
 
+def cpu_hog() -> None:
+    """A CPU-bound process: a busy loop until it is stopped."""
+    x = 0
+    while True:
+        x = (x * 1103515245 + 12345) & 0xFFFFFFFF
+
+
+def start_hog() -> multiprocessing.Process:
+    hog = multiprocessing.get_context("fork").Process(target=cpu_hog, daemon=True)
+    hog.start()
+    return hog
+
+
 def measure_interleaved(targets: list[tuple[str, str]], clients: int, n: int,
-                        rounds: int, computes: list[float]) -> list[dict[str, float]]:
+                        rounds: int, computes: list[float],
+                        hogged: list[bool] | None = None) -> list[dict[str, float]]:
     """Summaries of each (kind, endpoint) target measured in interleaved rounds (`n /
     rounds` requests per client each, the order rotated every round), so that on a
     shared machine, whose speed drifts during a run, every column sees the same load:
     the daemon over ZeroMQ and over WebSocket, and the echo floor they are judged by.
     The in-process compute time is measured in every round too (appended to
-    `computes`)."""
+    `computes`). `hogged[i]`: target i is measured with a CPU hog running."""
     latencies: list[list[float]] = [[] for _ in targets]
     elapsed = [0.0] * len(targets)
     per_round = max(1, n // rounds)
@@ -256,7 +275,13 @@ def measure_interleaved(targets: list[tuple[str, str]], clients: int, n: int,
         computes.append(compute_time(500))
         shift = r % len(targets)
         for i in [*range(shift, len(targets)), *range(shift)]:
-            lat, took = run_processes(targets[i][0], targets[i][1], clients, per_round)
+            hog = start_hog() if hogged and hogged[i] else None
+            try:
+                lat, took = run_processes(targets[i][0], targets[i][1], clients, per_round)
+            finally:
+                if hog is not None:
+                    hog.terminate()
+                    hog.join(10)
             latencies[i].extend(lat)
             elapsed[i] += took
     return [summary(lat, took) for lat, took in zip(latencies, elapsed, strict=True)]
@@ -371,9 +396,15 @@ def main() -> None:
                         "rounds (default 10)")
     parser.add_argument("--replicas", type=int, default=None,
                         help="the daemon's --replicas (default: its own default)")
+    parser.add_argument("--cpu-hog", action="store_true",
+                        help="also measure every round with a CPU-bound process running "
+                        "beside the daemon, and compare (paired, same rounds)")
+    parser.add_argument("--daemon-args", default="",
+                        help="more flags for the daemon (split like a shell line)")
     opts = parser.parse_args()
 
     extra = [] if opts.replicas is None else ["--replicas", str(opts.replicas)]
+    extra += shlex.split(opts.daemon_args)
     daemon, endpoint, ws_url = start_daemon(extra)
     echo: multiprocessing.Process | None = None
     try:
@@ -404,7 +435,15 @@ def main() -> None:
         pids = [daemon.pid, *replica_pids]
         cpu_before = [cpu_seconds(pid) for pid in pids]
         computes: list[float] = []
+        hog_results: dict[int, dict[str, float]] = {}
+        hog_floor: dict[int, dict[str, float]] = {}
         for c in (1, 8):
+            if opts.cpu_hog:
+                results[c], floor[c], hog_results[c], hog_floor[c] = measure_interleaved(
+                    [("zmq", endpoint), ("zmq", echo_endpoint)] * 2, c, opts.n,
+                    opts.rounds, computes, hogged=[False, False, True, True])
+                over_ws[c] = results[c]
+                continue
             results[c], over_ws[c], floor[c] = measure_interleaved(
                 [("zmq", endpoint), ("ws", ws_url), ("zmq", echo_endpoint)], c, opts.n,
                 opts.rounds, computes)
@@ -441,6 +480,19 @@ def main() -> None:
           f"{cpu_used[0] / served * 1e3:.3f} ms, replicas "
           + (", ".join(f"{used / served * 1e3:.3f}" for used in cpu_used[1:]) or "none")
           + " ms")
+    if opts.cpu_hog:
+        print("with and without a CPU hog beside the daemon (paired rounds), ZeroMQ:")
+        print(f"{'clients':>7} {'hog':>4} {'daemon p50':>10} {'echo p50':>9} {'ratio':>6}")
+        for c in (1, 8):
+            plain = results[c]["p50_ms"] / (floor[c]["p50_ms"] + compute)
+            hogged = hog_results[c]["p50_ms"] / (hog_floor[c]["p50_ms"] + compute)
+            print(f"{c:>7} {'no':>4} {results[c]['p50_ms']:>10.3f} {floor[c]['p50_ms']:>9.3f} "
+                  f"{plain:>6.2f}")
+            print(f"{c:>7} {'yes':>4} {hog_results[c]['p50_ms']:>10.3f} "
+                  f"{hog_floor[c]['p50_ms']:>9.3f} {hogged:>6.2f}")
+            print(f"{c:>7} ratio with the hog / ratio without = {hogged / plain:.2f}  "
+                  "(goal <= 1.5)")
+        return
     header = f"{'clients':>7} {'what':>7} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9}"
     print(header)
     for c in (1, 8):
