@@ -34,11 +34,12 @@ its probes' p50/p99 with the attack running:
   ``ping`` meanwhile, then the watches left open, CLOSE-WAIT sockets and
   whether a new watcher is served;
 * ``fairness``: one client's rollout of 10^7 trials at ``plies 2`` on the
-  worker pool; probes: another client's 36-trial rollout at ``plies 2`` and a
-  hosted bot's move (roll to move, bot against bot);
+  worker pool; probes: another client's 36-trial rollout (``plies 0``) and a
+  hosted bot's move (a bot-against-bot match's pace), idle and under attack;
 * ``ws-ping``: one WebSocket client sends WebSocket pings as fast as it can and
   reads its pongs; probes: ``ping`` of another WebSocket client and of a TCP
-  client, beside the same probes on the idle daemon first.
+  client, beside the same probes on the idle daemon first; ``ws-protocol-ping``:
+  the same with the protocol's ``ping`` in text frames.
 """
 
 from __future__ import annotations
@@ -782,8 +783,9 @@ def attack_watch_leak(seconds: float, workers: int) -> list[str]:
 
 
 def _bot_moves(endpoint: str, seconds: float, out: Any) -> None:
-    """A bot-against-bot match's moves: seconds from each `roll` event to its `move`
-    (the bot's decision as the watcher sees it)."""
+    """A bot-against-bot match's pace as its watcher sees it: the time between two
+    partials that carry moves, shared among their moves (the stream coalesces events),
+    one figure per move."""
     ctx = zmq.Context()
     s = ctx.socket(zmq.DEALER)
     s.setsockopt(zmq.LINGER, 0)
@@ -793,19 +795,19 @@ def _bot_moves(endpoint: str, seconds: float, out: Any) -> None:
     mid = msgpack.unpackb(s.recv())["result"]["match_id"]
     s.send(msgpack.packb({"id": "w", "cmd": "match_watch", "match_id": mid}))
     times: list[float] = []
-    rolled: float | None = None
+    last: float | None = None
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         if not s.poll(100):
             continue
         reply = msgpack.unpackb(s.recv())
         now = time.monotonic()
-        for event in (reply.get("result") or {}).get("events", []):
-            if event["type"] in ("roll", "opening"):
-                rolled = now
-            elif event["type"] == "move" and rolled is not None:
-                times.append((now - rolled) * 1e3)
-                rolled = None
+        moves = sum(1 for event in (reply.get("result") or {}).get("events", [])
+                    if event["type"] == "move")
+        if moves:
+            if last is not None:
+                times += [(now - last) * 1e3 / moves] * moves
+            last = now
     out.put(("bot", times, None))
     s.close(0)
     ctx.term()
@@ -815,14 +817,20 @@ def attack_fairness(seconds: float, workers: int) -> list[str]:
     daemon = _Daemon(workers=workers)
     try:
         zmq_endpoint = daemon.endpoints["zmq"]
-        small = {"cmd": "rollout", "position": "start:backgammon", "trials": 36, "plies": 2,
+        small = {"cmd": "rollout", "position": "start:backgammon", "trials": 36,
                  "timeout_ms": 200_000}
         _warm_up(daemon.endpoints, workers)
+        import queue
+
+        idle: queue.Queue[Any] = queue.Queue()
+        _bot_moves(zmq_endpoint, 8.0, idle)  # the idle daemon first
+        started = time.perf_counter()
+        idle_ok = _zcall(zmq_endpoint, {"id": 1, **small}, 210).get("ok")
+        idle_small = [(time.perf_counter() - started) * 1e3]
         mp = multiprocessing.get_context("spawn")
         out = mp.Queue()
         bot = mp.Process(target=_bot_moves, args=(zmq_endpoint, seconds, out))
         bot.start()
-        time.sleep(min(5.0, seconds / 4))  # the bots' idle pace first
         flood = mp.Process(target=_rollout_flood, args=(
             zmq_endpoint, {"position": "start:backgammon", "trials": HUGE_TRIALS, "plies": 2},
             seconds, out))
@@ -845,8 +853,10 @@ def attack_fairness(seconds: float, workers: int) -> list[str]:
         return [
             f"attack fairness: one client's rollout of 10^7 trials at plies 2; workers="
             f"{workers}",
-            _line("rollout 36 trials plies 2", small_ms) + f" failed={failed}",
-            _line("hosted bot move (neural)", got.get("bot") or []),
+            _line("rollout 36 trials, idle", idle_small) + f" ok={idle_ok}",
+            _line("rollout 36 trials, attack", small_ms) + f" failed={failed}",
+            _line("hosted bot move (neural), idle", idle.get()[1]),
+            _line("hosted bot move (neural), attack", got.get("bot") or []),
         ]
     finally:
         daemon.stop()
