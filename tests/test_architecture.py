@@ -187,9 +187,9 @@ RULES = [
          only_in=(("zmq", ("jacquetd.daemon.server",)),
                   ("websockets", ("jacquetd.daemon.ws",)))),
     Rule("clients", "the clients import protocol and zmq (the league also numpy, "
-         "platformdirs and, lazily, distributed); never jacquetd",
+         "platformdirs and, lazily, distributed and its dask config); never jacquetd",
          ("jacquetd_protocol", "jacquetd_clients"), ("zmq", "numpy", "platformdirs"),
-         lazy=("distributed",)),
+         lazy=("distributed", "dask")),
 ]
 
 
