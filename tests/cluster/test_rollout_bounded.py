@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +29,27 @@ def rss_mb(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
+_PROBES: dict[str, Any] = {}
+
+
+@pytest.fixture(autouse=True)
+def _close_probes(dask_cluster: Callable[[int], DaskCluster]) -> Iterator[None]:
+    """Probe clients close before the cluster they talk to stops."""
+    yield
+    while _PROBES:
+        _PROBES.popitem()[1].close()
+
+
 def scheduler_tasks(address: str) -> int:
-    """Tasks the scheduler holds now (waiting, processing or in memory)."""
+    """Tasks the scheduler holds now (waiting, processing or in memory), asked through one
+    client per scheduler kept for the test: a client connecting anew on every poll can meet
+    Dask's own handshake race while the scheduler is busy."""
     from distributed import Client
 
-    with Client(address, timeout=30) as client:
-        return int(client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)))
+    if address not in _PROBES:
+        _PROBES[address] = Client(address, timeout=30)
+    client = _PROBES[address]
+    return int(client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)))
 
 
 def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
