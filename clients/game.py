@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import copy
 import logging
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -223,10 +222,6 @@ class GameState:
     moves: int = 0
     opening: Dice | None = None             # the opening roll (seat 0's die, seat 1's)
 
-    def seat_view(self, seat: int) -> PositionMap:
-        """The position as `seat` sees it (swapped when it is not on roll)."""
-        return self.position if seat == self.turn else swap_sides(self.position)
-
 
 @dataclass
 class GameOutcome:
@@ -241,22 +236,6 @@ class GameOutcome:
     fault_message: str | None = None
     luck: tuple[float, float] | None = None   # per seat, summed, in points (equity x cube)
     record: GameRecord | None = None
-
-
-def swap_sides(pos: PositionMap) -> PositionMap:
-    """The same position seen from the other side (no dice; cube and match mirrored)."""
-    out = copy.deepcopy(pos)
-    out["on_roll"], out["opponent"] = pos["opponent"], pos["on_roll"]
-    out["dice"] = []
-    out["primed"] = list(reversed(pos.get("primed", [False, False])))
-    cube = out.get("cube")
-    if cube:
-        cube["owner"] = {"on_roll": "opponent", "opponent": "on_roll"}.get(cube["owner"],
-                                                                           cube["owner"])
-    match = out.get("match")
-    if match:
-        match["score"] = list(reversed(match["score"]))
-    return out
 
 
 class Referee:

@@ -198,9 +198,6 @@ class OneSided:
     def lookup(self, counts: Iterable[int]) -> int:
         return rank(counts)
 
-    def expected_rolls(self, counts: Iterable[int]) -> float:
-        return float(self.expected[rank(counts)])
-
 
 def by_rank(checkers: int) -> bearoff_kernel.Positions:
     """Every position of up to `checkers` checkers, by rank, for the compiled kernels."""

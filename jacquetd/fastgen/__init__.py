@@ -178,14 +178,6 @@ def _decode_steps(key: int) -> tuple[Step, ...]:
     return steps
 
 
-def code_key(steps: Sequence[Step]) -> int:
-    """The kernel's step code of a sequence of steps (see `kernel.generate_kernel`)."""
-    code = _HIT_FLAG if any(s.hit for s in steps) else 0
-    for j, s in enumerate(steps):
-        code |= ((1 << 14) | (((s.src * 32 + s.dst) * 8 + s.die) * 2 + int(s.hit))) << (15 * j)
-    return code
-
-
 def generate(pos: Position) -> list[RawPlay]:
     """Raw legal plays of the side on roll, as `jacquetd.rules.generate(pos)` gives them.
 

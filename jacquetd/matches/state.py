@@ -209,9 +209,6 @@ class HostedMatch:
     def winner(self) -> int | None:
         return self.rules.winner
 
-    def record_games(self) -> list[records.GameRecord]:
-        return self.games
-
     # -- checking ----------------------------------------------------------------------
 
     def check(self, side: int | None, kind: str) -> None:

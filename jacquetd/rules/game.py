@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .dice import DiceSource
 from .errors import GameStateError, IllegalMoveError
 from .geometry import has_prime
-from .movegen import Play, is_deadlocked, legal_plays
+from .movegen import Play, legal_plays
 from .notation import apply_move
 from .position import Cube, CubeOwner, MatchState, Position
 from .scoring import game_result, result_name
@@ -99,14 +99,6 @@ class Game:
         dice = self.rolled if (self.rolled and me == self.turn) else ()
         return Position(self.variant, tuple(self.sides[me]), tuple(self.sides[other]),
                         dice or (), (self.primed[me], self.primed[other]), cube, match)
-
-    def deadlocked(self) -> bool:
-        """True when no side can ever move again (every turn would be a pass).
-
-        RULES.md has no rule that ends such a game; callers (hosted matches,
-        leagues, self-play) decide what to do with it (docs/RULES-READINGS.md).
-        """
-        return self.phase != "over" and is_deadlocked(self.position())
 
     def may_double(self) -> bool:
         """C2/C5: the side on turn may double now (before rolling)."""
