@@ -5,8 +5,9 @@
 Prints evaluations per second of the learned evaluator (batched: encoding
 plus network, and the network alone), the time to encode a position in
 every feature version from 2 on (on the same batch), and the latency of
-`best_move` at 0, 1 and 2 plies (median and 90th percentile over positions
-taken from random games) for every variant; then, on the same backgammon positions, GNU
+`best_move` of the `random` and `heuristic` levels and at 0, 1 and 2 plies
+(median and 90th percentile over positions taken from random games) for every
+variant; then, on the same backgammon positions, GNU
 Backgammon's (PyPI `gnubg`, in-process) evaluations per second at 0 plies
 and `findbestmove` latency at 0, 1 and 2 plies.
 """
@@ -89,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
             us = 1e6 * (time.perf_counter() - t) / (reps * len(me))
             per_version.append(f"version {version} {us:.2f} us")
         print(f"{variant}: encoding a position: {', '.join(per_version)}")
+        for level in ("random", "heuristic"):
+            bot = get_bot(level, variant, seed=args.seed)
+            med, p90 = latency(lambda p, b=bot: b.choose(p), positions)
+            print(f"{variant}: best_move of {level}: median {med:.3f} ms, "
+                  f"p90 {p90:.3f} ms ({len(positions)} positions)")
         for plies, level in ((0, "neural"), (1, "neural-1"), (2, "neural-2")):
             bot = get_bot(level, variant)
             items = positions if plies < 2 else positions[: max(5, len(positions) // 3)]
