@@ -159,7 +159,7 @@ def test_generator_equals_the_naive_reference(variant: str, seed: int) -> None:
         assert fast == reference_results(p), (p.to_id(), p.dice)
 
 
-def test_fibs_board_with_a_pending_double_puts_the_taker_to_act() -> None:
+def test_fibs_board_with_a_pending_double_keeps_the_doubler_on_turn() -> None:
     from jacquetd.rules import Cube, CubeOwner
 
     p = Position.initial("backgammon")
