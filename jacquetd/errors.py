@@ -10,17 +10,23 @@ and nowhere else:
   ``position``), a move that cannot be played ``illegal_move`` (field ``move``, with
   the ``candidates`` of an ambiguous one), a game-state error ``bad_position``, or
   ``bad_state`` inside a hosted match, where the match is the state;
-- a level or answer the bots do not have is ``bad_argument`` naming the field;
+- a level or answer the bots do not have (an
+  :class:`~jacquetd.engine_errors.EngineArgumentError`) is ``bad_argument`` naming
+  the field;
 - a search stopped by its deadline before any answer is ``timeout``;
 - anything else is ``internal`` with a generic message (the traceback goes to the
   log, never to the peer).
+
+It imports the standard library, the protocol's errors, the rules core and the
+engine's error types only (no numpy, no bots): every process that answers a peer loads
+it.
 """
 
 from __future__ import annotations
 
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
-from jacquetd.bots.interface import UnknownLevel, Unsupported
+from jacquetd.engine_errors import EngineArgumentError
 from jacquetd.rules import (
     AmbiguousMoveError,
     GameStateError,
@@ -53,7 +59,7 @@ def to_protocol_error(exc: BaseException, *, game_state: ErrorCode = ErrorCode.B
         return ProtocolError(game_state, exc.message, field=field, rule=exc.rule)
     if isinstance(exc, RulesError):
         return ProtocolError(ErrorCode.BAD_POSITION, exc.message, rule=exc.rule)
-    if isinstance(exc, Unsupported | UnknownLevel):
+    if isinstance(exc, EngineArgumentError):
         return ProtocolError(ErrorCode.BAD_ARGUMENT, str(exc), field=exc.field)
     if isinstance(exc, SearchTimedOut):
         return ProtocolError(ErrorCode.TIMEOUT, "the deadline passed during the search")

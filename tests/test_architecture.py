@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,8 +174,10 @@ RULES = [
                   ("orjson", ("jacquetd_protocol.json_wire",)))),
     Rule("jacquetd/fastgen", "fastgen imports the rules core, numpy and numba",
          ("jacquetd.rules", "jacquetd.fastgen"), ("numpy", "numba")),
-    Rule("jacquetd/bots", "the bots import the rules core, fastgen and numpy",
-         ("jacquetd.rules", "jacquetd.fastgen", "jacquetd.bots"), ("numpy", "numba")),
+    Rule("jacquetd/bots", "the bots import the rules core, fastgen, numpy and the "
+         "engine's error types",
+         ("jacquetd.rules", "jacquetd.fastgen", "jacquetd.bots", "jacquetd.engine_errors"),
+         ("numpy", "numba")),
     Rule("jacquetd/matches", "the hosted matches import rules, protocol, the one error "
          "mapping and the bots' engine interface only; never the daemon or clients",
          ("jacquetd.rules", "jacquetd_protocol", "jacquetd.matches", "jacquetd.errors",
@@ -201,6 +204,40 @@ def test_dependency_direction(rule: Rule) -> None:
     bad = rule.breaches(edges) + [f"{u}: a computed import no rule can check"
                                   for u in unchecked]
     assert not bad, "\n".join(sorted(set(bad)))
+
+
+#: What each light module at the top of jacquetd may import of the repository.
+LIGHT_MODULES = {
+    "jacquetd/engine_errors.py": (),
+    "jacquetd/errors.py": ("jacquetd_protocol.errors", "jacquetd.rules",
+                           "jacquetd.engine_errors"),
+}
+
+
+@pytest.mark.parametrize("path", sorted(LIGHT_MODULES))
+def test_the_error_mapping_imports_nothing_heavy(path: str) -> None:
+    """The one error mapping and the engine's error types: the standard library, the
+    protocol's errors and the rules core only, never the bots (numpy, the evaluator)."""
+    module, package = _module_name(ROOT / path)
+    found = scan((ROOT / path).read_text(), module, package)
+    bad = [str(e) for e in found.edges if e.target.split(".")[0] not in STDLIB
+           and not _under(e.target, LIGHT_MODULES[path])]
+    assert not bad and not found.unchecked, "\n".join(bad + found.unchecked)
+
+
+def test_mapping_an_error_loads_no_engine() -> None:
+    """In a fresh interpreter, importing jacquetd.errors and mapping an engine error
+    leaves numpy, numba and the bots unloaded."""
+    code = ("import sys\n"
+            "from jacquetd.engine_errors import UnknownLevel\n"
+            "from jacquetd.errors import to_protocol_error\n"
+            "assert to_protocol_error(UnknownLevel('x')).field == 'level'\n"
+            "print(' '.join(m for m in ('numpy', 'numba', 'jacquetd.bots', 'zmq') "
+            "if m in sys.modules))\n")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60, check=False)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == [], f"jacquetd.errors loads {run.stdout.strip()}"
 
 
 def test_the_engine_is_reached_through_its_interface() -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Protocol
 
+from jacquetd.engine_errors import UnknownLevel, Unsupported
 from jacquetd.rules import Play, Position
 from jacquetd.rules.scoring import game_result
 
@@ -28,7 +29,6 @@ from .players import (
     DEFAULT_LEVEL,
     LEVEL_PLIES,
     Bot,
-    UnknownLevel,
     get_bot,
     state_of,
 )
@@ -37,15 +37,6 @@ StopFn = Callable[[], bool]
 
 #: The level without an evaluator: uniform choice, never doubles, always takes.
 RANDOM_LEVEL = "random"
-
-
-class Unsupported(LookupError):
-    """The engine has no answer of this kind for this request (``field`` names the
-    request argument at fault, when one is)."""
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 class Engine(Protocol):

@@ -23,6 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
+from jacquetd.engine_errors import UnknownLevel
 from jacquetd.rules import Play, Position, find_variant, legal_plays
 
 from . import heuristic
@@ -111,12 +112,6 @@ class NeuralBot:
         stop = stop_function(movetime_ms, should_stop)
         k = self.searcher.best(state_of(pos), [p.raw for p in plays], self.plies, stop)
         return plays[k]
-
-
-class UnknownLevel(ValueError):
-    """No bot has this level name (``field`` names the request argument at fault)."""
-
-    field = "level"
 
 
 BotFactory = Callable[[str, "int | None"], Bot]
