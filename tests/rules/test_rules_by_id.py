@@ -319,8 +319,28 @@ def test_B8_belgian_result_is_one_or_two() -> None:
     assert game_result(v, side({}), side({6: 14}), winner_primed=False) == 1
 
 
-def test_B9_no_start_table_or_midpoint_limit() -> None:
-    pos("jacquet-be", {13: 4, 24: 11}, {10: 15})
+@pytest.mark.parametrize(("me", "opp", "rule"), [
+    ({13: 4, 24: 11}, {10: 15}, "J8"),
+    ({24: 11, 22: 2, 21: 2}, {8: 15}, "J7"),
+])
+def test_B9_no_start_table_or_midpoint_limit_on_positions(
+        me: dict[int, int], opp: dict[int, int], rule: str) -> None:
+    with pytest.raises(PositionError) as err:
+        pos("jacquet", me, opp)
+    assert err.value.rule == rule
+    assert pos("jacquet-be", me, opp).me == tuple(side(me))
+
+
+@pytest.mark.parametrize(("me", "dice", "move", "rule"), [
+    ({5: 2, 13: 2, 16: 1, 24: 10}, (3, 2), "16/13 5/3", "J8"),
+    ({22: 2, 21: 1, 5: 1, 24: 11}, (3, 1), "24/21 24/23", "J7"),
+])
+def test_B9_no_start_table_or_midpoint_limit_on_moves(
+        me: dict[int, int], dice: tuple[int, int], move: str, rule: str) -> None:
+    with pytest.raises(IllegalMoveError) as err:
+        apply_move(pos("jacquet", me, {6: 15}, dice), move)
+    assert err.value.rule == rule
+    assert move in moves(pos("jacquet-be", me, {6: 15}, dice))
 
 
 # -- section 3: cube and scoring -------------------------------------------------------------
