@@ -27,20 +27,16 @@ import contextlib
 import logging
 import secrets
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import EngineError
 from ..game import Referee
 from ..spawning import default_engine_command, spawn_engine
 from .config import LeagueConfig, LeagueConfigError
 from .engines import make_player
-from .journal import Journal
-from .progress import Progress
 from .schedule import Job
 from .units import Seats, play_unit
-
-if TYPE_CHECKING:
-    from .runner import League
 
 log = logging.getLogger(__name__)
 
@@ -179,15 +175,17 @@ async def _client(scheduler: str | None, local_workers: int | None) -> tuple[Any
     return await Client(scheduler, asynchronous=True, timeout=30), None
 
 
-async def run_on_cluster(league: League, units: list[list[Job]], journal: Journal,
-                         progress: Progress, *, scheduler: str | None,
+async def run_on_cluster(config: LeagueConfig, units: list[list[Job]],
+                         take: Callable[[dict[str, Any]], bool], *, server_loop: bool,
+                         luck: bool, move_timeout: float, scheduler: str | None,
                          local_workers: int | None) -> None:
-    """Play `units` on the cluster, writing each result into the journal as it comes."""
+    """Play `units` on the cluster. Each task's outcome (`run_pair`'s) is handed to `take`
+    as it comes back (the league journals it); no more is submitted once `take` answers
+    False (an SPRT decision), and what is still on the cluster is cancelled."""
     from distributed import as_completed
 
     client, cluster = await _client(scheduler, local_workers)
     run = secrets.token_hex(4)
-    options = league.options
     try:
         threads = sum((await client.nthreads()).values())
         window = max(4, IN_FLIGHT_PER_THREAD * max(1, threads))
@@ -195,21 +193,15 @@ async def run_on_cluster(league: League, units: list[list[Job]], journal: Journa
 
         def submit() -> Any:
             unit = todo.pop()
-            return client.submit(run_pair, league.config, unit, options.server_loop,
-                                 league.luck, league.move_timeout, pure=False,
-                                 key=f"league-{run}-{unit[0].pair}")
+            return client.submit(run_pair, config, unit, server_loop, luck, move_timeout,
+                                 pure=False, key=f"league-{run}-{unit[0].pair}")
 
         flight = as_completed([submit() for _ in range(min(window, len(todo)))],
                               with_results=False)
         async for future in flight:
             outcome: dict[str, Any] = await future
             future.release()
-            league.fault_count += int(outcome["faults"])
-            for event in outcome["events"]:
-                journal.append(event)
-            for entry in outcome["entries"]:
-                league.record(entry, journal, progress)
-            if league._stop.is_set():  # an SPRT decision
+            if not take(outcome):
                 break
             if todo:
                 flight.add(submit())

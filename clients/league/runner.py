@@ -162,8 +162,17 @@ class League:
             warm_up_s = 0.0
             progress.show(force=True)
             try:
-                await run_on_cluster(self, units, journal, progress,
-                                     scheduler=self.scheduler,
+                def take(outcome: dict[str, Any]) -> bool:
+                    self.fault_count += int(outcome["faults"])
+                    for event in outcome["events"]:
+                        journal.append(event)
+                    for entry in outcome["entries"]:
+                        self.record(entry, journal, progress)
+                    return not self._stop.is_set()  # an SPRT decision stops the league
+
+                await run_on_cluster(self.config, units, take,
+                                     server_loop=self.options.server_loop, luck=self.luck,
+                                     move_timeout=self.move_timeout, scheduler=self.scheduler,
                                      local_workers=self.options.local_cluster)
             finally:
                 progress.close()
