@@ -22,6 +22,12 @@ class _Context:
     def cancel(self, target: Any) -> bool:
         return False
 
+    def open_session(self, given: str | None) -> str:
+        return given or "s"
+
+    def match_record(self, match_id: str) -> str:
+        raise LookupError(match_id)
+
 
 def test_hello_and_the_client_name_carry_the_package_version() -> None:
     installed = metadata.version("jacquetd")

@@ -1,7 +1,8 @@
 """The engine commands a worker process runs: ``best_move``, ``analyze``, ``evaluate``,
 ``cube``, ``luck``, ``analyze_record`` and the hosted matches' bot decisions. Each
-takes the job's arguments (checked in the front by ``job_checks.prepare``) and a
-:class:`WorkerCall`, and asks the bots' engine (``jacquetd.bots.interface.ENGINE``)."""
+takes the job's arguments (checked in the front by the command's `prepare`, see
+``job_checks``) and a :class:`WorkerCall`, and asks the bots' engine
+(``jacquetd.bots.interface.ENGINE``)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ class WorkerCall:
 
 
 WorkerHandler = Callable[[dict[str, Any], WorkerCall], dict[str, Any]]
+
+MATCH_BOT = "match_bot"
+"""The worker job of a hosted match's bot seat (not a protocol command)."""
 
 
 def run_best_move(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
@@ -136,10 +140,9 @@ def run_analyze_record(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]
 
 
 def run_match_bot(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
-    """A bot seat's decision for a hosted match (``jacquetd.daemon.hosted``)."""
-    from jacquetd.daemon.hosted import run_match_bot as run
-
-    return run(args)
+    """A bot seat's decision for a hosted match (``jacquetd.daemon.hosted``): `call` is
+    the seat's decider, bound to its question, pickled by the front."""
+    return {"answer": str(args["call"]())}
 
 
 def run_cube(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:

@@ -1,7 +1,7 @@
-"""The commands the front process answers at once (cheap, no worker): ``hello``,
-``help``, ``ping``, ``position``, ``legal_moves``, ``apply_move``, ``stats``, ``cancel`` and
-``quit``. Each handler is a plain function of arguments the protocol's command table
-has already validated."""
+"""The handlers of the commands the front process answers at once (cheap, no worker).
+Each is a plain function of the request's context and of arguments the protocol's
+command table has already validated; the registry (`jacquetd.daemon.registry`) says
+which command each one answers."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from typing import Any, Protocol
 from jacquetd_protocol.commands import describe
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
-from jacquetd.daemon import packed_plays
 from jacquetd.daemon.plays import play_dict, play_records, with_dice
 from jacquetd.daemon.positions import position_fields, resolve_position
 from jacquetd.rules import VARIANTS, apply_move
@@ -29,6 +28,15 @@ class FrontContext(Protocol):
 
     def cancel(self, target: Any) -> bool: ...
 
+    def open_session(self, given: str | None) -> str:
+        """The session of a `hello` (`given`, checked, else a new one), which this
+        connection then presents."""
+        ...
+
+    def match_record(self, match_id: str) -> str:
+        """The record text of a hosted match."""
+        ...
+
 
 FrontHandler = Callable[[FrontContext, dict[str, Any]], dict[str, Any]]
 
@@ -37,6 +45,7 @@ def handle_hello(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     from jacquetd_protocol.version import negotiate
 
     chosen = negotiate(args.get("versions"))
+    session = ctx.open_session(args.get("session"))
     extra = ctx.hello_extra()
     result = describe(extra.pop("codec_limits"))
     result.update(
@@ -48,6 +57,7 @@ def handle_hello(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     )
     result["limits"] = extra.pop("limits")
     result.update(extra)
+    result["session"] = session
     return result
 
 
@@ -91,34 +101,3 @@ def handle_cancel(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def handle_quit(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     return {}  # the transport ends the session after sending this reply
-
-
-FRONT_HANDLERS: dict[str, FrontHandler] = {
-    "hello": handle_hello,
-    "help": handle_help,
-    "ping": handle_ping,
-    "position": handle_position,
-    "legal_moves": handle_legal_moves,
-    "apply_move": handle_apply_move,
-    "stats": handle_stats,
-    "cancel": handle_cancel,
-    "quit": handle_quit,
-}
-
-
-# Commands whose msgpack success reply is written directly, without its result map
-# (packed_plays.py): (request id, checked arguments) -> the reply's bytes, or None to
-# take the map's way.
-PACKED_REPLIES: dict[str, Callable[[Any, dict[str, Any]], bytes | None]] = {
-    "legal_moves": packed_plays.legal_moves_reply,
-}
-
-
-def packed_reply(cmd: str, request_id: Any, args: dict[str, Any], encoding: str
-                 ) -> bytes | None:
-    """The encoded success reply to front command `cmd` when it has a direct writer for
-    `encoding` (msgpack), else None; raises what the command's handler raises."""
-    if encoding != "msgpack":
-        return None
-    writer = PACKED_REPLIES.get(cmd)
-    return writer(request_id, args) if writer is not None else None

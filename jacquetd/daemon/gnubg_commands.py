@@ -3,17 +3,15 @@ request (a move, a cube action or a resignation answer) and ``evaluation``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jacquetd_protocol import gnubg_wire
 
 from jacquetd.bots.interface import ENGINE
 from jacquetd.daemon import gnubg
+from jacquetd.daemon.engine_commands import WorkerCall
 
-if TYPE_CHECKING:
-    from jacquetd.daemon.engine_commands import WorkerCall
-
-#: Worker jobs of the gnubg endpoint (not protocol commands).
+#: Worker jobs of the gnubg endpoint (not protocol commands; routed by the registry).
 GNUBG_DECIDE = "gnubg_decide"
 GNUBG_EVALUATE = "gnubg_evaluate"
 

@@ -11,6 +11,7 @@ any other request.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from jacquetd.daemon.config import Config, ConfigError
+from jacquetd.daemon.engine_commands import MATCH_BOT
 from jacquetd.daemon.jobs import Failed
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
 from jacquetd.matches import (
@@ -29,13 +31,13 @@ from jacquetd.matches import (
     StoreError,
     default_db_path,
 )
+from jacquetd.matches.service import BotJob
 from jacquetd.matches.store import Retention, StoreInUse, prune
 
 log = logging.getLogger(__name__)
 
-MATCH_BOT = "match_bot"
-"""The worker job of a bot seat's decision (not a protocol command)."""
 BOT_GRACE_S = 2.0
+BOT_HEAVY_S = 1.0  # a bot seat allowed more than this per decision is heavy work
 
 
 def database_path(cfg: Config) -> Path | None:
@@ -65,14 +67,13 @@ def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
     """A `run_blocking` for AsyncMatchService that runs a bot's decision in a worker."""
 
     async def run(call: Callable[[], str]) -> str:
-        # `call` is functools.partial(BotJob.call, deciders...): the job holds the seat's limit
-        job = getattr(getattr(call, "func", None), "__self__", None)
-        time_s = float(getattr(job, "time_s", 60.0))
+        job = _bot_job(call)
+        time_s = job.time_s if job is not None else 60.0
         deadline = time.monotonic() + time_s + grace_s
         try:
             job_id, future = pool.submit(MATCH_BOT, {"call": call}, deadline=deadline,
-                                         heavy=time_s > 1.0,
-                                         owner=f"match:{getattr(job, 'match_id', '')}")
+                                         heavy=time_s > BOT_HEAVY_S,
+                                         owner=f"match:{job.match_id if job else ''}")
         except (PoolBusy, PoolClosed) as exc:
             raise RuntimeError(f"no worker for a bot seat: {exc}") from None
         try:
@@ -87,9 +88,25 @@ def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
     return run
 
 
-def run_match_bot(args: dict[str, Any]) -> dict[str, Any]:
-    """Worker side: ask the decider (``BotJob.call`` bound to the service's deciders)."""
-    return {"answer": str(args["call"]())}
+def _bot_job(call: Callable[[], str]) -> BotJob | None:
+    """The seat's job behind `call` (AsyncMatchService hands `BotJob.call` bound to the
+    job, its deciders given by `functools.partial`): it holds the seat's time limit."""
+    func = call.func if isinstance(call, functools.partial) else None
+    job = getattr(func, "__self__", None)
+    return job if isinstance(job, BotJob) else None
+
+
+class HostedMatches(AsyncMatchService):
+    """The daemon's hosted matches: the match service and the task that prunes its
+    store, which lives as long as they do."""
+
+    pruner: asyncio.Task[None] | None = None
+
+    async def aclose(self) -> None:
+        if self.pruner is not None:
+            self.pruner.cancel()
+            self.pruner = None
+        await super().aclose()
 
 
 async def open_matches(cfg: Config, pool: WorkerPool) -> AsyncMatchService | None:
@@ -107,18 +124,17 @@ async def open_matches(cfg: Config, pool: WorkerPool) -> AsyncMatchService | Non
     limits = MatchLimits(max_open=cfg.max_matches, idle_timeout_s=cfg.match_idle_timeout_s)
     service = MatchService(store, limits=limits)
     housekeeping = max(1.0, min(60.0, cfg.match_idle_timeout_s / 4))
-    matches = AsyncMatchService(service, run_blocking=pool_runner(pool),
-                                housekeeping_s=housekeeping, bot_grace_s=BOT_GRACE_S + 1.0)
+    matches = HostedMatches(service, run_blocking=pool_runner(pool),
+                            housekeeping_s=housekeeping, bot_grace_s=BOT_GRACE_S + 1.0)
     await matches.start()
     log.info("event=matches_open db=%s playing=%d", path, len(service.playing()))
     policy = retention(cfg)
     prune_now(store, policy)
-    _PRUNERS[id(matches)] = asyncio.create_task(_prune_every(store, policy), name="prune")
+    matches.pruner = asyncio.create_task(_prune_every(store, policy), name="prune")
     return matches
 
 
 PRUNE_EVERY_S = 6 * 3600.0
-_PRUNERS: dict[int, asyncio.Task[None]] = {}
 
 
 def retention(cfg: Config) -> Retention:
@@ -155,8 +171,5 @@ async def stop_bots(matches: AsyncMatchService | None) -> None:
 async def close_matches(matches: AsyncMatchService | None) -> None:
     if matches is None:
         return
-    pruner = _PRUNERS.pop(id(matches), None)
-    if pruner is not None:
-        pruner.cancel()
-    await matches.aclose()
+    await matches.aclose()  # the pruner of HostedMatches too
     matches.service.close()

@@ -47,11 +47,6 @@ def with_dice(pos: Position) -> Position:
     return pos
 
 
-def position_id(pos: Position) -> str:
-    """``pos.to_id()`` (kept as a name the handlers share)."""
-    return pos.to_id()
-
-
 def plays_of(pos: Position) -> list[Play]:
     """``legal_plays(pos)``, by the compiled generator when it is available."""
     if _fastgen is not None and pos.dice and not pos.game_over():

@@ -67,10 +67,6 @@ from jacquetd.logs import setup_logging
 
 log = logging.getLogger(__name__)
 
-# `position` needs nothing of the front's state either, but its work (read, check and
-# write one position: 25 µs) is less than the hop's cost to the front; handed to the
-# replicas it was answered at 10,000 a second under eight clients, in the front 17,000
-REPLICA_COMMANDS = frozenset({"legal_moves", "apply_move"})
 DEPTH = 2  # requests one replica holds at most (one computing, one waiting in its pipe)
 DEEP_S = 0.0004  # a replica holds a second request only while answers take this long
 ANSWER_WEIGHT = 1 / 16  # of each answer in the replicas' running mean answer time
@@ -134,13 +130,13 @@ def unframe(buffer: bytearray) -> list[Any]:
 def answer(ask: Ask) -> Answer:
     """What a replica sends for `ask`: the front handler's result, or the error it raised,
     encoded as the reply."""
-    from jacquetd.daemon.front_commands import FRONT_HANDLERS, packed_reply
+    from jacquetd.daemon.registry import ROUTES, packed_reply
 
     try:
         body = packed_reply(ask.cmd, ask.request_id, ask.args, ask.encoding)
         if body is not None:
             return Answer(ask.token, None, body)
-        result = FRONT_HANDLERS[ask.cmd](None, ask.args)  # type: ignore[arg-type]  # stateless
+        result = ROUTES[ask.cmd].front(None, ask.args)  # type: ignore[arg-type,misc]  # stateless
         return Answer(ask.token, None, encode_reply(Reply.success(ask.request_id, result),
                                                     ask.encoding))
     except Exception as exc:  # every failure becomes the request's error reply

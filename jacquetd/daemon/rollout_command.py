@@ -21,25 +21,74 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Partial, Reply, Request
 
 from jacquetd.daemon import job_checks
+from jacquetd.daemon.config import Config
 from jacquetd.daemon.jobs import Failed
 from jacquetd.daemon.positions import resolve_position
 from jacquetd.daemon.scale_commands import ROLLOUT_CHUNK
 from jacquetd.errors import in_field, to_protocol_error
 from jacquetd.rules import RulesError
 
-if TYPE_CHECKING:
-    from jacquetd.daemon.service import Peer, Service
-
 log = logging.getLogger(__name__)
 
-_dask_clients: dict[str, Any] = {}
-_cancels: set[asyncio.Future[Any]] = set()  # Dask cancellations under way
+
+
+class DaskClients:
+    """The asynchronous Dask clients of one service, one per scheduler, kept for the
+    service's life, and the cancellations of Dask tasks under way."""
+
+    def __init__(self) -> None:
+        self._clients: dict[str, Any] = {}
+        self.cancels: set[asyncio.Future[Any]] = set()
+
+    def get(self, address: str) -> Any:
+        """The client of `address` if one was made, else None."""
+        return self._clients.get(address)
+
+    async def client(self, address: str) -> Any:
+        """The client of `address`, connected now if it is not."""
+        client = self._clients.get(address)
+        if client is None or client.status not in ("running", "connecting"):
+            try:
+                from distributed import Client
+            except ImportError:
+                raise ProtocolError(ErrorCode.INTERNAL, "this server was given a scheduler "
+                                    "but Dask distributed is not installed") from None
+            client = await Client(address, asynchronous=True, timeout=30)
+            self._clients[address] = client
+        return client
+
+    def cancel(self, address: str, futures: list[Any]) -> None:
+        """Cancel Dask tasks on the scheduler, without waiting for it."""
+        client = self._clients.get(address)
+        if client is not None:
+            with contextlib.suppress(Exception):
+                task = asyncio.ensure_future(client.cancel(futures))
+                self.cancels.add(task)
+                task.add_done_callback(self.cancels.discard)
+
+
+class StreamHost(Protocol):
+    """What a rollout needs of the service (``jacquetd.daemon.service.Service``)."""
+
+    cfg: Config
+    pool: Any  # the worker pool (jacquetd.daemon.workers.WorkerPool)
+    draining: bool
+    dask: DaskClients
+
+    def open_stream(self, peer: Any, request: Request, arrived: float) -> Any:
+        """Admit a request whose final reply comes later: its pending entry (peer,
+        request, done, on_cancel, task), its `timeout_ms` deadline armed."""
+        ...
+
+    def complete(self, pending: Any, reply: Reply) -> None:
+        """The request's one final reply (nothing when it already has one)."""
+        ...
 
 
 def plan(args: dict[str, Any]) -> Any:
@@ -60,20 +109,6 @@ def plan(args: dict[str, Any]) -> Any:
                              truncate=int(args["truncate"]))
     except RulesError as exc:
         raise in_field(to_protocol_error(exc), "candidates") from None
-
-
-async def dask_client(address: str) -> Any:
-    """One asynchronous Dask client per scheduler, kept for the daemon's life."""
-    client = _dask_clients.get(address)
-    if client is None or client.status not in ("running", "connecting"):
-        try:
-            from distributed import Client
-        except ImportError:
-            raise ProtocolError(ErrorCode.INTERNAL, "this server was given a scheduler but "
-                                "Dask distributed is not installed") from None
-        client = await Client(address, asynchronous=True, timeout=30)
-        _dask_clients[address] = client
-    return client
 
 
 CLUSTER_WINDOW_PER_THREAD = 2  # chunks in flight on the cluster per worker thread ...
@@ -104,7 +139,8 @@ class _Rollout:
     windows of chunk results, never the whole rollout, and the event loop does a bounded
     step per chunk."""
 
-    def __init__(self, service: Service, pending: Any, spec: Any, args: dict[str, Any]) -> None:
+    def __init__(self, service: StreamHost, pending: Any, spec: Any,
+                 args: dict[str, Any]) -> None:
         from jacquetd.bots.rollouts import RunningSum
 
         self.service = service
@@ -146,7 +182,7 @@ class _Rollout:
         if stopped is not None and not result["done"]:
             result["stopped"] = True
             result["stop_reason"] = stopped
-        self.service._complete(self.pending, Reply.success(self.pending.request.id, result))
+        self.service.complete(self.pending, Reply.success(self.pending.request.id, result))
         task = self.pending.task
         if task is not None and task is not asyncio.current_task():
             task.cancel()
@@ -163,12 +199,7 @@ class _Rollout:
         if self.futures:
             futures = list(self.futures.values())
             self.futures.clear()
-            client = _dask_clients.get(self.service.cfg.scheduler or "")
-            if client is not None:
-                with contextlib.suppress(Exception):
-                    task = asyncio.ensure_future(client.cancel(futures))
-                    _cancels.add(task)
-                    task.add_done_callback(_cancels.discard)
+            self.service.dask.cancel(self.service.cfg.scheduler or "", futures)
 
     async def run(self) -> None:
         try:
@@ -185,7 +216,7 @@ class _Rollout:
             err = to_protocol_error(exc)
             if err.code == ErrorCode.INTERNAL:
                 log.exception("event=rollout_failed")
-            self.service._complete(self.pending, Reply.failure(self.pending.request.id, err))
+            self.service.complete(self.pending, Reply.failure(self.pending.request.id, err))
 
     def _may_start(self, k: int, in_flight: int, window: int) -> bool:
         return (k < self.spec.chunks and in_flight < window and not self.spent()
@@ -217,7 +248,7 @@ class _Rollout:
     async def _on_cluster(self, address: str) -> None:
         from jacquetd.bots.rollouts import run_chunk
 
-        client = await dask_client(address)
+        client = await self.service.dask.client(address)
         window = await cluster_window(client)
         k = 0
         running: dict[asyncio.Future[Any], int] = {}
@@ -238,22 +269,14 @@ class _Rollout:
                 self.chunk_done(ended.result())
 
 
-def start(service: Service, peer: Peer, request: Request, args: dict[str, Any],
+def start(service: StreamHost, peer: Any, request: Request, args: dict[str, Any],
           arrived: float) -> None:
     """Begin a rollout (front process); its single final reply comes later."""
-    from jacquetd.daemon.service import _Pending
-
     if service.draining:
         raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
     job_checks.check_plies(args.get("plies"), service.cfg.limits.max_plies)
     spec = plan(args)
-    client, key = service._admit(peer, request)
-    pending = _Pending(peer, request, key, arrived)
+    pending = service.open_stream(peer, request, arrived)
     rollout = _Rollout(service, pending, spec, args)
     pending.on_cancel = lambda: rollout.finish("cancelled")
-    service._track(peer, client, key, pending)
-    if args.get("timeout_ms"):
-        deadline = arrived + args["timeout_ms"] / 1000.0
-        pending.timer = asyncio.get_running_loop().call_later(
-            max(0.0, deadline - time.monotonic()), service._expire, pending)
     pending.task = asyncio.create_task(rollout.run(), name=f"rollout-{request.id}")

@@ -23,17 +23,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from jacquetd_protocol.commands import COMMANDS, MATCH_COMMAND_NAMES, arguments, warnings_for
+from jacquetd_protocol.commands import warnings_for
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 
 from jacquetd.bots.interface import ENGINE
-from jacquetd.daemon import fault_hook, job_checks, rollout_command
+from jacquetd.daemon import fault_hook, job_checks
 from jacquetd.daemon.config import Config
 from jacquetd.daemon.front import FrontQueue
-from jacquetd.daemon.front_commands import FRONT_HANDLERS, packed_reply
 from jacquetd.daemon.jobs import Done, Failed, Outcome
-from jacquetd.daemon.replicas import REPLICA_COMMANDS, ReplicaPool
+from jacquetd.daemon.registry import JOBS, ROUTES, Route, Runs
+from jacquetd.daemon.replicas import ReplicaPool
+from jacquetd.daemon.rollout_command import DaskClients
 from jacquetd.daemon.stats import Stats
 from jacquetd.daemon.wire import Encoded, Outgoing
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
@@ -73,6 +74,7 @@ class _Pending:
     done: bool = False
     on_cancel: Callable[[], None] | None = None  # ends with what is done (rollout)
     stopping: bool = False  # a cancel asked the search to answer with what it has
+    route: Route | None = None  # a worker job's: its cancel policy
 
 
 @dataclass
@@ -95,6 +97,16 @@ class _Context:
 
     def cancel(self, target: Any) -> bool:
         return self._service.cancel(self._peer, target)
+
+    def open_session(self, given: str | None) -> str:
+        session = self._service._hello_session(given)
+        if not self._peer.key.startswith("zmq:"):  # a routing id can be taken over
+            self._service._sessions[self._peer.key] = session
+        return session
+
+    def match_record(self, match_id: str) -> str:
+        exported = self._service._match_service().service.match_export({"match_id": match_id})
+        return str(exported["record"])
 
 
 class Service:
@@ -124,6 +136,7 @@ class Service:
         self._watch_count = 0
         self.front = FrontQueue()  # messages read and not yet handled (see front.py)
         self.replicas: ReplicaPool | None = None  # stateless front commands (replicas.py)
+        self.dask = DaskClients()  # a rollout's Dask clients, one per scheduler
 
     # ---- introspection ----------------------------------------------------------------
 
@@ -189,47 +202,45 @@ class Service:
         peer.deliver(Reply.failure(err.id, err), encoding)
 
     def handle(self, peer: Peer, request: Request) -> None:
-        """Answer one decoded request (now, or later from a worker)."""
+        """Answer one decoded request (now, or later from a worker): its route, looked
+        up once in the registry, says where it runs."""
         arrived = time.monotonic()
         self.stats.received += 1
-        cmd = request.cmd
         try:
-            command = COMMANDS.get(cmd)
-            if command is None:
-                raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"no command {cmd}")
-            args = arguments(request)
-            if cmd in MATCH_COMMAND_NAMES:
-                self._match(peer, request, args, arrived)
+            route = ROUTES.get(request.cmd)
+            if route is None:
+                raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"no command {request.cmd}")
+            args = route.defaults | request.args
+            runs = route.runs
+            if runs is Runs.WORKER:
+                self._submit(peer, request, route, args, arrived)
+            elif runs is Runs.REPLICA and self._offload(peer, request, args, arrived):
                 return
-            if cmd == "rollout":
-                rollout_command.start(self, peer, request, args, arrived)
-                return
-            if cmd == "analyze_record":
-                args = self._record_args(args)
-            if cmd in REPLICA_COMMANDS and self._offload(peer, request, args, arrived):
-                return
-            if cmd in FRONT_HANDLERS:
-                body = None if request.ignored else packed_reply(cmd, request.id, args,
-                                                                 request.encoding)
-                if body is not None:
-                    self._reply_now(peer, request, arrived, Encoded(body))
-                    return
-                session = self._hello_session(args) if cmd == "hello" else None
-                result = FRONT_HANDLERS[cmd](_Context(self, peer), args)
-                if session is not None:
-                    result["session"] = session
-                    if not peer.key.startswith("zmq:"):  # a routing id can be taken over
-                        self._sessions[peer.key] = session
-                self._reply_now(peer, request, arrived, Reply.success(request.id, result))
-                if cmd == "quit":
-                    self.end_session(peer)
-                return
-            self._submit(peer, request, args, arrived)
+            elif runs is Runs.FRONT or runs is Runs.REPLICA:
+                self._front(peer, request, route, args, arrived)
+            elif runs is Runs.MATCH:
+                self._match(peer, request, route, args, arrived)
+            else:
+                route.start(self, peer, request, args, arrived)  # type: ignore[misc]  # STREAM
         except Exception as exc:  # the one boundary: every failure becomes an error reply
             err = to_protocol_error(exc)
             if err.code == ErrorCode.INTERNAL:
-                log.exception("event=handler_failed cmd=%s", cmd)
+                log.exception("event=handler_failed cmd=%s", request.cmd)
             self._reply_now(peer, request, arrived, Reply.failure(request.id, err))
+
+    def _front(self, peer: Peer, request: Request, route: Route, args: dict[str, Any],
+               arrived: float) -> None:
+        """A front command, answered now: its msgpack reply written directly when it has
+        a writer (no warnings to add), else its result map."""
+        if route.packed is not None and request.encoding == "msgpack" and not request.ignored:
+            body = route.packed(request.id, args)
+            if body is not None:
+                self._reply_now(peer, request, arrived, Encoded(body))
+                return
+        result = route.front(_Context(self, peer), args)  # type: ignore[misc]
+        self._reply_now(peer, request, arrived, Reply.success(request.id, result))
+        if route.ends_session:
+            self.end_session(peer)
 
     # ---- hosted matches -------------------------------------------------------------------
 
@@ -240,8 +251,7 @@ class Service:
             return self.matches.service.store.secrets
         return self._own_secrets
 
-    def _hello_session(self, args: dict[str, Any]) -> str:
-        given = args.get("session")
+    def _hello_session(self, given: str | None) -> str:
         if given is None:
             return self.secrets.new_session()
         if not self.secrets.check_session(given):
@@ -271,10 +281,11 @@ class Service:
                                 "(started with --db off)")
         return self.matches
 
-    def _match(self, peer: Peer, request: Request, args: dict[str, Any], arrived: float) -> None:
+    def _match(self, peer: Peer, request: Request, route: Route, args: dict[str, Any],
+               arrived: float) -> None:
         matches = self._match_service()
         cmd = request.cmd
-        if cmd == "match_watch":
+        if route.watch:
             first = matches.service.match_watch(args, checked=True)  # not_found at once
             if args.get("follow", True) and getattr(peer, "partials", True):
                 self._watch(peer, request, args, arrived, first)
@@ -370,16 +381,6 @@ class Service:
     def _watch_ended(self, _task: asyncio.Task[None]) -> None:
         self._watch_count -= 1
 
-    def _record_args(self, args: dict[str, Any]) -> dict[str, Any]:
-        """analyze_record: the record text itself, or that of a hosted match."""
-        if args.get("record") is not None:
-            return args
-        if args.get("match_id") is None:
-            raise ProtocolError(ErrorCode.BAD_ARGUMENT, "record: give `record` (the text of a "
-                                "match record) or `match_id`", field="record")
-        exported = self._match_service().service.match_export({"match_id": args["match_id"]})
-        return {**args, "record": exported["record"]}
-
     def _offload(self, peer: Peer, request: Request, args: dict[str, Any],
                  arrived: float) -> bool:
         """Hand a stateless front command to a front replica (replicas.py); False when
@@ -431,16 +432,17 @@ class Service:
                                                       "warnings": warnings})
         peer.deliver(reply, request.encoding)
 
-    def _submit(self, peer: Peer, request: Request, args: dict[str, Any], arrived: float) -> None:
+    def _submit(self, peer: Peer, request: Request, route: Route, args: dict[str, Any],
+                arrived: float) -> None:
         limits = self.cfg.limits
         if self.draining:
             raise ProtocolError(ErrorCode.BUSY, "the server is shutting down")
         job_checks.check_plies(args.get("plies"), limits.max_plies)
-        job_args = job_checks.prepare(request.cmd, args)
+        job_args = route.prepare(_Context(self, peer), args)  # type: ignore[misc]
         client, key = self._admit(peer, request)
         timeout_ms = args.get("timeout_ms") or limits.default_timeout_ms
         deadline = arrived + timeout_ms / 1000.0
-        pending = _Pending(peer, request, key, arrived)
+        pending = _Pending(peer, request, key, arrived, route=route)
 
         partials = getattr(peer, "partials", True)  # REQ sockets take one message per request
 
@@ -451,7 +453,7 @@ class Service:
         try:
             job_id, future = self.pool.submit(
                 request.cmd, job_args, deadline=deadline, on_partial=on_partial,
-                heavy=job_checks.is_heavy(request.cmd, job_args), owner=peer.key)
+                heavy=route.heavy(job_args), owner=peer.key)
         except PoolBusy as exc:
             raise ProtocolError(ErrorCode.BUSY, str(exc), limit="max_queue") from None
         except PoolClosed as exc:
@@ -462,6 +464,22 @@ class Service:
         pending.timer = loop.call_later(max(0.0, deadline - time.monotonic()), self._expire,
                                         pending)
         future.add_done_callback(lambda fut: self._job_done(pending, fut))
+
+    def open_stream(self, peer: Peer, request: Request, arrived: float) -> _Pending:
+        """Admit a request whose final reply comes later (a rollout): its pending entry,
+        tracked, with its deadline only when the request gives `timeout_ms`."""
+        client, key = self._admit(peer, request)
+        pending = _Pending(peer, request, key, arrived)
+        self._track(peer, client, key, pending)
+        if request.args.get("timeout_ms"):
+            deadline = arrived + request.args["timeout_ms"] / 1000.0
+            pending.timer = asyncio.get_running_loop().call_later(
+                max(0.0, deadline - time.monotonic()), self._expire, pending)
+        return pending
+
+    def complete(self, pending: _Pending, reply: Reply) -> None:
+        """The request's one final reply (nothing when it already has one)."""
+        self._complete(pending, reply)
 
     def _track(self, peer: Peer, client: _Client, key: Any, pending: _Pending) -> None:
         client.pending[key] = pending
@@ -524,7 +542,9 @@ class Service:
             return True
         if pending.stopping:
             return True
-        if (pending.job_id is not None and stops_with_answer(pending.request)
+        route = pending.route
+        if (pending.job_id is not None and route is not None
+                and route.stops_with_answer(pending.request.args)
                 and self.pool.stop(pending.job_id)):
             pending.stopping = True
             return True
@@ -592,8 +612,7 @@ class Service:
         else:
             try:
                 job_id, future = self.pool.submit(cmd, args, deadline=arrived + timeout_s,
-                                                  heavy=job_checks.is_heavy(cmd, args),
-                                                  owner=owner)
+                                                  heavy=JOBS[cmd].heavy(args), owner=owner)
             except (PoolBusy, PoolClosed) as exc:
                 outcome = Failed(0, ErrorCode.BUSY, str(exc))
             else:
@@ -641,13 +660,6 @@ class Service:
                 self._stop(pending, ProtocolError(ErrorCode.INTERNAL, "the server stopped "
                                                   "before this request finished"))
         return cut
-
-
-def stops_with_answer(request: Request) -> bool:
-    """Whether `cancel` of this request ends it with the deepest result finished: an
-    `analyze`, or a `best_move` with a search budget (`time_ms`)."""
-    return request.cmd == "analyze" or (request.cmd == "best_move"
-                                        and bool(request.args.get("time_ms")))
 
 
 OnRestart = Callable[[str], None]

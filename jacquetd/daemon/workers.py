@@ -725,7 +725,7 @@ def worker_main(
     from jacquetd.daemon import handlers  # heavy imports happen here, not in the front
     from jacquetd.errors import to_protocol_error
 
-    handlers.init_worker(seed, faults)
+    state = handlers.init_worker(seed, faults)
     log.debug("event=worker_ready index=%d pid=%d", index, os.getpid())
     try:
         conn.send(Ready())
@@ -745,8 +745,8 @@ def worker_main(
         reply: Done | Failed
         try:
             result = handlers.run_worker_command(
-                msg.cmd, msg.args, msg.deadline, msg.seed, lambda: bool(stop_flag.value), report
-            )
+                state, msg.cmd, msg.args, msg.deadline, msg.seed, lambda: bool(stop_flag.value),
+                report)
         except MemoryError:
             with contextlib.suppress(OSError):
                 conn.send(Failed(msg.job_id, ErrorCode.INTERNAL, "out of memory"))

@@ -27,9 +27,9 @@ from jacquetd.daemon.front_commands import (
     handle_apply_move,
     handle_legal_moves,
     handle_position,
-    packed_reply,
 )
 from jacquetd.daemon.positions import board_literal, position_fields
+from jacquetd.daemon.registry import packed_reply
 from jacquetd.rules import Cube, CubeOwner, MatchState, Play, Position, PositionError, legal_plays
 from jacquetd.rules.interchange import foreign_ids
 

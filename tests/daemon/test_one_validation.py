@@ -2,7 +2,7 @@
 the front, and the worker takes the validated position as it is (#13, point 2).
 
 The request follows the daemon's own path: decoded by the codec, its arguments
-completed by the command table, checked by the front (`job_checks.prepare`), sent
+completed by the command table, checked by the front (the command's `prepare` in the registry), sent
 through a pickle round trip as the worker pipe does, and answered by the worker's
 handler. Every call of `Position.validate` (the rules core's check of a position,
 behind `from_dict`, `from_id`, `initial` and `validated`) is counted.
@@ -19,6 +19,7 @@ from jacquetd_protocol.codec import decode_request
 from jacquetd_protocol.commands import arguments
 
 from jacquetd.daemon import handlers, job_checks
+from jacquetd.daemon.registry import ROUTES
 from jacquetd.rules import Position
 
 START = Position.initial("backgammon")
@@ -43,10 +44,12 @@ def test_a_best_move_position_is_validated_once(form: str,
 
     monkeypatch.setattr(Position, "validate", counted)
     request = decode_request(FRAMES[form])  # the shape check is the protocol's, not a rule
-    job = job_checks.prepare(request.cmd, arguments(request))  # the front
+    route = ROUTES[request.cmd]
+    job = route.prepare(None, route.defaults | request.args)  # type: ignore[misc]  # the front
     job = pickle.loads(pickle.dumps(job))  # the worker pipe
     result: dict[str, Any] = handlers.run_worker_command(
-        request.cmd, job, None, 1, lambda: False, lambda partial: None)  # the worker
+        handlers.WorkerState(1), request.cmd, job, None, None, lambda: False,
+        lambda partial: None)  # the worker
     assert result["play"]["move"]
     assert len(calls) == 1, f"{len(calls)} validations"
 

@@ -9,9 +9,10 @@ from jacquetd_protocol import gnubg_wire
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
 from jacquetd.bots.interface import UnknownLevel
-from jacquetd.daemon import gnubg, handlers, job_checks
+from jacquetd.daemon import gnubg
 from jacquetd.daemon import plays as daemon_plays
 from jacquetd.daemon.config import ConfigError, build_config, parse_host_port, parse_zmq_endpoint
+from jacquetd.daemon.registry import ROUTES
 from jacquetd.daemon.stats import Stats, percentile
 from jacquetd.daemon.warmup import warm_up
 from jacquetd.errors import SearchTimedOut, to_protocol_error
@@ -208,7 +209,6 @@ def test_fast_paths_give_what_the_rules_core_gives(variant: str) -> None:
                  **foreign_ids(p.after), "hits": p.hits, "borne_off": p.borne_off,
                  **({"result": daemon_plays.game_result_of(p)} if p.after.game_over() else {})}
                 for p in pure]
-            assert daemon_plays.position_id(pos) == pos.to_id()
 
 
 def test_a_play_that_ends_the_game_carries_its_result() -> None:
@@ -219,35 +219,35 @@ def test_a_play_that_ends_the_game_carries_its_result() -> None:
     opp[20] = 15  # the loser bore off none and stands in the winner's home board: C4
     pos = Position.from_dict({"variant": "backgammon", "on_roll": me, "opponent": opp,
                               "dice": [6, 5], "cube": {"value": 2, "owner": "on_roll"}})
-    result = handlers.FRONT_HANDLERS["legal_moves"](None, {"position": pos.to_dict()})
+    result = ROUTES["legal_moves"].front(None, {"position": pos.to_dict()})
     assert result["plays"][0]["result"] == {"winner": "on_roll", "points": 6,
                                             "name": "backgammon"}
-    played = handlers.FRONT_HANDLERS["apply_move"](None, {"position": pos.to_dict(),
+    played = ROUTES["apply_move"].front(None, {"position": pos.to_dict(),
                                                           "move": "1/off"})
     assert played["result"]["points"] == 6
     opp[20], opp[0] = 14, 1  # one borne off: a single game, cube off (jacquet-be)
     me2 = [14, 1] + [0] * 24
     pos = Position.from_dict({"variant": "jacquet-be", "on_roll": me2, "opponent": opp,
                               "dice": [2, 1]})
-    plays = handlers.FRONT_HANDLERS["legal_moves"](None, {"position": pos.to_dict()})["plays"]
+    plays = ROUTES["legal_moves"].front(None, {"position": pos.to_dict()})["plays"]
     assert [p["result"] for p in plays] == [{"winner": "on_roll", "points": 1,
                                              "name": "single"}]
-    start = handlers.FRONT_HANDLERS["legal_moves"](None, {"position": "start", "dice": [6, 5]})
+    start = ROUTES["legal_moves"].front(None, {"position": "start", "dice": [6, 5]})
     assert "result" not in start["plays"][0]
 
 
 def test_cube_with_the_cube_off_is_refused_with_c1() -> None:
     with pytest.raises(ProtocolError) as info:
-        job_checks.prepare("cube", {"position": "start"})
+        ROUTES["cube"].prepare(None, {"position": "start"})
     assert (info.value.code, info.value.rule) == (ErrorCode.BAD_POSITION, "C1")
-    assert job_checks.prepare("cube", {"position": "start:backgammon"})["position"].cube
+    assert ROUTES["cube"].prepare(None, {"position": "start:backgammon"})["position"].cube
 
 
 def test_luck_takes_a_position_without_dice_and_a_roll() -> None:
-    job = job_checks.prepare("luck", {"position": "start:backgammon", "dice": [3, 1]})
+    job = ROUTES["luck"].prepare(None, {"position": "start:backgammon", "dice": [3, 1]})
     assert job["dice"] == [3, 1] and job["position"].dice == ()
     with pytest.raises(ProtocolError) as info:
-        job_checks.prepare("luck", {"position": "AQAAAAAAAAAAAAAAAADwAAAAAAAAAAAAAAAA8GUA",
+        ROUTES["luck"].prepare(None, {"position": "AQAAAAAAAAAAAAAAAADwAAAAAAAAAAAAAAAA8GUA",
                                   "dice": [3, 1]})
     assert info.value.field == "position.dice"
 
