@@ -4,10 +4,14 @@
 disturb it; ``start_jacquetd`` starts a private one with extra flags. Both
 wait for the one-line start-up banner, read the endpoints from it, and kill
 the daemon afterwards.
+
+``slow_budget_s`` is the one reader of ``JACQUETD_SLOW_BUDGET``, the seconds each
+slow check may take.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import queue
 import re
@@ -16,15 +20,50 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 BANNER_RE = re.compile(r"^jacquetd listening (?P<body>.*)$")
 START_TIMEOUT_S = 60.0
+T = TypeVar("T")
+
+
+def slow_budget_s() -> float | None:
+    """The seconds each slow check (``-m slow``) may take: ``JACQUETD_SLOW_BUDGET``
+    (tests/run.sh sets 10), or None when it is unset or empty, to run each whole.
+    Anything but a positive number is refused, so a typo does not pass for a budget."""
+    raw = os.environ.get("JACQUETD_SLOW_BUDGET", "").strip()
+    if not raw:
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not seconds > 0:
+        raise pytest.UsageError(f"JACQUETD_SLOW_BUDGET={raw!r}: seconds (a positive "
+                                "number), or empty to run the slow checks whole")
+    return seconds
+
+
+def slow_deadline() -> float:
+    """The `time.monotonic()` after which a slow check that starts now begins no new
+    item (infinity without a budget)."""
+    budget = slow_budget_s()
+    return math.inf if budget is None else time.monotonic() + budget
+
+
+def within(deadline: float, items: Iterable[T]) -> Iterator[T]:
+    """`items` one by one until `deadline` has passed; the first one always, so a
+    bounded check still checks something."""
+    for k, item in enumerate(items):
+        if k and time.monotonic() >= deadline:
+            return
+        yield item
 
 
 @dataclass

@@ -38,7 +38,8 @@ PYTHON=$PY sh tests/typecheck.sh
 # out of the tables of contents or a docstring that does not parse fails the run.
 $PY -m sphinx -W --keep-going -n -q -b html docs build/docs
 # The slow checks (-m slow) run in their bounded form: JACQUETD_SLOW_BUDGET caps each one's
-# length in seconds. `JACQUETD_SLOW_BUDGET= sh tests/run.sh` runs them whole.
+# length in seconds (read by tests/conftest.py, slow_budget_s). `JACQUETD_SLOW_BUDGET= sh
+# tests/run.sh` runs them whole.
 export JACQUETD_SLOW_BUDGET="${JACQUETD_SLOW_BUDGET-10}"
 # Two test processes (pytest-xdist), tests handed out one by one and taken over by
 # whichever is idle: most tests wait on daemons and engines of their own, so two keep

@@ -13,15 +13,14 @@ by the 256-unit network (`--network jacquet-n256.npz`), and `jacquet-be.cube.jbe
 those of `jacquet-be.cube.jsonl`, rolled out by the shipped jacquet-be network
 (`--network jacquet-be-jbe2.npz`); each slice is rolled out again by its own network.
 
-In the bounded form (`JACQUETD_SLOW_BUDGET` set, as in CI) fewer positions are
-sampled and one is rolled out.
+Under a slow budget (`JACQUETD_SLOW_BUDGET` seconds, as in CI) no position is rolled out
+again once the budget is spent, the first one always.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +28,10 @@ import pytest
 
 from benchmarks.bench_cube_rollout import roll_out, sample
 from tests.bots.truth_checks import SECOND_TRUTHS
+from tests.conftest import slow_deadline, within
 
 TRUTH = Path(__file__).resolve().parents[2] / "benchmarks" / "truth"
 TRIALS = 72  # per line, two rounds of the 36 stratified first rolls
-
-
-def bounded() -> bool:
-    return bool(os.environ.get("JACQUETD_SLOW_BUDGET"))
 
 
 def read(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -51,11 +47,12 @@ def test_cube_truth_regenerates(name: str) -> None:
     settings, rows = read(name)
     assert len(rows) == settings["positions"]
     assert "--seed" in settings["command"] and settings["code_version"]
-    count = 3 if bounded() else 10
+    deadline = slow_deadline()
+    count = 10
     positions = sample(settings["variant"], count, settings["seed"], settings["rate"],
                        tuple(settings["window"]))
     assert [p.to_id() for p in positions] == [r["position_id"] for r in rows[:count]]
-    for index in range(1 if bounded() else 2):
+    for index in within(deadline, range(2)):
         row = rows[index]
         again = roll_out((settings["variant"], row["position_id"], TRIALS,
                           settings["horizon"], settings["seed"], index,

@@ -7,17 +7,17 @@ replayed), and their candidate plays are rolled out again with fewer trials
 choices must be identical, and every candidate's equity must agree with the
 recorded one within four combined standard errors.
 
-In the bounded form (`JACQUETD_SLOW_BUDGET` set, as in CI) the slice is 4 decisions,
-and only backgammon replays its seeded game: the Jacquet variants rebuild their
-decisions from the recorded positions and dice (same plays, same 0/1/2-ply choices,
-same rollouts), which leaves out the half minute of 2-ply self-play each first game takes.
+Under a slow budget (`JACQUETD_SLOW_BUDGET` seconds, as in CI) the slice ends when the
+budget is spent (after its first decision), and with a budget under `REPLAY_S` only
+backgammon replays its seeded game: the Jacquet variants rebuild their decisions from the
+recorded positions and dice (same plays, same 0/1/2-ply choices, same rollouts), which
+leaves out the 2-ply self-play of each first game.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,17 +37,18 @@ from jacquetd.bots.fastrollout import TruncatedRollout
 from jacquetd.bots.search import Searcher, State
 from jacquetd.rules import Variant, find_variant, generate_raw
 from tests.bots.truth_checks import SECOND_TRUTHS
+from tests.conftest import slow_budget_s, slow_deadline, within
 
 SLICE = 10
 TRIALS = 36
+#: The seconds of 2-ply self-play a Jacquet variant's first sampled game takes, about:
+#: a smaller slow budget rebuilds the decisions from the records instead of replaying.
+REPLAY_S = 30.0
 
 
-def bounded() -> bool:
-    return bool(os.environ.get("JACQUETD_SLOW_BUDGET"))
-
-
-def slice_size() -> int:
-    return min(SLICE, 4) if bounded() else SLICE
+def replays(variant: str) -> bool:
+    budget = slow_budget_s()
+    return variant == "backgammon" or budget is None or budget >= REPLAY_S
 
 
 def recorded_decisions(v: Variant, records: list[dict[str, Any]], extra: int
@@ -76,12 +77,14 @@ def test_truth_slice_regenerates(variant: str) -> None:
     assert header["decisions_done"] == len(records) > 0
     v = find_variant(variant)
     roller = TruncatedRollout(truth_evaluator(v.name))
-    n = min(slice_size(), len(records))
-    if bounded() and variant != "backgammon":  # bounded: backgammon replays its game
-        stream = recorded_decisions(v, records[:n], s["extra"])
-    else:
+    deadline = slow_deadline()
+    n = min(SLICE, len(records))
+    if replays(variant):
         stream = decisions(v, s["seed"], s["rate"], s["extra"])
-    for rec, d in zip(records[:n], itertools.islice(stream, n), strict=True):
+    else:
+        stream = recorded_decisions(v, records[:n], s["extra"])
+    pairs = zip(records[:n], itertools.islice(stream, n), strict=True)
+    for rec, d in within(deadline, pairs):
         assert rec["id"] == d.index
         assert (rec["me"], rec["opp"], rec["dice"]) == (list(d.state.me), list(d.state.opp),
                                                          list(d.dice))
@@ -173,5 +176,5 @@ def test_second_truth_matches_its_source_and_regenerates(variant: str, tag: str)
     network = f"{variant}-{tag}.npz"
     roller = make_roller(variant, "neural", network)
     header = check_rolled_out_again(f"{variant}.{tag}.jsonl", f"{variant}.jsonl", roller,
-                                    slice_size())
+                                    SLICE, deadline=slow_deadline())
     assert header["settings"]["network"] == network

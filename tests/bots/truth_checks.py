@@ -8,6 +8,7 @@ from typing import Any
 
 from benchmarks.make_truth import TRUTH_DIR, Roller, read_truth, recorded, roll_out
 from jacquetd.rules import find_variant
+from tests.conftest import within
 
 TRIALS = 36
 
@@ -28,12 +29,13 @@ def assert_same_decisions(records: list[dict[str, Any]], source: list[dict[str, 
             (c["after_me"], c["after_opp"]) for c in src["candidates"]]
 
 
-def check_rolled_out_again(name: str, source_name: str, roller: Roller, slice_size: int
-                           ) -> dict[str, Any]:
+def check_rolled_out_again(name: str, source_name: str, roller: Roller, slice_size: int,
+                           *, deadline: float = math.inf) -> dict[str, Any]:
     """Truth file `name` is complete, holds the decisions and candidates of `source_name`
     in order, and its first `slice_size` decisions, rolled out again by `roller` with
-    fewer trials (the same dice), agree within four combined standard errors. Returns
-    the header, for the caller's own checks of how the set was made."""
+    fewer trials (the same dice), agree within four combined standard errors; none is
+    started after `deadline` (a `time.monotonic()`) but the first. Returns the header,
+    for the caller's own checks of how the set was made."""
     header, records = read_truth(TRUTH_DIR / name)
     _src_header, source = read_truth(TRUTH_DIR / source_name)
     assert header is not None and header["complete"]
@@ -43,7 +45,7 @@ def check_rolled_out_again(name: str, source_name: str, roller: Roller, slice_si
     s = header["settings"]
     v = find_variant(s["variant"])
     n = slice_size
-    for rec, d in zip(records[:n], recorded(v, source[:n]), strict=True):
+    for rec, d in within(deadline, zip(records[:n], recorded(v, source[:n]), strict=True)):
         again = roll_out(v, roller, d, s["seed"], TRIALS, s["horizon"])
         for old, new in zip(rec["candidates"], again["candidates"], strict=True):
             tolerance = 4 * math.hypot(old["se"], new["se"]) + 1e-4

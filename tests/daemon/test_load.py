@@ -19,7 +19,7 @@ import zmq.asyncio
 from jacquetd_protocol.codec import decode_reply, encode_request
 from jacquetd_protocol.messages import Reply, Request
 
-from tests.conftest import DaemonProcess
+from tests.conftest import DaemonProcess, slow_budget_s
 from tests.daemon.wire import ZmqClient
 
 CLIENTS = 50
@@ -29,8 +29,8 @@ VARIANTS = ("start", "start:jacquet-be", "start:backgammon")
 
 def load_seconds() -> float:
     seconds = float(os.environ.get("JACQUETD_LOAD_SECONDS", "10"))
-    budget = os.environ.get("JACQUETD_SLOW_BUDGET")
-    return min(seconds, float(budget)) if budget else seconds
+    budget = slow_budget_s()
+    return seconds if budget is None else min(seconds, budget)
 
 
 def rss_kb(pid: int) -> int:
