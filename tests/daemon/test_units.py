@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+import random
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from jacquetd_protocol import gnubg_wire
@@ -18,11 +22,17 @@ from jacquetd.daemon.warmup import warm_up
 from jacquetd.errors import SearchTimedOut, to_protocol_error
 from jacquetd.rules import (
     AmbiguousMoveError,
+    DiceSource,
+    Game,
     GameStateError,
     IllegalMoveError,
+    Play,
+    Position,
     PositionError,
     Step,
+    legal_plays,
 )
+from jacquetd.rules.interchange import foreign_ids
 from jacquetd.rules.movegen import format_steps
 
 OPENING_31 = ("board:gnubg:You:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
@@ -175,40 +185,49 @@ def test_one_error_mapping() -> None:
 
 # ---- the front process's fast paths and the small items of the command set ------------------
 
-def _walk(variant: str, seed: int, turns: int = 60) -> list:
-    """Positions (with dice) of a seeded random game of `variant`."""
-    import random
-
-    from jacquetd.rules import Position, legal_plays
-
+def _played_games(variant: str, seed: int) -> Iterator[tuple[Game, Position]]:
+    """Each position (with dice) of a seeded random game of `variant` played to its end
+    by the rules core's game driver, with the game about to move in it."""
     rng = random.Random(seed)
-    pos = Position.initial(variant)
-    out = []
-    for _ in range(turns):
-        pos = pos.with_dice((rng.randint(1, 6), rng.randint(1, 6)))
-        out.append(pos)
-        plays = legal_plays(pos)
-        pos = plays[rng.randrange(len(plays))].after
-        if pos.game_over():
-            break
-    return out
+    game = Game(variant, dice=DiceSource(seed))
+    game.start()
+    while game.phase != "over":
+        if game.phase == "roll":
+            game.roll()
+        yield game, game.position()
+        plays = game.legal_plays()
+        game.play(plays[rng.randrange(len(plays))])
+
+
+def _result_by_the_game(game: Game, play: Play) -> dict[str, Any] | None:
+    """The result the rules core's game driver records when `play` is made in `game`."""
+    ended = copy.deepcopy(game)
+    ended.play(play)
+    if ended.result is None:
+        return None
+    return {"winner": "on_roll", "points": ended.result.points, "name": ended.result.name}
 
 
 @pytest.mark.parametrize("variant", ["jacquet", "jacquet-be", "backgammon"])
 def test_fast_paths_give_what_the_rules_core_gives(variant: str) -> None:
-    from jacquetd.rules import legal_plays
-    from jacquetd.rules.interchange import foreign_ids
-
+    """The front's plays are the rules core's, down to the result of a play that ends
+    the game, which the rules core's game driver scores (J12, B8, C4)."""
     warm_up()
-    for seed in range(4):
-        for pos in _walk(variant, seed):
+    ending = 0
+    for seed in range(2):
+        for game, pos in _played_games(variant, seed):
             fast, pure = daemon_plays.plays_of(pos), legal_plays(pos)
             assert [p.move for p in fast] == [p.move for p in pure]
-            assert [daemon_plays.play_dict(p) for p in fast] == [
-                {"move": p.move, "position_id": p.after.to_id(), "position": p.after.to_dict(),
-                 **foreign_ids(p.after), "hits": p.hits, "borne_off": p.borne_off,
-                 **({"result": daemon_plays.game_result_of(p)} if p.after.game_over() else {})}
-                for p in pure]
+            expected = []
+            for p in pure:
+                result = _result_by_the_game(game, p) if p.after.game_over() else None
+                ending += result is not None
+                expected.append(
+                    {"move": p.move, "position_id": p.after.to_id(),
+                     "position": p.after.to_dict(), **foreign_ids(p.after), "hits": p.hits,
+                     "borne_off": p.borne_off, **({"result": result} if result else {})})
+            assert [daemon_plays.play_dict(p) for p in fast] == expected
+    assert ending, "no game-ending play was checked"
 
 
 def test_a_play_that_ends_the_game_carries_its_result() -> None:
