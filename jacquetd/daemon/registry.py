@@ -80,6 +80,8 @@ class Route:
     start: StreamStart | None = None
     heavy: Policy = job_checks.deep_search
     stops_with_answer: Policy = job_checks.never_stops
+    bypasses_limits: bool = False  # admitted past its client's in-flight limit and a full
+    # front queue (a control command: the transports read `BYPASSES_LIMITS`)
     jumps_queue: bool = False  # answered at once, ahead of the front's queue, when nothing
     # of its connection waits there (the transports read `JUMPS_QUEUE`)
     ends_session: bool = False  # the session ends once its reply is sent
@@ -108,14 +110,15 @@ _jc = job_checks
 _ROUTES: tuple[Route, ...] = (
     Route("hello", Runs.FRONT, front=_fc.handle_hello),
     Route("help", Runs.FRONT, front=_fc.handle_help),
-    Route("ping", Runs.FRONT, front=_fc.handle_ping, jumps_queue=True),
+    Route("ping", Runs.FRONT, front=_fc.handle_ping, bypasses_limits=True, jumps_queue=True),
     Route("position", Runs.FRONT, front=_fc.handle_position),
     Route("legal_moves", Runs.REPLICA, front=_fc.handle_legal_moves,
           packed=packed_plays.legal_moves_reply),
     Route("apply_move", Runs.REPLICA, front=_fc.handle_apply_move),
     Route("stats", Runs.FRONT, front=_fc.handle_stats),
-    Route("cancel", Runs.FRONT, front=_fc.handle_cancel),
-    Route("quit", Runs.FRONT, front=_fc.handle_quit, ends_session=True),
+    Route("cancel", Runs.FRONT, front=_fc.handle_cancel, bypasses_limits=True),
+    Route("quit", Runs.FRONT, front=_fc.handle_quit, bypasses_limits=True,
+          ends_session=True),
     Route("best_move", Runs.WORKER, prepare=_jc.prepare_rolled, worker=_ec.run_best_move,
           stops_with_answer=_jc.stops_with_budget),
     Route("analyze", Runs.WORKER, prepare=_jc.prepare_rolled, worker=_ec.run_analyze,
@@ -145,6 +148,9 @@ ROUTES: dict[str, Route] = {}
 """The route of every protocol command, by name (what a client may send)."""
 JOBS: dict[str, Route] = {}
 """The route of every worker job (protocol commands and the daemon's own), by name."""
+BYPASSES_LIMITS: set[str] = set()
+"""The control commands admitted past their client's in-flight limit and a full front
+queue (`cancel`, `ping`, `quit`)."""
 JUMPS_QUEUE: set[str] = set()
 """The commands a transport answers at once, ahead of the front's queue, when nothing
 of the same connection waits there (`ping`)."""
@@ -161,6 +167,8 @@ def _add(route: Route) -> None:
         route = dataclasses.replace(
             route, defaults={p.name: p.default for p in command.all_params()})
         ROUTES[route.name] = route
+        if route.bypasses_limits:
+            BYPASSES_LIMITS.add(route.name)
         if route.jumps_queue:
             JUMPS_QUEUE.add(route.name)
     elif route.name in COMMANDS:

@@ -66,8 +66,11 @@ def test_weight_policy(job: str, args: dict[str, object], heavy: bool) -> None:
     assert JOBS[job].heavy(args) is heavy
 
 
-def test_only_ping_jumps_the_queue() -> None:
+def test_the_transports_flags() -> None:
+    from jacquetd.daemon import server
+
     assert {"ping"} == registry.JUMPS_QUEUE
+    assert {"cancel", "ping", "quit"} == registry.BYPASSES_LIMITS == server.CONTROL_COMMANDS
     assert [name for name, r in ROUTES.items() if r.ends_session] == ["quit"]
     assert {name for name, r in ROUTES.items() if r.runs is Runs.REPLICA} == {
         "legal_moves", "apply_move"}
