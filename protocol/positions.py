@@ -52,13 +52,14 @@ def _is_int(v: Any) -> TypeGuard[int]:
 
 
 def check_position_map(pos: Any, field: str = "position") -> dict[str, Any]:
-    """Check the shape of a structured position and return a normalised copy.
+    """Check the shape of a structured position (SPEC.md section 5.1) and return a copy
+    holding only the keys SPEC.md defines that `pos` gives (unknown keys are dropped, per
+    the versioning rule; a nil `cube` or `match` is the same as an absent one).
 
-    Normalised: only the keys SPEC.md defines (unknown keys are dropped, per the
-    versioning rule); `dice` defaults to `[]` and `primed` to `[false, false]`;
-    a nil `cube` or `match` is the same as an absent one. Raises
-    ProtocolError(bad_position) with `field` pointing at the first fault.
-    Whether the position obeys the rules is for the rules core to say.
+    The shape is the rules core's (`Position.from_dict`): the same fields are required
+    and refused. Nothing is filled in here: a field left out keeps its default, which the
+    rules core alone supplies. Raises ProtocolError(bad_position) with `field` pointing
+    at the first fault. Whether the position obeys the rules is for the rules core to say.
     """
     if not isinstance(pos, Mapping):
         raise _bad("a position is a map or a string", field)
@@ -75,16 +76,18 @@ def check_position_map(pos: Any, field: str = "position") -> dict[str, Any]:
             if not _is_int(n) or not 0 <= n <= MAX_COUNT:
                 raise _bad(f"{key}[{i}] must be an integer 0-{MAX_COUNT}", f"{field}.{key}")
         out[key] = list(side)
-    dice = pos.get("dice", [])
-    if (not isinstance(dice, list | tuple) or len(dice) not in (0, 2)
-            or not all(_is_int(d) and 1 <= d <= 6 for d in dice)):
-        raise _bad("dice must be [] or two integers 1-6", f"{field}.dice")
-    out["dice"] = list(dice)
-    primed = pos.get("primed", [False, False])
-    if (not isinstance(primed, list | tuple) or len(primed) != 2
-            or not all(isinstance(p, bool) for p in primed)):
-        raise _bad("primed must be two booleans", f"{field}.primed")
-    out["primed"] = list(primed)
+    if "dice" in pos:
+        dice = pos["dice"]
+        if (not isinstance(dice, list | tuple) or len(dice) not in (0, 2)
+                or not all(_is_int(d) and 1 <= d <= 6 for d in dice)):
+            raise _bad("dice must be [] or two integers 1-6", f"{field}.dice")
+        out["dice"] = list(dice)
+    if "primed" in pos:
+        primed = pos["primed"]
+        if (not isinstance(primed, list | tuple) or len(primed) != 2
+                or not all(isinstance(p, bool) for p in primed)):
+            raise _bad("primed must be two booleans", f"{field}.primed")
+        out["primed"] = list(primed)
     cube = pos.get("cube")
     if cube is not None:
         out["cube"] = _check_cube(cube, f"{field}.cube")
@@ -97,50 +100,59 @@ def check_position_map(pos: Any, field: str = "position") -> dict[str, Any]:
 def _check_cube(cube: Any, field: str) -> dict[str, Any]:
     if not isinstance(cube, Mapping):
         raise _bad("cube must be a map {value, owner, pending}", field)
-    value, owner, pending = cube.get("value"), cube.get("owner"), cube.get("pending", False)
+    value, owner = cube.get("value"), cube.get("owner")
     if not _is_int(value) or not 1 <= value <= 1 << 30:
         raise _bad("cube.value must be a positive integer", f"{field}.value")
     if owner not in CUBE_OWNERS:
         raise _bad("cube.owner must be 'centre', 'on_roll' or 'opponent'", f"{field}.owner")
-    if not isinstance(pending, bool):
-        raise _bad("cube.pending must be a boolean", f"{field}.pending")
-    return {"value": value, "owner": owner, "pending": pending}
+    out: dict[str, Any] = {"value": value, "owner": owner}
+    if "pending" in cube:
+        if not isinstance(cube["pending"], bool):
+            raise _bad("cube.pending must be a boolean", f"{field}.pending")
+        out["pending"] = cube["pending"]
+    return out
 
 
 def _check_match(match: Any, field: str) -> dict[str, Any]:
     if not isinstance(match, Mapping):
         raise _bad("match must be a map {length, score, crawford}", field)
-    length, score, crawford = match.get("length"), match.get("score"), match.get("crawford", False)
+    length, score = match.get("length"), match.get("score")
     if not _is_int(length) or not 1 <= length <= 1000:
         raise _bad("match.length must be an integer 1-1000", f"{field}.length")
     if (not isinstance(score, list | tuple) or len(score) != 2
             or not all(_is_int(s) and 0 <= s <= 1000 for s in score)):
         raise _bad("match.score must be two integers 0-1000", f"{field}.score")
-    if not isinstance(crawford, bool):
-        raise _bad("match.crawford must be a boolean", f"{field}.crawford")
-    return {"length": length, "score": list(score), "crawford": crawford}
+    out: dict[str, Any] = {"length": length, "score": list(score)}
+    if "crawford" in match:
+        if not isinstance(match["crawford"], bool):
+            raise _bad("match.crawford must be a boolean", f"{field}.crawford")
+        out["crawford"] = match["crawford"]
+    return out
 
 
 def check_position_arg(value: Any, field: str = "position") -> dict[str, Any] | str:
-    """Check a position argument: a map, or a string (`start[:VARIANT]`, a board
-    literal, a position id, or a gnubg id / XGID / FIBS board, optionally after
-    `VARIANT:`). Board literals become maps; other strings are returned as they
-    are, for the daemon to resolve (`start_variant`, `foreign_position`, or the
-    rules core's id decoder)."""
+    """Check a position argument, reading no part of it that the server reads again.
+
+    A map gets its shape checked (`check_position_map`). A string must be one word of
+    printable ASCII; a board literal is read here into its checked map, which is handed
+    on; every other string (`start[:VARIANT]`, a position id, a gnubg id / XGID / FIBS
+    board, optionally after `VARIANT:`) is handed on as it is, for the server's one
+    position reader to read. Raises ProtocolError(bad_position)."""
     if isinstance(value, str):
         if not POSITION_TOKEN_RE.fullmatch(value):
             raise _bad("a position string is one word of printable ASCII, at most 512 "
                        "characters", field)
-        if value == START or value.startswith(START + ":"):
-            if start_variant(value) is None:
-                raise _bad(f"{value!r}: expected 'start' or 'start:VARIANT'", field)
-            return value
-        if foreign_position(value) is not None:
-            return value
-        if "/" in value:
+        if is_board_literal(value):
             return parse_board(value, field)
         return value
     return check_position_map(value, field)
+
+
+def is_board_literal(text: str) -> bool:
+    """Whether a position word is to be read as a board literal: it holds a `/` and is
+    neither `start:...` nor one of the backgammon notations (a gnubg id may hold `/`)."""
+    return ("/" in text and not text.startswith(START + ":")
+            and foreign_position(text) is None)
 
 
 def start_variant(token: str) -> str | None:
@@ -196,14 +208,19 @@ _CUBE_RE = re.compile(r"^cube:([0-9]{1,10}):(centre|on_roll|opponent)(:pending)?
 _MATCH_RE = re.compile(r"^match:([0-9]{1,4}):([0-9]{1,4}):([0-9]{1,4})(:crawford)?\Z")
 
 
+_CUBE_KEYS = {"value", "owner", "pending"}
+_MATCH_KEYS = {"length", "score", "crawford"}
+
+
 def board_representable(pos: Any) -> bool:
     """True when `pos` is a complete, normalised structured position (exactly the keys
     `format_board` writes), so that `parse_board(format_board(pos)) == pos`."""
     if not isinstance(pos, Mapping) or not {"variant", "on_roll", "opponent", "dice",
                                             "primed"} <= pos.keys() <= set(POSITION_KEYS):
         return False
-    if ("cube" in pos and pos["cube"] is None) or ("match" in pos and pos["match"] is None):
-        return False
+    for key, keys in (("cube", _CUBE_KEYS), ("match", _MATCH_KEYS)):
+        if key in pos and (not isinstance(pos[key], Mapping) or pos[key].keys() != keys):
+            return False
     try:
         normal = check_position_map(pos)
     except ProtocolError:

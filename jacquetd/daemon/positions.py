@@ -1,10 +1,11 @@
-"""The daemon's one entry point for position arguments, and the position fields of replies.
+"""The daemon's one position reader, and the position fields of replies.
 
-`resolve_position` turns what the codec let through (a checked map, `start[:VARIANT]`,
-a position id, or a gnubg id / XGID / FIBS board, optionally after `VARIANT:`) into a
-validated rules-core `Position`. `position_fields` is what a reply says about a
-position: its id, its structured form, and for backgammon the ids it is known by in
-gnubg and XG (`gnubg_id`, `xgid`).
+`resolve_position` is the one function every position argument goes through, once per
+request: it turns what the codec handed on (a checked map, the map of a board literal,
+or a string the codec did not read: `start[:VARIANT]`, a position id, a gnubg id / XGID /
+FIBS board, optionally after `VARIANT:`) into a validated rules-core `Position`.
+`position_fields` is what a reply says about a position: its id, its structured form,
+and for backgammon the ids it is known by in gnubg and XG (`gnubg_id`, `xgid`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
-from jacquetd_protocol.positions import foreign_position, start_variant
+from jacquetd_protocol.positions import START, foreign_position, parse_board, start_variant
 
 from jacquetd.errors import to_protocol_error
 from jacquetd.rules import VARIANTS, Cube, MatchState, Position, PositionError
@@ -27,6 +28,12 @@ def _bad(message: str, rule: str | None = None) -> ProtocolError:
     return ProtocolError(ErrorCode.BAD_POSITION, message, field="position", rule=rule)
 
 
+def _variant(name: str) -> str:
+    if name not in VARIANTS:
+        raise _bad(f"no variant {name!r} (variants: {', '.join(VARIANTS)})")
+    return name
+
+
 def _foreign(variant: str | None, text: str) -> Position:
     name = "backgammon"
     if variant is not None:
@@ -36,30 +43,38 @@ def _foreign(variant: str | None, text: str) -> Position:
             raise _bad(f"no variant {variant!r} (variants: {', '.join(VARIANTS)})") from None
     if name != "backgammon":
         raise _bad(why_not_variant(name))
-    try:
-        return parse_foreign(text, name)
-    except PositionError as exc:
-        raise to_protocol_error(exc) from None
+    return parse_foreign(text, name)
+
+
+def _read_text(text: str) -> Position:
+    """A position word, by its form (the codec's classification: `start` first, then the
+    backgammon notations, then board literals, then position ids)."""
+    if text == START or text.startswith(START + ":"):
+        variant = start_variant(text)
+        if variant is None:
+            raise _bad(f"{text!r}: expected 'start' or 'start:VARIANT'")
+        return Position.initial(_variant(variant))
+    foreign = foreign_position(text)
+    if foreign is not None:
+        return _foreign(foreign[0], foreign[2])
+    if "/" in text:  # the codec hands a board literal on read; other callers give the word
+        return Position.from_dict(parse_board(text))
+    return Position.from_id(text)
 
 
 def resolve_position(value: Any, dice: Any = None) -> Position:
-    """A validated position from a ``position`` argument (map, ``start[:VARIANT]``, id, or
-    a backgammon notation); ``dice``, when given, replaces the position's own."""
-    if isinstance(value, str):
-        variant = start_variant(value)
-        foreign = foreign_position(value)
-        if variant is not None:
-            if variant not in VARIANTS:
-                raise _bad(f"no variant {variant!r} (variants: {', '.join(VARIANTS)})")
-            pos = Position.initial(variant)
-        elif foreign is not None:
-            pos = _foreign(foreign[0], foreign[2])
+    """A validated position from a ``position`` argument (a map, ``start[:VARIANT]``, a
+    board literal, a position id, or a backgammon notation); ``dice``, when given,
+    replaces the position's own. Raises ProtocolError (``bad_position``)."""
+    try:
+        if isinstance(value, str):
+            pos = _read_text(value)
+        elif isinstance(value, Mapping):
+            pos = Position.from_dict(value)
         else:
-            pos = Position.from_id(value)
-    elif isinstance(value, Mapping):
-        pos = Position.from_dict(value)
-    else:
-        raise _bad("a position is a map or a string")
+            raise _bad("a position is a map or a string")
+    except PositionError as exc:
+        raise to_protocol_error(exc) from None
     if dice:
         pos = pos.with_dice(tuple(dice))
     return pos

@@ -13,16 +13,20 @@ Layout of the bytes before base64url (no padding):
     then, in match play:      match length, score of the side on roll, score of the opponent
 
 The token uses only letters, digits, '-' and '_', so it is safe inside a
-protocol text line. Decoding validates the position like any other input.
+protocol text line. This module reads and writes the bytes only, in plain values
+(`IdFields`), so that it needs nothing of `position.py`: `Position.to_id` and
+`Position.from_id` build on it, and `from_id` validates the position like any other
+input.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from .errors import PositionError
-from .position import Cube, CubeOwner, MatchState, Position
 from .variants import variant_by_index
 
 FORMAT_VERSION = 1
@@ -51,24 +55,47 @@ def _unpack_side(data: bytes) -> list[int]:
     return out
 
 
-def encode_position_id(pos: Position) -> str:
-    """Encode `pos` as its compact id (the inverse of `decode_position_id`)."""
-    flags = (pos.primed[0] * 1) | (pos.primed[1] * 2)
+#: A cube as the id carries it: log2 of its value, its owner (0 centre, 1 the side on
+#: roll, 2 the opponent), whether a double is pending.
+IdCube = tuple[int, int, bool]
+#: A match state as the id carries it: length, both scores (side on roll first), Crawford.
+IdMatch = tuple[int, int, int, bool]
+
+
+class IdFields(NamedTuple):
+    """What a position id carries, as plain values (not validated)."""
+
+    variant: str
+    me: list[int]
+    opp: list[int]
+    dice: tuple[int, ...]
+    primed: tuple[bool, bool]
+    cube: IdCube | None
+    match: IdMatch | None
+
+
+def encode_position_id(variant_index: int, me: tuple[int, ...], opp: tuple[int, ...],
+                       dice: Sequence[int], primed: Sequence[bool], cube: IdCube | None,
+                       match: IdMatch | None) -> str:
+    """The compact id of a position given by its parts (the inverse of
+    `decode_position_id`)."""
+    flags = (primed[0] * 1) | (primed[1] * 2)
     tail = bytearray()
-    if pos.cube is not None:
-        flags |= 4 | (8 if pos.cube.pending else 0)
-        tail += bytes((pos.cube.value.bit_length() - 1, int(pos.cube.owner)))
-    if pos.match is not None:
-        flags |= 16 | (32 if pos.match.crawford else 0)
-        tail += bytes((pos.match.length, pos.match.score[0], pos.match.score[1]))
-    dice = (pos.dice[0] << 4 | pos.dice[1]) if pos.dice else 0
-    raw = (bytes((FORMAT_VERSION, pos.rules.index)) + _pack_side(pos.me) + _pack_side(pos.opp)
-           + bytes((dice, flags)) + bytes(tail))
+    if cube is not None:
+        flags |= 4 | (8 if cube[2] else 0)
+        tail += bytes((cube[0], cube[1]))
+    if match is not None:
+        flags |= 16 | (32 if match[3] else 0)
+        tail += bytes(match[:3])
+    packed_dice = (dice[0] << 4 | dice[1]) if dice else 0
+    raw = (bytes((FORMAT_VERSION, variant_index)) + _pack_side(me) + _pack_side(opp)
+           + bytes((packed_dice, flags)) + bytes(tail))
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
-def decode_position_id(text: str) -> Position:
-    """Decode a compact id; raise PositionError saying what is wrong with it."""
+def decode_position_id(text: str) -> IdFields:
+    """The parts of a compact id; raise PositionError saying what is wrong with the token
+    (whether the position it carries obeys the rules is `Position.from_id`'s to check)."""
     if not isinstance(text, str) or not text or len(text) > 64:
         raise PositionError("a position id is a non-empty token of at most 64 characters")
     try:
@@ -89,8 +116,8 @@ def decode_position_id(text: str) -> Position:
     dice_byte, flags = raw[28], raw[29]
     dice = () if dice_byte == 0 else (dice_byte >> 4, dice_byte & 15)
     rest = raw[30:]
-    cube = None
-    match = None
+    cube: IdCube | None = None
+    match: IdMatch | None = None
     if flags & ~63:
         raise PositionError("position id has unknown flags")
     if flags & 4:
@@ -98,18 +125,18 @@ def decode_position_id(text: str) -> Position:
             raise PositionError("position id is truncated (cube)")
         if rest[1] > 2 or rest[0] > 12:
             raise PositionError("position id has a bad cube")
-        cube = Cube(1 << rest[0], CubeOwner(rest[1]), bool(flags & 8))
+        cube = (rest[0], rest[1], bool(flags & 8))
         rest = rest[2:]
     elif flags & 8:
         raise PositionError("position id has a pending double without a cube")
     if flags & 16:
         if len(rest) < 3:
             raise PositionError("position id is truncated (match)")
-        match = MatchState(rest[0], (rest[1], rest[2]), bool(flags & 32))
+        match = (rest[0], rest[1], rest[2], bool(flags & 32))
         rest = rest[3:]
     elif flags & 32:
         raise PositionError("position id has a Crawford flag outside match play")
     if rest:
         raise PositionError("position id has trailing bytes")
-    return Position.validated(variant.name, me, opp, dice, (bool(flags & 1), bool(flags & 2)),
-                              cube, match)
+    return IdFields(variant.name, me, opp, dice, (bool(flags & 1), bool(flags & 2)), cube,
+                    match)

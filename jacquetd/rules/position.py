@@ -9,6 +9,7 @@ constructor that takes outside input validates and never repairs.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -20,9 +21,12 @@ from .geometry import (
     forbidden_closure,
     has_prime,
 )
+from .posid import decode_position_id, encode_position_id
 from .variants import Variant, find_variant, opponent_point_map
 
 CHECKERS = 15
+#: How a variant is named in a structured position (the names of `variants.VARIANTS`).
+VARIANT_NAME = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 MAX_CUBE = 1 << 12
 MAX_MATCH_LENGTH = 255
 
@@ -51,7 +55,7 @@ _OWNER_WIRE = {
     CubeOwner.ON_ROLL: "on_roll",
     CubeOwner.OPPONENT: "opponent",
 }
-_OWNER_FROM_WIRE = {v: k for k, v in _OWNER_WIRE.items()} | {"center": CubeOwner.CENTRE}
+_OWNER_FROM_WIRE = {v: k for k, v in _OWNER_WIRE.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,39 +294,54 @@ class Position:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Position:
-        """Read the structured form; raise PositionError naming the bad field. Unknown keys
-        are ignored (protocol versioning rule)."""
+        """Read the structured form (protocol/SPEC.md section 5.1); raise PositionError
+        naming the bad field.
+
+        This is the one reading of that shape and the one place of its defaults: the
+        protocol's shape check (`jacquetd_protocol.positions.check_position_map`)
+        requires and refuses the same fields and fills in nothing. Required: `variant`,
+        `on_roll`, `opponent`, and in a `cube` its `value` and `owner`, in a `match` its
+        `length` and `score`. Defaults: `dice` [], `primed` [false, false], `cube` and
+        `match` absent or nil (cube off, money play), `cube.pending` and `match.crawford`
+        false. Unknown keys are ignored (protocol versioning rule)."""
         if not isinstance(d, Mapping):
             raise PositionError("a position must be a map")
-        variant = d.get("variant", "jacquet")
-        if not isinstance(variant, str):
-            raise PositionError("variant must be a string")
-        for key in ("on_roll", "opponent"):
+        for key in ("variant", "on_roll", "opponent"):
             if key not in d:
                 raise PositionError(f"missing field {key!r}")
+        variant = d["variant"]
+        if not isinstance(variant, str) or not VARIANT_NAME.fullmatch(variant):
+            raise PositionError("variant must be a variant name such as 'jacquet'")
         cube = None
         if d.get("cube") is not None:
             cube = _cube_from(d["cube"])
         match = None
         if d.get("match") is not None:
             match = _match_from(d["match"])
-        return cls.validated(variant, d["on_roll"], d["opponent"], d.get("dice") or (),
-                             d.get("primed") or (False, False), cube, match)
+        return cls.validated(variant, d["on_roll"], d["opponent"], d.get("dice", ()),
+                             d.get("primed", (False, False)), cube, match)
 
     # -- text forms (see notation.py and posid.py) ------------------------------------
 
     def to_id(self) -> str:
         """The compact one-token position id."""
-        from .posid import encode_position_id
-
-        return encode_position_id(self)
+        cube = match = None
+        if self.cube is not None:
+            cube = (self.cube.value.bit_length() - 1, int(self.cube.owner), self.cube.pending)
+        if self.match is not None:
+            match = (self.match.length, self.match.score[0], self.match.score[1],
+                     self.match.crawford)
+        return encode_position_id(self._v.index, self.me, self.opp, self.dice, self.primed,
+                                  cube, match)
 
     @classmethod
     def from_id(cls, text: str) -> Position:
         """Read a compact position id; raise PositionError."""
-        from .posid import decode_position_id
-
-        return decode_position_id(text)
+        f = decode_position_id(text)
+        cube = None if f.cube is None else Cube(1 << f.cube[0], CubeOwner(f.cube[1]), f.cube[2])
+        match = (None if f.match is None
+                 else MatchState(f.match[0], (f.match[1], f.match[2]), f.match[3]))
+        return cls.validated(f.variant, f.me, f.opp, f.dice, f.primed, cube, match)
 
     def __str__(self) -> str:
         return self.to_id()
@@ -364,8 +383,8 @@ def _checked_primed(primed: Any) -> tuple[bool, bool]:
 def _cube_from(c: Any) -> Cube:
     if not isinstance(c, Mapping):
         raise PositionError("cube must be a map with value, owner and pending")
-    value = c.get("value", 1)
-    owner = c.get("owner", "centre")
+    value = c.get("value")
+    owner = c.get("owner")
     pending = c.get("pending", False)
     if isinstance(value, bool) or not isinstance(value, int):
         raise PositionError("cube.value must be an integer", "C2")
@@ -380,7 +399,7 @@ def _match_from(m: Any) -> MatchState:
     if not isinstance(m, Mapping):
         raise PositionError("match must be a map with length, score and crawford")
     length = m.get("length")
-    score = m.get("score", [0, 0])
+    score = m.get("score")
     crawford = m.get("crawford", False)
     if isinstance(length, bool) or not isinstance(length, int):
         raise PositionError("match.length must be an integer", "C5")

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from jacquetd.rules import Cube, CubeOwner, MatchState, Position, PositionError
 from jacquetd.rules.gnubg_id import gnubg_id, match_id
 from jacquetd.rules.idwriter import IdWriter, id_writer
-from jacquetd.rules.posid import encode_position_id
 from jacquetd.rules.variants import VARIANTS
 from jacquetd.rules.xgid import format_xgid
 
@@ -29,8 +28,8 @@ seeds = st.integers(0, 2**32 - 1)
 
 def _straightforward(p: Position) -> tuple[str, str, str, dict[str, object]]:
     if p.variant == "backgammon":
-        return encode_position_id(p), gnubg_id(p), format_xgid(p), p.to_dict()
-    return encode_position_id(p), "", "", p.to_dict()
+        return p.to_id(), gnubg_id(p), format_xgid(p), p.to_dict()
+    return p.to_id(), "", "", p.to_dict()
 
 
 def _written(p: Position) -> tuple[str, str, str, dict[str, object]]:
