@@ -72,7 +72,7 @@ def decode_request(frame: bytes, limits: Limits = Limits(),  # noqa: B008
     (`too_large`, `too_deep`) keeps its id when `refused_id` can find it.
     """
     encoding = detect_encoding(frame)
-    if len(frame) > limits.max_frame_bytes:
+    if len(frame) > limits.max_frame_bytes:  # the one length check (unpack_map has none)
         raise ProtocolError(ErrorCode.TOO_LARGE, f"the message has {len(frame)} bytes, more "
                             f"than max_frame_bytes ({limits.max_frame_bytes})",
                             limit="max_frame_bytes", id=refused_id(frame, encoding))
@@ -161,10 +161,11 @@ def decode_reply(frame: bytes, limits: Limits = REPLY_LIMITS, *,
     comes from a `ReplyStreamDecoder` with the same limits, which has already checked a
     msgpack frame's shape and limits (it is not scanned a second time)."""
     encoding = detect_encoding(frame)
+    if len(frame) > limits.max_frame_bytes:  # the one length check (unpack_map has none)
+        raise ProtocolError(ErrorCode.TOO_LARGE, f"the reply has {len(frame)} bytes, more "
+                            f"than max_frame_bytes ({limits.max_frame_bytes})",
+                            limit="max_frame_bytes")
     if encoding == "text":
-        if len(frame) > limits.max_frame_bytes:
-            raise ProtocolError(ErrorCode.TOO_LARGE, "reply exceeds max_frame_bytes",
-                                limit="max_frame_bytes")
         try:
             text = frame.decode("utf-8")
         except UnicodeDecodeError:

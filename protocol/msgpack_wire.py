@@ -300,11 +300,12 @@ def _undecodable(exc: BaseException) -> str:
 
 
 def unpack_map(frame: bytes, limits: Limits, *, scanned: bool = False) -> dict[str, Any]:
-    """Decode a frame holding exactly one msgpack map, enforcing `limits` first.
-    `scanned`: the frame was cut from a byte stream by a `MsgpackScanner` with the same
-    limits (framing.py), so it is one whole object within them: it is not scanned twice."""
-    if len(frame) > limits.max_frame_bytes:
-        raise _too_large("message", "max_frame_bytes", limits.max_frame_bytes)
+    """Decode a frame holding exactly one msgpack map, enforcing `limits`. The frame's
+    length has been checked against `max_frame_bytes` by the caller (the codec checks
+    every frame's length once, before it picks the decoder, so that the refusal carries
+    the message's id). `scanned`: the frame was cut from a byte stream by a
+    `MsgpackScanner` with the same limits (framing.py), so it is one whole object within
+    them: it is not scanned twice."""
     if not starts_msgpack(frame):
         raise ProtocolError(ErrorCode.BAD_FRAME, "a msgpack message is a map")
     obj: Any = _NOT_DECODED

@@ -184,3 +184,29 @@ def test_text_request_forms() -> None:
     assert decode_request(b"hello 1.0,2.0").args == {"versions": ["1.0", "2.0"]}
     assert decode_request(b"analyze start 21 partials=off").args["partials"] is False
     assert refused(b"99999999999999999999 ping").field == "id"
+
+
+@pytest.mark.parametrize("encoding", ["msgpack", "json", "text"])
+def test_a_frame_over_max_frame_bytes_is_refused_by_its_length_alone(encoding: str) -> None:
+    """One length check, the codec's, for requests and replies in every encoding: the
+    refusal names the frame's size and the limit, and a request's keeps its id."""
+    from jacquetd_protocol import decode_reply
+
+    limits = Limits(max_frame_bytes=64)
+    pad = "x" * 80
+    request = {"msgpack": pack({"id": 3, "cmd": "ping", "pad": pad}),
+               "json": b'{"id": 3, "cmd": "ping", "pad": "' + pad.encode() + b'"}',
+               "text": b"3 ping " + pad.encode()}[encoding]
+    err = refused(request, limits)
+    assert (err.code, err.id, err.extra) == (ErrorCode.TOO_LARGE, 3,
+                                             {"limit": "max_frame_bytes"})
+    assert err.message == f"the message has {len(request)} bytes, more than max_frame_bytes (64)"
+    reply = {"msgpack": pack({"id": 3, "ok": True, "result": {"pad": pad}}),
+             "json": b'{"id": 3, "ok": true, "result": {"pad": "' + pad.encode() + b'"}}',
+             "text": b"=3 pad=" + pad.encode() + b"\n\n"}[encoding]
+    with pytest.raises(ProtocolError) as info:
+        decode_reply(reply, limits)
+    assert (info.value.code, info.value.extra) == (ErrorCode.TOO_LARGE,
+                                                   {"limit": "max_frame_bytes"})
+    assert info.value.message == (f"the reply has {len(reply)} bytes, more than "
+                                  "max_frame_bytes (64)")
