@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from jacquetd_protocol.errors import ProtocolError
 from jacquetd_protocol.positions import parse_board
 from jacquetd_protocol.records import Action, GameRecord, GameResult, MatchRecord
+from jacquetd_protocol.seeds import game_seed, move_seed
 
 from .client import JacquetClient
 from .errors import EngineError
@@ -35,8 +36,6 @@ log = logging.getLogger(__name__)
 PositionMap = dict[str, Any]
 PlayMap = Mapping[str, Any]
 Dice = tuple[int, int]
-#: Seeds sent to engines stay below the protocol's largest integer (2^63 - 1).
-MAX_SEED = (1 << 63) - 1
 
 
 @dataclass(frozen=True)
@@ -334,7 +333,7 @@ class Referee:
                 luck[seat] += cube_value * await self._luck(state.position, roll)
                 position = dict(state.position, dice=list(roll))
                 turn = Turn(position, roll, [], seat,
-                            (seed * 100_003 + state.moves) % MAX_SEED, state.moves)
+                            move_seed(seed, state.moves), state.moves)
                 # a pipelined player (an engine) is asked while the rules server lists the
                 # plays; its answer is checked against them once they are in. Its request
                 # goes out first (one pass of the event loop): it is the longer wait.
@@ -547,7 +546,7 @@ async def play_match(referee: Referee, players: tuple[Player, Player], dice: Dic
         crawford_done = crawford_done or crawford
         outcome = await referee.play_game(players, dice, variant=variant, cube=cube,
                                           score=(score[0], score[1]), match_length=length,
-                                          crawford=crawford, seed=seed + len(games),
+                                          crawford=crawford, seed=game_seed(seed, len(games)),
                                           number=len(games) + 1)
         games.append(outcome)
         if after_game is not None:

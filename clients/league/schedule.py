@@ -9,8 +9,9 @@ every pairing, then the next), so a league stopped early is still balanced.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
+
+from jacquetd_protocol.seeds import job_seed
 
 from .config import LeagueConfig
 
@@ -22,12 +23,6 @@ class Job:
     seed: int
     pair: str
     round: int
-
-
-def derive_seed(seed: int, *parts: object) -> int:
-    """A 63-bit seed from the league seed and the job's coordinates."""
-    text = ":".join(str(p) for p in (seed, *parts))
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
 
 def pairings(config: LeagueConfig) -> list[tuple[str, str]]:
@@ -48,7 +43,7 @@ def schedule(config: LeagueConfig) -> list[Job]:
     jobs: list[Job] = []
     for k in range(rounds):
         for a, b in pairings(config):
-            seed = derive_seed(config.seed, a, b, k)
+            seed = job_seed(config.seed, a, b, k)
             pair = f"{a}~{b}#{k}"
             jobs.append(Job(f"{pair}:0", (a, b), seed, pair, k))
             if config.swap and per_round * k + 1 < games:

@@ -7,147 +7,109 @@ back its record in one reply. It plays exactly what the referee of
 `jacquetd_clients.game` would have played through the protocol with the same
 seed, so a league's journal is the same whichever way its games went:
 
-- the dice are `random.Random(seed)` drawn as the referee's `SeededDice`:
-  the opening throw (two different dice; the higher one opens), then two
-  `randint(1, 6)` per roll; one stream serves every game of the match;
-- J2 rolls again after the opening throw; B2 and backgammon play it;
+- the games are played by the rules core's driver (`jacquetd.rules.driver`) on
+  a `Match` seeded with the match seed: one dice stream serves every game, drawn
+  as `jacquetd_protocol.seeds` describes it (the referee's `SeededDice`);
 - a roll with one legal play is played without asking the bot; otherwise the
-  bot gets the per-move seed `(game_seed * 100003 + moves) % (2**63 - 1)`,
-  where `game_seed` is the match seed plus the number of games before;
+  bot gets `seeds.move_seed(game seed, moves)`, the game seed being
+  `seeds.game_seed(match seed, games before)`;
 - each roll's luck is `luck` rounded to 6 decimals, as that command answers.
 
 With `swap` the same dice stream is played a second time with the seats
 swapped (the league's pair of games). Only money games and matches without the
-cube are played here; the league uses the referee for the rest.
+cube are played here (so without the Crawford rule, which only bars doubling);
+the league uses the referee for the rest.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from jacquetd_protocol.seeds import game_seed, move_seed
 
 from jacquetd.bots.interface import ENGINE
 from jacquetd.bots.players import NeuralBot, state_of, stop_function
 from jacquetd.errors import SearchTimedOut
-from jacquetd.rules import Play, Position, find_variant, generate_raw
-from jacquetd.rules.position import CHECKERS, MatchState
-from jacquetd.rules.scoring import game_result, result_name
-
-MAX_SEED = (1 << 63) - 1
-MAX_MOVES = 2000  # the referee's bound on one game
+from jacquetd.rules import Game, GameStateError, Match, Play, Position, RawPlay, find_variant
+from jacquetd.rules.driver import Chooser
+from jacquetd.rules.driver import play_match as drive_match
 
 
-class _Dice:
-    """The referee's `SeededDice`, synchronously."""
-
-    def __init__(self, seed: int) -> None:
-        self._rng = random.Random(seed)
-
-    def opening(self) -> tuple[int, int]:
-        while True:
-            a, b = self._rng.randint(1, 6), self._rng.randint(1, 6)
-            if a != b:
-                return a, b
-
-    def roll(self) -> tuple[int, int]:
-        return self._rng.randint(1, 6), self._rng.randint(1, 6)
-
-
-class _Seat:
+class _Seat(Chooser):
     """A daemon level playing one seat. The shipped levels choose among the raw plays
     exactly as their `choose` does (`jacquetd.bots.players`), without generating the
-    plays a second time; any other level is asked through its `choose`."""
+    plays a second time; any other level is asked through its `choose`. `seed` is the
+    seed of the game in play (the moves' seeds derive from it)."""
 
-    def __init__(self, level: str, variant: str, time_ms: int | None) -> None:
+    def __init__(self, level: str, variant: str, time_ms: int | None,
+                 stop: Callable[[], bool]) -> None:
         self.level = level
         self.variant = variant
         self.time_ms = time_ms
+        self.stop = stop
+        self.seed = 0
         self._bot = None if level == "random" else ENGINE.bot(level, variant)
 
-    def choose(self, rolled: Position, raws: list[Any], seed: int, stop: Any) -> Any:
-        """The chosen play of `raws` (the legal plays of `rolled`, more than one)."""
+    def choose(self, rolled: Position, plays: Sequence[RawPlay], number: int) -> RawPlay:
+        """The chosen play of `plays` (the legal plays of `rolled`, more than one)."""
+        seed = move_seed(self.seed, number)
         if self.level == "random":
-            return Play(rolled, raws[random.Random(seed).randrange(len(raws))])
+            return plays[random.Random(seed).randrange(len(plays))]
         if self.level == "heuristic":
             from jacquetd.bots import heuristic
 
-            return Play(rolled, raws[int(np.argmax(heuristic.scores(rolled.rules, raws)))])
+            return plays[int(np.argmax(heuristic.scores(rolled.rules, list(plays))))]
         if isinstance(self._bot, NeuralBot):
-            k = self._bot.searcher.best(state_of(rolled), raws, self._bot.plies,
-                                        stop_function(self.time_ms, stop))
-            return Play(rolled, raws[k])
+            return plays[self._bot.searcher.best(state_of(rolled), list(plays), self._bot.plies,
+                                                 stop_function(self.time_ms, self.stop))]
         assert self._bot is not None
-        return self._bot.choose(rolled, movetime_ms=self.time_ms, should_stop=stop)
-
-
-def _start(variant: str, score: tuple[int, int], length: int, crawford: bool) -> Position:
-    v = find_variant(variant)
-    side = [0] * 26
-    for point, count in v.start_setup:
-        side[point] = count
-    match = MatchState(length, score, crawford) if length > 0 else None
-    return Position(v.name, tuple(side), tuple(side), (), (False, False), None, match, v)
-
-
-def play_game(seats: tuple[_Seat, _Seat], dice: _Dice, *, variant: str, score: tuple[int, int],
-              length: int, seed: int, luck: bool, stop: Any) -> dict[str, Any]:
-    """One game as the referee plays it; the game's entry of the reply."""
-    v = find_variant(variant)
-    opening = dice.opening()
-    turn = 0 if opening[0] > opening[1] else 1
-    pos = _start(v.name, (score[turn], score[1 - turn]), length, False)
-    pending = (max(opening), min(opening)) if v.opening_plays_opening_dice else None
-    actions: list[list[Any]] = []
-    lucks = [0.0, 0.0]
-    moves = 0
-    while True:
-        if stop():
-            raise SearchTimedOut()
-        if pending is not None:
-            roll, pending = pending, None
-        else:
-            roll = dice.roll()
-            actions.append([turn, "roll", [roll[0], roll[1]]])
-        if luck:
-            lucks[turn] += round(ENGINE.luck(pos, roll), 6)
-        rolled = pos.with_dice(roll)
-        raws = generate_raw(rolled.rules, rolled.me, rolled.opp, roll)
-        if len(raws) == 1:
-            play = Play(rolled, raws[0])
-        else:
-            play = seats[turn].choose(rolled, raws, (seed * 100_003 + moves) % MAX_SEED, stop)
-        actions.append([turn, "move", play.move])
-        moves += 1
-        if play.raw.me[0] == CHECKERS:
-            after = play.after
-            points = game_result(after.rules, play.raw.me, play.raw.opp, after.primed[1])
-            return {"opening": list(opening), "actions": actions, "winner": turn,
-                    "points": points, "result": points, "reason": "bear-off",
-                    "name": result_name(after.rules, points), "moves": moves, "cube": 1,
-                    "luck": [lucks[0], lucks[1]] if luck else None}
-        if moves >= MAX_MOVES:
-            raise RuntimeError(f"a game passed {MAX_MOVES} moves")
-        pos = play.after
-        turn = 1 - turn
+        return self._bot.choose(rolled, movetime_ms=self.time_ms, should_stop=self.stop).raw
 
 
 def play_match(seats: tuple[_Seat, _Seat], seed: int, *, variant: str, length: int,
-               luck: bool, stop: Any) -> dict[str, Any]:
+               luck: bool, stop: Callable[[], bool]) -> dict[str, Any]:
     """A match to `length` points (0: one money game) on the dice stream `seed`."""
-    dice = _Dice(seed)
-    score = [0, 0]
-    games: list[dict[str, Any]] = []
-    while True:
-        game = play_game(seats, dice, variant=variant, score=(score[0], score[1]),
-                         length=length, seed=seed + len(games), luck=luck, stop=stop)
-        games.append(game)
-        score[game["winner"]] += game["points"]
-        if length == 0 or max(score) >= length:
-            break
-    return {"levels": [seats[0].level, seats[1].level], "score": score,
-            "winner": 0 if score[0] > score[1] else 1, "games": games}
+    match = Match(variant, length, cube_enabled=False, crawford_rule=False, seed=seed)
+    played: list[tuple[list[list[Any]], list[float]]] = []  # per game: actions, luck
+
+    def on_game(game: Game) -> None:
+        for s in seats:
+            s.seed = game_seed(seed, len(played))
+        played.append(([], [0.0, 0.0]))
+
+    def on_turn(game: Game, side: int, rolled: Position, thrown: bool) -> None:
+        if stop():
+            raise SearchTimedOut()
+        actions, lucks = played[-1]
+        dice = (rolled.dice[0], rolled.dice[1])
+        if thrown:
+            actions.append([side, "roll", [dice[0], dice[1]]])
+        if luck:
+            lucks[side] += round(ENGINE.luck(rolled.without_dice(), dice), 6)
+
+    def on_move(game: Game, side: int, play: Play, forced: bool) -> None:
+        played[-1][0].append([side, "move", play.move])
+
+    try:
+        drive_match(match, seats, on_turn=on_turn, on_move=on_move, on_game=on_game)
+    except GameStateError as exc:  # a game that never ends (both sides pass for ever)
+        raise RuntimeError(str(exc)) from None
+    games = [_entry(game, actions, lucks if luck else None)
+             for game, (actions, lucks) in zip(match.games, played, strict=True)]
+    return {"levels": [seats[0].level, seats[1].level], "score": list(match.score),
+            "winner": match.winner, "games": games}
+
+
+def _entry(game: Game, actions: list[list[Any]], luck: list[float] | None) -> dict[str, Any]:
+    """A finished game's entry of the reply."""
+    r = game.result
+    assert r is not None and game.opening_roll is not None
+    return {"opening": list(game.opening_roll), "actions": actions, "winner": r.winner,
+            "points": r.points, "result": r.result, "reason": r.reason, "name": r.name,
+            "moves": sum(1 for a in actions if a[1] == "move"), "cube": 1, "luck": luck}
 
 
 def run_bot_match(args: dict[str, Any], call: Any) -> dict[str, Any]:
@@ -156,7 +118,8 @@ def run_bot_match(args: dict[str, Any], call: Any) -> dict[str, Any]:
     variant = find_variant(args["variant"]).name
     levels = list(args["levels"])
     time_ms = args.get("time_ms")
-    seats = {name: _Seat(name, variant, time_ms) for name in set(levels)}
+    seats = {name: _Seat(name, variant, time_ms, call.should_stop)
+             for name in set(levels)}
     order = [(levels[0], levels[1])]
     if args.get("swap", False):
         order.append((levels[1], levels[0]))

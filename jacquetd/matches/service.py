@@ -35,6 +35,7 @@ from jacquetd_protocol.commands import COMMANDS as COMMANDS_BY_NAME
 from jacquetd_protocol.commands import MATCH_COMMAND_NAMES, validate_args
 from jacquetd_protocol.errors import ProtocolError
 from jacquetd_protocol.mat import MatchFileError
+from jacquetd_protocol.seeds import MAX_SEED
 
 from jacquetd.rules import VARIANTS, Position, find_variant
 from jacquetd.rules.interchange import foreign_ids
@@ -63,7 +64,6 @@ from .store import (
 log = logging.getLogger(__name__)
 
 STATUSES = ("playing", "adjourned", "over", "closed")
-MAX_SEED = (1 << 63) - 1
 RECENT_EVENTS = 1024  # events of a match kept in memory for its watchers
 ID_CHARS = frozenset("0123456789abcdef")
 

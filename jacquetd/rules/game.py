@@ -147,6 +147,14 @@ class Game:
                 raise IllegalMoveError(f"{move.move!r} is not a legal play here")
         else:
             chosen = apply_move(pos, move)
+        return self.make(chosen)
+
+    def make(self, chosen: Play) -> Play:
+        """Play `chosen`, a play generated from this game's `position()` with its dice (one
+        of `legal_plays()`, or a `generate_raw` play of that position): unlike `play`, the
+        play is not looked up among the legal plays again."""
+        if self.phase != "move":
+            raise GameStateError(f"no move to make now (phase {self.phase})")
         me, other = self.turn, 1 - self.turn
         self.sides[me] = list(chosen.raw.me)
         self.sides[other] = list(chosen.raw.opp)
