@@ -149,10 +149,12 @@ def check_position_arg(value: Any, field: str = "position") -> dict[str, Any] | 
 
 
 def is_board_literal(text: str) -> bool:
-    """Whether a position word is to be read as a board literal: it holds a `/` and is
-    neither `start:...` nor one of the backgammon notations (a gnubg id may hold `/`)."""
-    return ("/" in text and not text.startswith(START + ":")
-            and foreign_position(text) is None)
+    """Whether a position word is a board literal, told by its shape alone: a variant name,
+    then `/`, and not a GNU Backgammon id (whose base64 may hold `/`). `start:...` and
+    `VARIANT:`-prefixed words hold `:` before their first `/`; XGIDs and FIBS boards hold
+    no `/`."""
+    head, slash, _ = text.partition("/")
+    return bool(slash) and VARIANT_RE.fullmatch(head) is not None and not _GNUBG_ID_RE.match(text)
 
 
 def start_variant(token: str) -> str | None:
