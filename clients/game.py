@@ -5,9 +5,10 @@ The referee never knows the rules. It keeps the game as the structured position
 the daemon hands back (always seen from the side on roll), asks the daemon for
 the legal plays of each roll (`legal_moves`) and to validate a move given as
 text (`apply_move`), asks each side's `Player` for its decisions, and rolls
-the dice from a `DiceSource`. A game is over when the side that just moved has
-borne off all 15 checkers; the points come from the daemon when its reply
-carries them, else from `game_points` (the result tables of RULES.md: J12, B8, C4).
+the dice from a `DiceSource`. A game is over when the play just made carries its
+`result` (SPEC 5.2: the rules server adds it to every play that ends the game,
+with the points by J12, B8 or C4 and the cube): the referee takes the result
+from there and applies no scoring rule of its own.
 
 The dice are client-side and seeded (`SeededDice`) for now. A hosted match,
 where the server rolls, only needs another `DiceSource`.
@@ -56,27 +57,6 @@ VARIANTS: dict[str, VariantInfo] = {
 
 def variant_info(name: str) -> VariantInfo:
     return VARIANTS.get(name, VARIANTS["backgammon"])
-
-
-def game_points(after: PositionMap) -> tuple[int, str]:
-    """(result before the cube, its name) of a finished game, from the position after the
-    winning play (the loser on roll, the winner as `opponent`): J12, B8, C4."""
-    variant = after["variant"]
-    loser, winner_primed = after["on_roll"], bool(after.get("primed", [False, False])[1])
-    if loser[0] > 0:
-        result = 1
-    elif variant == "jacquet":
-        result = 2 if winner_primed else 3
-    elif variant == "backgammon" and (loser[25] or any(loser[19:25])):
-        result = 3
-    else:
-        result = 2
-    return result, variant_info(variant).result_names.get(result, str(result))
-
-
-def is_over(after: PositionMap) -> bool:
-    """Whether the side that just moved (now `opponent`) has borne off all 15."""
-    return bool(after["opponent"][0] >= 15)
 
 
 # -- dice ------------------------------------------------------------------------------
@@ -373,7 +353,7 @@ class Referee:
             state.position = after
             known = (after, str(play["position_id"]))
             await self.observer.moved(state, seat, roll, play)
-            if is_over(after):
+            if "result" in play:
                 state.turn = 1 - seat  # the position is seen from the loser now
                 result, name = _result_of(play)
                 value = int(after.get("cube", {}).get("value", 1))
@@ -505,14 +485,14 @@ def _drop(task: asyncio.Future[Any] | None) -> None:
 
 
 def _result_of(play: PlayMap) -> tuple[int, str]:
-    """The result of a game-ending play: the daemon's own (`result` in the play, when it
-    sends one), else the rules' tables applied to the final position."""
-    given = play.get("result")
-    if isinstance(given, dict) and isinstance(given.get("points"), int):
-        # the daemon's points include the cube (SPEC 5.2): the result is 1-3 before it
-        cube = int(play["position"].get("cube", {}).get("value", 1))
-        return int(given["points"]) // cube, str(given.get("name", ""))
-    return game_points(play["position"])
+    """The result (1-3, before the cube) and its name of a game-ending play, as the rules
+    server gives it (`result` in the play; its points include the cube, SPEC 5.2)."""
+    given = play["result"]
+    if not (isinstance(given, dict) and isinstance(given.get("points"), int)):
+        raise EngineError(f"the rules server sent a game-ending play without its points: "
+                          f"{given!r}")
+    cube = int(play["position"].get("cube", {}).get("value", 1))
+    return int(given["points"]) // cube, str(given.get("name", ""))
 
 
 # -- matches ---------------------------------------------------------------------------
