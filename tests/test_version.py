@@ -22,8 +22,11 @@ class _Context:
     def cancel(self, target: Any) -> bool:
         return False
 
-    def open_session(self, given: str | None) -> str:
+    def session(self, given: str | None) -> str:
         return given or "s"
+
+    def resume(self, session: str) -> None:
+        pass
 
     def match_record(self, match_id: str) -> str:
         raise LookupError(match_id)

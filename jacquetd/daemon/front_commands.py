@@ -28,9 +28,12 @@ class FrontContext(Protocol):
 
     def cancel(self, target: Any) -> bool: ...
 
-    def open_session(self, given: str | None) -> str:
-        """The session of a `hello` (`given`, checked, else a new one), which this
-        connection then presents."""
+    def session(self, given: str | None) -> str:
+        """The session a `hello` asks for: `given`, checked, else a new one."""
+        ...
+
+    def resume(self, session: str) -> None:
+        """This connection presents `session` from now on (its `hello` succeeded)."""
         ...
 
     def match_record(self, match_id: str) -> str:
@@ -44,8 +47,8 @@ FrontHandler = Callable[[FrontContext, dict[str, Any]], dict[str, Any]]
 def handle_hello(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     from jacquetd_protocol.version import negotiate
 
+    session = ctx.session(args.get("session"))
     chosen = negotiate(args.get("versions"))
-    session = ctx.open_session(args.get("session"))
     extra = ctx.hello_extra()
     result = describe(extra.pop("codec_limits"))
     result.update(
@@ -58,6 +61,7 @@ def handle_hello(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     result["limits"] = extra.pop("limits")
     result.update(extra)
     result["session"] = session
+    ctx.resume(session)
     return result
 
 

@@ -98,11 +98,12 @@ class _Context:
     def cancel(self, target: Any) -> bool:
         return self._service.cancel(self._peer, target)
 
-    def open_session(self, given: str | None) -> str:
-        session = self._service._hello_session(given)
+    def session(self, given: str | None) -> str:
+        return self._service._hello_session(given)
+
+    def resume(self, session: str) -> None:
         if not self._peer.key.startswith("zmq:"):  # a routing id can be taken over
             self._service._sessions[self._peer.key] = session
-        return session
 
     def match_record(self, match_id: str) -> str:
         exported = self._service._match_service().service.match_export({"match_id": match_id})

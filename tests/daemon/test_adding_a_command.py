@@ -113,6 +113,7 @@ def toy_daemon(tmp_path: Path) -> Iterator[Any]:
             daemon.proc.stdout.close()
 
 
+@pytest.mark.daemon
 def test_a_declared_command_is_served_over_every_transport_and_listed(toy_daemon: Any) -> None:
     from websockets.sync.client import connect
 
@@ -147,6 +148,7 @@ def test_a_declared_command_is_served_over_every_transport_and_listed(toy_daemon
         assert "toy_sum" in json.loads(ws.recv(timeout=10))["result"]["commands"]
 
 
+@pytest.mark.daemon
 def test_a_declared_command_is_served_over_stdio() -> None:
     from tests.conftest import REPO, daemon_env
 
