@@ -132,7 +132,6 @@ class Heartbeat:
 
     ivl_ms: int = 5_000  # probe (ping) a connection silent this long, and this often
     timeout_ms: int = 15_000  # drop a peer that has not answered this long
-    ttl_ms: int = 30_000  # accepted for older configurations; no longer used
 
 
 @dataclass(frozen=True)
@@ -176,6 +175,17 @@ class Config:
     # A Dask scheduler (tcp://HOST:PORT, or tls://...) that `rollout` sends its trials to;
     # None: the daemon's own worker pool.
     scheduler: str | None = None
+    # Tuning of the front (no flag; the file or `--config`). Each default is the value the
+    # named benchmark chose; rerun it with `--config` to choose again on other hardware.
+    # ZeroMQ messages the front reads per turn of its event loop: more reads a flood
+    # further ahead of the other endpoints' turns, fewer costs a turn per few messages
+    # (`python benchmarks/bench_hardening.py`: the TCP and gnubg probes' p99 under floods).
+    zmq_read_batch: int = 16
+    # A replica holds a second request (one waiting behind the one it computes) only while
+    # the replicas' mean time an answer is at least this many microseconds: a cheap
+    # request waits less in the front than behind another in a replica
+    # (`python benchmarks/bench_daemon_paired.py --clients 8`, against `--replicas 0`).
+    replica_deep_us: int = 400
 
     @property
     def worker_count(self) -> int:
@@ -279,6 +289,8 @@ _TOP_FIELDS = {
     "keep_matches",
     "keep_replies_days",
     "scheduler",
+    "zmq_read_batch",
+    "replica_deep_us",
 }
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -305,6 +317,8 @@ def _check(cfg: Config) -> Config:
     for name in _HEARTBEAT_FIELDS:
         _positive_int(f"heartbeat.{name}", getattr(cfg.heartbeat, name), minimum=0)
     _positive_int("workers", cfg.workers, minimum=0)
+    _positive_int("zmq_read_batch", cfg.zmq_read_batch)
+    _positive_int("replica_deep_us", cfg.replica_deep_us, minimum=0)
     for name in ("workers", "replicas"):
         if getattr(cfg, name) > process_cap():
             raise ConfigError(f"{name}: at most {process_cap()} on this machine "
@@ -409,8 +423,10 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
             # database only when asked to (see cli.load_config)
             changes[key] = (None if text.lower() in OFF_WORDS - {""}
                             else "" if text.lower() == "default" else text)
-        elif key in ("max_matches", "keep_matches"):
+        elif key in ("max_matches", "keep_matches", "zmq_read_batch"):
             changes[key] = _positive_int(key, value)
+        elif key == "replica_deep_us":
+            changes[key] = _positive_int(key, value, minimum=0)
         elif key in ("keep_days", "keep_replies_days", "drain_timeout_s", "cancel_grace_s"):
             changes[key] = _number(origin, key, value, above_zero=False)
         elif key == "match_idle_timeout_s":

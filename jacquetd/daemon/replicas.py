@@ -10,11 +10,11 @@ The front still admits, counts, cancels and times every request (`service.Servic
 replica knows nothing of clients.
 
 Work sharing: a replica takes one request at a time, and a second one waiting behind
-it (`DEPTH`) only while its answers are dear (`DEEP_S`: the replicas' recent answers
-took that long on average). A hop costs the front nearly as much as a cheap answer
-(0.07 ms against the 0.09 ms of an opening roll's plays), so a cheap request queued
-in a replica behind another waits longer than it would have in the front, for little
-work taken off it; a dear one (hundreds of plays) is worth the wait. When every
+it (`DEPTH`) only while its answers are dear (the replicas' recent answers took at
+least `deep_s` on average: the `replica_deep_us` setting). A hop costs the front about
+as much as a cheap answer (the plays of a roll with few), so a cheap request queued in
+a replica behind another waits longer than it would have in the front, for little work
+taken off it; a dear one (hundreds of plays) is worth the wait. When every
 replica holds what it may, or none is up yet, the front answers the request itself,
 as it does with replicas off: the front is then one more pair of hands rather than a
 queue.
@@ -61,6 +61,7 @@ from jacquetd_protocol.codec import encode_reply
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Reply
 
+from jacquetd.daemon.config import Config
 from jacquetd.daemon.workers import _mp_context
 from jacquetd.errors import to_protocol_error
 from jacquetd.logs import setup_logging
@@ -68,7 +69,7 @@ from jacquetd.logs import setup_logging
 log = logging.getLogger(__name__)
 
 DEPTH = 2  # requests one replica holds at most (one computing, one waiting in its pipe)
-DEEP_S = 0.0004  # a replica holds a second request only while answers take this long
+DEEP_S = Config.replica_deep_us / 1e6  # the default `deep_s` (see the module's work sharing)
 ANSWER_WEIGHT = 1 / 16  # of each answer in the replicas' running mean answer time
 RETRIES = 1  # a request whose replica died goes to another this many times
 CLOSE_S = 1.0  # at shutdown, replicas get this long to exit before they are killed
@@ -207,15 +208,17 @@ class ReplicaPool:
     """`count` replica processes, started in the background; `submit` hands one a request
     or says no (the front then answers it itself)."""
 
-    def __init__(self, count: int, *, log_level: int = logging.WARNING) -> None:
+    def __init__(self, count: int, *, log_level: int = logging.WARNING,
+                 deep_s: float = DEEP_S) -> None:
         self.count = max(0, count)
         self.log_level = log_level
+        self.deep_s = deep_s  # a second request only while answers take this long
         self._replicas: list[_Replica | None] = [None] * self.count
         self._tokens = itertools.count(1)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing = False
         self.answered = 0  # requests a replica answered (introspection, stats)
-        self.answer_s = 0.0  # running mean of the replicas' time an answer (`DEEP_S`)
+        self.answer_s = 0.0  # running mean of the replicas' time an answer (`deep_s`)
         self.restarts = 0
 
     @property
@@ -261,7 +264,7 @@ class ReplicaPool:
         only while answers are dear: see the module's work sharing); False when none has
         room (then nothing was taken)."""
         best: _Replica | None = None
-        depth = DEPTH if self.answer_s >= DEEP_S else 1
+        depth = DEPTH if self.answer_s >= self.deep_s else 1
         for replica in self._replicas:
             if (replica is not None and replica.ready and not replica.dead
                     and len(replica.held) < depth

@@ -52,7 +52,6 @@ log = logging.getLogger(__name__)
 
 SOCKET_LINGER_MS = 250  # at shutdown, queued replies get this long to leave
 MONITOR_BATCH = 16  # socket monitor events handled per turn of the event loop
-READ_BATCH = 16  # ZeroMQ messages read (and queued) per turn of the event loop (see _readable)
 SHED_CLIENT = ProtocolError(ErrorCode.BUSY, "too many requests of this client are queued or "
                             "in flight", limit="max_inflight_per_client")
 SHED_FULL = ProtocolError(ErrorCode.BUSY, "the server's queue is full")
@@ -251,21 +250,21 @@ class ZmqEndpoint:
             self._loop.call_soon(self._readable)
 
     def _readable(self) -> None:
-        """Read at most READ_BATCH messages (reading only queues them: front.py); if more
-        wait, the next batch comes on the loop's next turn, after the other endpoints, the
-        queue's slice, worker replies and timers. libzmq fair-queues the peers, so a batch
-        holds a message of every active peer.
+        """Read at most `zmq_read_batch` messages (the setting; reading only queues them:
+        front.py); if more wait, the next batch comes on the loop's next turn, after the
+        other endpoints, the queue's slice, worker replies and timers. libzmq fair-queues
+        the peers, so a batch holds a message of every active peer.
 
-        The batch is small on purpose: a message past its client's share is answered
-        `busy` right here, and a flooder resends at once, so a large batch makes every
-        turn of the loop long for everyone else (the soak measured 64 against 16: the
-        TCP and gnubg probes waited twice as long). What is not read waits in libzmq's
+        The batch bounds how long one turn of the loop spends on ZeroMQ: a message past
+        its client's share is answered `busy` right here and a flooder resends at once,
+        so every message a batch reads past the others' needs lengthens the turn the TCP,
+        gnubg and WebSocket endpoints wait for. What is not read waits in libzmq's
         per-peer pipes, which pushes back on the flooder and not on the others."""
         self._read_pending = False
         raw = self.raw
         if raw is None or raw.closed:
             return
-        for _ in range(READ_BATCH):
+        for _ in range(self.cfg.zmq_read_batch):
             try:
                 parts = _recv_message(raw)
             except zmq.Again:
@@ -464,7 +463,8 @@ class Daemon:
         self.service = Service(cfg, self.pool, endpoints=self.endpoints, stats=self.stats)
         if cfg.replica_count > 0:
             self.service.replicas = ReplicaPool(
-                cfg.replica_count, log_level=logging.getLogger().getEffectiveLevel())
+                cfg.replica_count, log_level=logging.getLogger().getEffectiveLevel(),
+                deep_s=cfg.replica_deep_us / 1e6)
         self.zmq: ZmqEndpoint | None = None
         self.tcp: streams.StreamServer | None = None
         self.gnubg: streams.StreamServer | None = None
@@ -647,7 +647,3 @@ async def _stdio_main(cfg: Config) -> int:
     await daemon.pool.close(timeout=POOL_CLOSE_S)
     sys.stdout.flush()
     return 0
-
-
-def endpoint_info(daemon: Daemon) -> dict[str, Any]:
-    return dict(daemon.endpoints)

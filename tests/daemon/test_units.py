@@ -69,10 +69,27 @@ def test_toml_then_flags(tmp_path: Path) -> None:
     {"log_level": "loud"},
     {"curve_secret": "x"},
     {"bind": "off", "tcp": "off", "gnubg": "off", "ws": "off"},
+    {"zmq_read_batch": 0},
+    {"replica_deep_us": -1},
+    {"replica_deep_us": 0.5},
+    {"heartbeat": {"ttl_ms": 30_000}},
 ])
 def test_bad_settings_are_refused(settings: dict[str, object]) -> None:
     with pytest.raises(ConfigError):
         build_config(None, settings)
+
+
+def test_the_front_tuning_is_read_from_the_file(tmp_path: Path) -> None:
+    """The tuned thresholds are settings: the file sets them, the daemon's parts use them."""
+    from jacquetd.daemon.replicas import DEEP_S, ReplicaPool
+
+    default = build_config(None, {})
+    assert (default.zmq_read_batch, default.replica_deep_us) == (16, 400)
+    assert DEEP_S == default.replica_deep_us / 1e6 == ReplicaPool(1).deep_s
+    toml = tmp_path / "jacquetd.toml"
+    toml.write_text("zmq_read_batch = 4\nreplica_deep_us = 0\n")
+    cfg = build_config(toml, {})
+    assert (cfg.zmq_read_batch, cfg.replica_deep_us) == (4, 0)
 
 
 def test_bad_toml_is_a_config_error(tmp_path: Path) -> None:
