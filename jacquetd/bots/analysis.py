@@ -154,8 +154,8 @@ def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
     `backgammon`, money and match play alike, the cubeful search (`cubeful.py`)
     replaces Janowski's formula: one roll deep at 1 ply (leaves at 0 plies), two
     rolls deep at 2 plies and more (the opponent's cube action and rolls too,
-    leaves at `plies - 2`): each measured closer to GNU Backgammon's 2-ply
-    cubeful decisions than what it replaced.
+    leaves at `plies - 2`): each agrees more closely with GNU Backgammon's 2-ply
+    cubeful decisions than Janowski's formula (`benchmarks/bench_cube.py`).
     A decision in a short bear-off (at most seven checkers a side, all home) is
     exact at every depth and in every variant: money play from the two-sided
     table (`bearoff_cube.py`), match play solved at its score (`bearoff_match.py`).

@@ -44,10 +44,10 @@ from .search import ROLLS, Searcher, State, roll_replies
 
 DEEP_PLIES = 2
 """From this depth `analysis.cube_decision` searches two rolls deep (`money_decision_deep`,
-`match_decision_deep`): at 2 plies it agreed with GNU Backgammon's 2-ply cubeful decisions
-more often and lost a quarter to a third as much equity per decision as the one-roll
-search, money and match play, on three samples of 500 (benchmarks/bench_cube.py --method
-deep, README)."""
+`match_decision_deep`): the depth from which the two-roll search agrees with GNU
+Backgammon's 2-ply cubeful decisions more often, and loses less equity per decision, than
+the one-roll search, money and match play (chosen by `python benchmarks/bench_cube.py
+--method deep`; its figures are in the README)."""
 
 ExactLeaves = Callable[[list[tuple[np.ndarray, np.ndarray]]],
                       "list[tuple[float, float] | None]"]

@@ -88,7 +88,7 @@ class BotsEngine:
 
     @property
     def default_level(self) -> str:
-        """The strongest level answering within one second here."""
+        """The strongest level whose moves take under a second (`players.DEFAULT_LEVEL`)."""
         return DEFAULT_LEVEL
 
     def searches(self, level: str) -> bool:

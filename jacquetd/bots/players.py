@@ -33,7 +33,8 @@ from .search import Searcher, State
 BOT_LEVELS: tuple[str, ...] = ("random", "heuristic", "neural", "neural-1", "neural-2")
 LEVEL_PLIES = {"neural": 0, "neural-1": 1, "neural-2": 2}
 DEFAULT_LEVEL = "neural-2"
-"""The strongest level that answers within one second here (see benchmarks/bench_bots.py)."""
+"""The strongest level whose moves take under a second (chosen by
+`python benchmarks/bench_bots.py`, which times every level)."""
 
 StopFn = Callable[[], bool]
 

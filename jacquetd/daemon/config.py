@@ -104,11 +104,11 @@ class Limits(CodecLimits):
     # connection is closed (a peer that trickles bytes holds nothing for long).
     message_timeout_ms: int = 30_000
     gnubg_max_line_bytes: int = 4096  # a longer gnubg line gets an error line
-    # Work one request may ask for: search depth (4 plies takes about 40 s here; 5 takes
-    # minutes and gigabytes), the memory of the worker running it (a worker over it is
-    # replaced and the request gets `too_large`), and the share of the workers (percent,
-    # at least one of two or more) kept for cheap requests while heavy ones (2 plies and
-    # more, record analysis, a budget over a second) wait.
+    # Work one request may ask for: search depth (each ply multiplies the work by the 21
+    # rolls; 5 plies takes minutes and gigabytes), the memory of the worker running it (a
+    # worker over it is replaced and the request gets `too_large`), and the share of the
+    # workers (percent, at least one of two or more) kept for cheap requests while heavy
+    # ones (2 plies and more, record analysis, a budget over a second) wait.
     max_watches: int = 10_000  # match_watch streams open at once, all clients together
     max_plies: int = 4
     worker_max_rss_mb: int = 2048
