@@ -40,10 +40,6 @@ def always_heavy(args: dict[str, Any]) -> bool:
     return True
 
 
-def never_heavy(args: dict[str, Any]) -> bool:
-    return False
-
-
 # ---- cancel policies: (request arguments) -> whether a cancel ends it with an answer ----
 
 def never_stops(args: dict[str, Any]) -> bool:
