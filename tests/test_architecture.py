@@ -314,13 +314,7 @@ def test_module_level_use_of_a_lazy_dependency_is_caught() -> None:
 #: modules a line; the lead empties this list. A listed cycle that is gone fails the test
 #: too, so the list cannot outlive what it excuses.
 KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset({
-    frozenset({"jacquetd.rules.posid", "jacquetd.rules.position"}),
     frozenset({"jacquetd.bots.bearoff", "jacquetd.bots.bearoff_cube"}),
-    frozenset({"jacquetd.daemon.rollout_command", "jacquetd.daemon.service"}),
-    frozenset({"jacquetd.daemon.engine_commands", "jacquetd.daemon.gnubg_commands",
-               "jacquetd.daemon.handlers", "jacquetd.daemon.hosted",
-               "jacquetd.daemon.job_checks", "jacquetd.daemon.workers"}),
-    frozenset({"jacquetd_clients.league.cluster", "jacquetd_clients.league.runner"}),
 })
 
 
