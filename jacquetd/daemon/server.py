@@ -38,7 +38,7 @@ from zmq.auth.asyncio import AsyncioAuthenticator
 from zmq.utils.monitor import recv_monitor_message
 
 from jacquetd.bots import bearoff
-from jacquetd.daemon import hosted, ports, streams
+from jacquetd.daemon import hosted, ports, registry, streams
 from jacquetd.daemon.config import Config, ConfigError, Heartbeat, zmq_endpoint_is_loopback
 from jacquetd.daemon.replicas import ReplicaPool
 from jacquetd.daemon.service import Service
@@ -57,7 +57,7 @@ SHED_CLIENT = ProtocolError(ErrorCode.BUSY, "too many requests of this client ar
 SHED_FULL = ProtocolError(ErrorCode.BUSY, "the server's queue is full")
 # Admitted past the client's in-flight limit and a full queue: they free what the client
 # holds or cost only their answer (see `_control`).
-CONTROL_COMMANDS = frozenset({"cancel", "ping", "quit"})
+CONTROL_COMMANDS = frozenset(registry.BYPASSES_LIMITS)
 _CONTROL_WORDS = tuple(name.encode() for name in CONTROL_COMMANDS)
 POOL_CLOSE_S = 0.5  # at shutdown, workers get this long to exit before they are killed
 SNDHWM = 1_000  # replies queued per peer before that peer is dropped (see _send_failed)
@@ -312,7 +312,7 @@ class ZmqEndpoint:
         if b"ping" in body and not front.waiting(peer.key):
             request = self._decode(peer, body)
             if request is not None:
-                if request.cmd == "ping":
+                if request.cmd in registry.JUMPS_QUEUE:
                     service.handle(peer, request)  # cheap: never waits behind other backlogs
                 else:
                     front.put(peer.key, service.handle, peer, request, len(body))

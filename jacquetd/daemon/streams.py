@@ -28,7 +28,7 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.gnubg_wire import GnubgLineDecoder
 from jacquetd_protocol.messages import Encoding, Reply, Request
 
-from jacquetd.daemon import gnubg
+from jacquetd.daemon import gnubg, registry
 from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
 from jacquetd.daemon.gnubg_commands import GNUBG_DECIDE, GNUBG_EVALUATE
 from jacquetd.daemon.jobs import Done
@@ -254,7 +254,7 @@ class ProtocolConnection(_Connection):
                 request = decode_stream_item(self, item)
                 if request is None:
                     continue
-                if (request.cmd == "ping" and not front.waiting(self.key)
+                if (request.cmd in registry.JUMPS_QUEUE and not front.waiting(self.key)
                         and not (self.closed or self.ending)):
                     self.service.handle(self, request)  # nothing of this peer before it
                 else:

@@ -55,6 +55,7 @@ from websockets.datastructures import Headers, MultipleValuesError
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from jacquetd.daemon import registry
 from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
 from jacquetd.daemon.service import Service
 from jacquetd.daemon.streams import PAUSE_AT, RESUME_AT, socket_budget
@@ -520,7 +521,7 @@ class WsEndpoint:
             request = self._decode(peer, message)
             if request is None:
                 return
-            if request.cmd == "ping" and not front.waiting(peer.key):
+            if request.cmd in registry.JUMPS_QUEUE and not front.waiting(peer.key):
                 peer.feeding = True  # the reading task sends the reply right after
                 try:
                     self.service.handle(peer, request)
