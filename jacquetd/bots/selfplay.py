@@ -1,11 +1,13 @@
-"""Fast game loops on raw side arrays, for training and benchmarks.
+"""Self-play on the engine's game driver, for training and benchmarks.
 
-A game is driven directly by `jacquetd.rules.generate_raw` (no Position
-objects). A *chooser* picks one of the legal plays of a turn; the loop keeps
-the 'has held a prime' flags (J12), applies the variant's opening (J2: the
-winner of the opening throw rolls again; B2 and backgammon: the opening
-throw, never a double, is the first turn) and scores the result (J12, B8,
-C4) with the cube at 1.
+A game is played by `jacquetd.rules.driver` (the rules core's one game loop)
+with the dice of a numpy generator. A *chooser* picks one of the raw legal
+plays of a turn (`jacquetd.rules.generate_raw`); the driver keeps the 'has held
+a prime' flags (J12), applies the variant's opening (J2: the side that opens
+rolls again; B2 and backgammon: the opening throw, never a double, is the first
+turn) and scores the result (J12, B8, C4) with the cube at 1. Here the side
+that opens is given (`first`): the opening throw only gives the first turn's
+dice where the variant plays them.
 """
 
 from __future__ import annotations
@@ -15,10 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jacquetd.rules import RawPlay, Variant, generate_raw
-from jacquetd.rules.geometry import has_prime
-
-from .evaluator import score_of
+from jacquetd.rules import Game, GameStateError, Play, Position, RawPlay, Variant
+from jacquetd.rules.driver import Chooser as Player
+from jacquetd.rules.driver import play_game as drive
 
 Side = tuple[int, ...]
 
@@ -60,34 +61,72 @@ def opening_roll(variant: Variant, rng: np.random.Generator) -> tuple[int, int]:
             return a, b
 
 
-def play_game(variant: Variant, choosers: tuple[Chooser, Chooser], rng: np.random.Generator,
-              *, first: int = 0, on_turn: TurnHook | None = None,
+class _Dice:
+    """The driver's dice from `rng`: the opening throw makes `first` open (J2: without a
+    throw; B2 and backgammon: a roll that is not a double, played as the first turn);
+    `last` is the latest roll in the order drawn."""
+
+    def __init__(self, variant: Variant, rng: np.random.Generator, first: int) -> None:
+        self.variant = variant
+        self.rng = rng
+        self.first = first
+        self.last = (0, 0)
+
+    def opening(self) -> tuple[int, int]:
+        if not self.variant.opening_plays_opening_dice:
+            return (2, 1) if self.first == 0 else (1, 2)
+        self.last = a, b = opening_roll(self.variant, self.rng)
+        high, low = max(a, b), min(a, b)
+        return (high, low) if self.first == 0 else (low, high)
+
+    def roll(self) -> tuple[int, int]:
+        self.last = roll(self.rng)
+        return self.last
+
+
+class _Seat(Player):
+    """A chooser playing one side through the driver; `on_turn` sees every turn."""
+
+    def __init__(self, index: int, chooser: Chooser, dice: _Dice,
+                 on_turn: TurnHook | None) -> None:
+        self.index = index
+        self.chooser = chooser
+        self.dice = dice
+        self.on_turn = on_turn
+
+    def turn(self, rolled: Position) -> Turn:
+        return Turn(rolled.me, rolled.opp, rolled.primed[0], rolled.primed[1], self.dice.last)
+
+    def choose(self, rolled: Position, plays: Sequence[RawPlay], number: int) -> RawPlay:
+        turn = self.turn(rolled)
+        k = self.chooser(turn, plays)
+        if self.on_turn is not None:
+            self.on_turn(self.index, turn, plays, k)
+        return plays[k]
+
+
+def play_game(variant: Variant, choosers: tuple[Chooser, Chooser],
+              rng: np.random.Generator, *, first: int = 0, on_turn: TurnHook | None = None,
               max_turns: int = 3000) -> tuple[int, int]:
     """Play one game; return (winner index 0/1, points won with the cube at 1).
 
     A game still running after `max_turns` turns is abandoned as (-1, 0): in
     backgammon two closed boards with a checker on each bar pass for ever.
 
-    `first` is the index of the chooser that opens; `on_turn(player, turn,
-    plays, chosen)` is called after every choice (luck accounting uses it).
+    `first` is the index of the chooser that opens; `on_turn(player, turn, plays,
+    chosen)` is called after every choice, a forced play's included (luck accounting
+    uses it).
     """
-    sides = [start_side(variant), start_side(variant)]
-    flags = [False, False]
-    player = first
-    dice = opening_roll(variant, rng)
-    for _ in range(max_turns):
-        me, opp = sides[player], sides[1 - player]
-        turn = Turn(me, opp, flags[player], flags[1 - player], dice)
-        raws = generate_raw(variant, me, opp, dice)
-        k = choosers[player](turn, raws) if len(raws) > 1 else 0
-        if on_turn is not None:
-            on_turn(player, turn, raws, k)
-        rp = raws[k]
-        sides[player], sides[1 - player] = rp.me, rp.opp
-        if variant.tracks_primes and not flags[player] and has_prime(rp.me):
-            flags[player] = True
-        if rp.me[0] == 15:
-            return player, score_of(variant, rp.me, rp.opp, flags[player])
-        player = 1 - player
-        dice = roll(rng)
-    return -1, 0  # abandoned: both sides passing for ever (closed boards, both on the bar)
+    dice = _Dice(variant, rng, first)
+    seats = (_Seat(0, choosers[0], dice, on_turn), _Seat(1, choosers[1], dice, on_turn))
+
+    def forced(game: Game, side: int, play: Play, was_forced: bool) -> None:
+        if was_forced and on_turn is not None:
+            on_turn(side, seats[side].turn(play.before), [play.raw], 0)
+
+    game = Game(variant.name, cube_enabled=False, dice=dice)  # type: ignore[arg-type]
+    try:
+        result = drive(game, seats, max_moves=max_turns, on_move=forced)
+    except GameStateError:
+        return -1, 0  # abandoned: both sides passing for ever (closed boards, both on the bar)
+    return result.winner, result.points

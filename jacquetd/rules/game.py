@@ -17,7 +17,7 @@ from .movegen import Play, legal_plays
 from .notation import apply_move
 from .position import Cube, CubeOwner, MatchState, Position
 from .scoring import game_result, result_name
-from .variants import find_variant
+from .variants import Variant, find_variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +47,8 @@ class Game:
     match: MatchState | None = None
     """The match state seen from side 0 (None: money play)."""
     dice: DiceSource = field(default_factory=DiceSource)
-    sides: list[list[int]] = field(init=False)
+    sides: list[tuple[int, ...]] = field(init=False)
+    """Each side's checkers (26 counts: borne off, points 1-24, the bar), side 0 first."""
     primed: list[bool] = field(init=False)
     turn: int = field(init=False, default=0)
     rolled: tuple[int, int] | None = field(init=False, default=None)
@@ -56,16 +57,19 @@ class Game:
     pending_double: bool = field(init=False, default=False)
     pending_resign: tuple[int, int] | None = field(init=False, default=None)
     result: GameResult | None = field(init=False, default=None)
-    history: list[str] = field(init=False, default_factory=list)
+    rules: Variant = field(init=False, repr=False)
+    """The variant's rules (`find_variant(variant)`)."""
+    _log: list[tuple[object, ...]] = field(init=False, default_factory=list, repr=False)
+    """The actions so far, formatted by `history` when it is read."""
     opening_roll: tuple[int, int] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
-        v = find_variant(self.variant)
+        v = self.rules = find_variant(self.variant)
         self.variant = v.name
         if self.cube_enabled is None:
             self.cube_enabled = v.cube_default
         start = Position.initial(v.name)
-        self.sides = [list(start.me), list(start.opp)]
+        self.sides = [start.me, start.opp]
         self.primed = [False, False]
 
     # -- state -------------------------------------------------------------------------
@@ -84,6 +88,25 @@ class Game:
             return "move"
         return "roll"
 
+    @property
+    def history(self) -> list[str]:
+        """Every action so far, one line each: `opening 52`, `0 roll 64`, `1 move 24/18
+        13/11` (`pass` for a roll that cannot be played), `0 double`, `1 take`, `1 drop`,
+        `0 resign 2`, `1 accept`, `1 reject`, `0 wins 2`."""
+        lines = []
+        for entry in self._log:
+            if entry[0] == "opening":
+                lines.append(f"opening {entry[1]}{entry[2]}")
+            elif entry[1] == "roll":
+                lines.append(f"{entry[0]} roll {entry[2]}{entry[3]}")
+            elif entry[1] == "move":
+                play = entry[2]
+                assert isinstance(play, Play)
+                lines.append(f"{entry[0]} move {play.move or 'pass'}")
+            else:
+                lines.append(" ".join(str(e) for e in entry))
+        return lines
+
     def position(self, side: int | None = None) -> Position:
         """The position seen by `side` (default: the side on turn), with the dice if rolled."""
         me = self.turn if side is None else side
@@ -97,8 +120,9 @@ class Game:
         if self.match is not None:
             match = self.match if me == 0 else self.match.swapped()
         dice = self.rolled if (self.rolled and me == self.turn) else ()
-        return Position(self.variant, tuple(self.sides[me]), tuple(self.sides[other]),
-                        dice or (), (self.primed[me], self.primed[other]), cube, match)
+        return Position(self.variant, self.sides[me], self.sides[other],
+                        dice or (), (self.primed[me], self.primed[other]), cube, match,
+                        self.rules)
 
     def may_double(self) -> bool:
         """C2/C5: the side on turn may double now (before rolling)."""
@@ -115,8 +139,8 @@ class Game:
         d0, d1 = self.dice.opening()
         self.opening_roll = (d0, d1)
         self.turn = 0 if d0 > d1 else 1
-        self.history.append(f"opening {d0}{d1}")
-        if find_variant(self.variant).opening_plays_opening_dice:
+        self._log.append(("opening", d0, d1))
+        if self.rules.opening_plays_opening_dice:
             self.rolled = (max(d0, d1), min(d0, d1))
         return d0, d1
 
@@ -124,11 +148,14 @@ class Game:
         """Roll for the side on turn (or use `dice`, for supplied-dice play)."""
         if self.phase != "roll":
             raise GameStateError(f"cannot roll now (phase {self.phase})")
-        rolled = dice if dice is not None else self.dice.roll()
-        if len(rolled) != 2 or not all(1 <= d <= 6 for d in rolled):
-            raise GameStateError(f"bad dice {rolled}", "G6")
+        if dice is None:
+            rolled = self.dice.roll()
+        elif len(dice) != 2 or not all(1 <= d <= 6 for d in dice):
+            raise GameStateError(f"bad dice {dice}", "G6")
+        else:
+            rolled = dice
         self.rolled = (rolled[0], rolled[1])
-        self.history.append(f"{self.turn} roll {rolled[0]}{rolled[1]}")
+        self._log.append((self.turn, "roll", rolled[0], rolled[1]))
         return self.rolled
 
     def legal_plays(self) -> list[Play]:
@@ -156,14 +183,14 @@ class Game:
         if self.phase != "move":
             raise GameStateError(f"no move to make now (phase {self.phase})")
         me, other = self.turn, 1 - self.turn
-        self.sides[me] = list(chosen.raw.me)
-        self.sides[other] = list(chosen.raw.opp)
-        if find_variant(self.variant).tracks_primes and has_prime(self.sides[me]):
+        self.sides[me] = chosen.raw.me
+        self.sides[other] = chosen.raw.opp
+        v = self.rules
+        if v.tracks_primes and has_prime(self.sides[me]):
             self.primed[me] = True
-        self.history.append(f"{me} move {chosen.move or 'pass'}")
+        self._log.append((me, "move", chosen))
         self.rolled = None
         if self.sides[me][0] == 15:
-            v = find_variant(self.variant)
             res = game_result(v, self.sides[me], self.sides[other], self.primed[me])
             self._finish(me, res, "bear-off", result_name(v, res))
         else:
@@ -174,7 +201,7 @@ class Game:
         if not self.may_double():
             raise GameStateError("the side on turn may not double now", "C2")
         self.pending_double = True
-        self.history.append(f"{self.turn} double")
+        self._log.append((self.turn, "double"))
 
     def take(self) -> None:
         if self.phase != "double":
@@ -182,13 +209,13 @@ class Game:
         self.pending_double = False
         self.cube_value *= 2
         self.cube_owner = 1 - self.turn
-        self.history.append(f"{1 - self.turn} take")
+        self._log.append((1 - self.turn, "take"))
 
     def drop(self) -> None:
         if self.phase != "double":
             raise GameStateError("no double to drop", "C2")
         self.pending_double = False
-        self.history.append(f"{1 - self.turn} drop")
+        self._log.append((1 - self.turn, "drop"))
         self._finish(self.turn, 1, "drop", "drop")
 
     def resign(self, side: int, result: int) -> None:
@@ -201,26 +228,25 @@ class Game:
             raise GameStateError(f"cannot resign now (phase {self.phase})")
         if side not in (0, 1):
             raise GameStateError("side must be 0 or 1")
-        most = 2 if find_variant(self.variant).name == "jacquet-be" else 3
+        most = 2 if self.rules.name == "jacquet-be" else 3
         if not 1 <= result <= most:
             raise GameStateError(f"a resignation in {self.variant} is worth 1 to {most}",
                                  "B8" if most == 2 else "J12")
         self.pending_resign = (side, result)
-        self.history.append(f"{side} resign {result}")
+        self._log.append((side, "resign", result))
 
     def answer_resign(self, accept: bool) -> None:
         if self.pending_resign is None:
             raise GameStateError("no resignation to answer")
         side, result = self.pending_resign
         self.pending_resign = None
-        self.history.append(f"{1 - side} {'accept' if accept else 'reject'}")
+        self._log.append((1 - side, "accept" if accept else "reject"))
         if accept:
-            v = find_variant(self.variant)
-            self._finish(1 - side, result, "resign", result_name(v, result))
+            self._finish(1 - side, result, "resign", result_name(self.rules, result))
 
     def _finish(self, winner: int, result: int, reason: str, name: str) -> None:
         self.result = GameResult(winner, result * self.cube_value, result, reason, name)
-        self.history.append(f"{winner} wins {self.result.points}")
+        self._log.append((winner, "wins", self.result.points))
 
 
 @dataclass
