@@ -124,7 +124,7 @@ def play_game(variant: Variant, choosers: tuple[Chooser, Chooser],
         if was_forced and on_turn is not None:
             on_turn(side, seats[side].turn(play.before), [play.raw], 0)
 
-    game = Game(variant.name, cube_enabled=False, dice=dice)  # type: ignore[arg-type]
+    game = Game(variant.name, cube_enabled=False, dice=dice)
     try:
         result = drive(game, seats, max_moves=max_turns, on_move=forced)
     except GameStateError:

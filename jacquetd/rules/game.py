@@ -9,6 +9,7 @@ game replays exactly from its seed (or its recorded dice).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .dice import DiceSource
 from .errors import GameStateError, IllegalMoveError
@@ -18,6 +19,18 @@ from .notation import apply_move
 from .position import Cube, CubeOwner, MatchState, Position
 from .scoring import game_result, result_name
 from .variants import Variant, find_variant
+
+
+class Dice(Protocol):
+    """Where a game's dice come from (a `DiceSource`, or any generator of the same shape)."""
+
+    def opening(self) -> tuple[int, int]:
+        """The opening throw: (side 0's die, side 1's die), never equal."""
+        ...
+
+    def roll(self) -> tuple[int, int]:
+        """Two dice for the side on roll."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +59,7 @@ class Game:
     cube_enabled: bool | None = None
     match: MatchState | None = None
     """The match state seen from side 0 (None: money play)."""
-    dice: DiceSource = field(default_factory=DiceSource)
+    dice: Dice = field(default_factory=DiceSource)
     sides: list[tuple[int, ...]] = field(init=False)
     """Each side's checkers (26 counts: borne off, points 1-24, the bar), side 0 first."""
     primed: list[bool] = field(init=False)
