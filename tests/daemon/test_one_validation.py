@@ -38,10 +38,11 @@ FRAMES = {
     "start": b"3 best_move start:backgammon 31 level=neural plies=1",
     "budget": b"4 best_move start:backgammon 42 time_ms=5000 level=neural-1",
 }
+#: Two human seats: no bot seat starts to play in the background of the test.
 MATCH_FRAMES = {
     "msgpack": msgpack.packb({"id": 5, "cmd": "match_new", "variant": "backgammon",
-                             "seat1": "random", "length": 3}),
-    "text": b"6 match_new backgammon 3 seat1=random",
+                             "length": 3}),
+    "text": b"6 match_new backgammon 3",
 }
 
 
@@ -98,9 +99,7 @@ def _ask(daemon: Daemon, loop: asyncio.AbstractEventLoop, frame: bytes) -> Reply
     async def ask() -> Any:
         peer = _Peer()
         daemon.service.handle(peer, decode_request(frame, daemon.cfg.limits))
-        reply = await asyncio.wait_for(peer.replies.get(), 300)
-        await asyncio.sleep(0.1)  # what the reply set going (a match's bot seat) starts
-        return reply
+        return await asyncio.wait_for(peer.replies.get(), 300)
 
     reply = loop.run_until_complete(ask())
     assert isinstance(reply, Reply), reply
@@ -163,6 +162,5 @@ def test_match_arguments_are_validated_once_by_the_command_table(
     assert reply.result["match_id"] and calls == ["match_new"]
     calls.clear()  # a direct caller's arguments go through the same table, once
     assert daemon.service.matches is not None
-    daemon.service.matches.service.handle("match_new", {"variant": "backgammon",
-                                                        "seat1": "random"})
+    daemon.service.matches.service.handle("match_new", {"variant": "backgammon"})
     assert calls == ["match_new"]
