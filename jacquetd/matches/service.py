@@ -19,7 +19,6 @@ Handlers (all `(args, caller) -> dict`, raising `MatchError`): `match_new`,
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import logging
 import secrets
@@ -350,11 +349,11 @@ class MatchService:
         if not isinstance(token, str) or not token:
             return "watcher", None
         tokens = live.row.tokens
-        hashed = self.store.secrets.token_hash(token)
+        keys = self.store.secrets
         for side, t in enumerate(tokens["seats"]):
-            if t is not None and hmac.compare_digest(t, hashed):
+            if keys.token_matches(token, t):
                 return "seat", side
-        if hmac.compare_digest(tokens["owner"], hashed):
+        if keys.token_matches(token, tokens["owner"]):
             return "owner", None
         return "watcher", None
 
