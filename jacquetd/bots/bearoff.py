@@ -30,81 +30,39 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import fcntl
 import logging
 import multiprocessing
 import os
+import sys
 import time
-from collections.abc import Callable, Iterable
-from functools import cache
-from math import comb
+import types
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TypeVar
 
 import numpy as np
 
-from . import bearoff_kernel
+from . import bearoff_cube, bearoff_kernel, bearoff_store
+from .bearoff_store import (
+    MAX_CHECKERS,
+    POINTS,
+    ROLLS,
+    RULES,
+    all_positions,
+    by_rank,
+    cache_dir,
+    locked_build,
+    n_positions,
+    rank,
+    rank_batch,
+)
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
-POINTS = 6
-MAX_CHECKERS = 15
 MAX_ROLLS = 32
 DB_VERSION = 1
-RULES = ("standard", "rearmost")
 
-ROLLS: tuple[tuple[int, int, float], ...] = tuple(
-    (a, b, (1.0 if a == b else 2.0) / 36.0) for a in range(1, 7) for b in range(a, 7))
-"""The 21 distinct rolls (d1 <= d2) with their probabilities."""
-
-
-def n_positions(checkers: int = MAX_CHECKERS) -> int:
-    """How many one-sided positions hold at most `checkers` checkers on six points."""
-    return comb(checkers + POINTS, POINTS)
-
-
-def rank(counts: Iterable[int]) -> int:
-    """Combinatorial rank of (c1..c6): separators of a stars-and-bars string."""
-    r = 0
-    s = -1
-    for k, c in enumerate(counts, start=1):
-        s += c + 1
-        r += comb(s, k)
-    return r
-
-
-@cache
-def _binomials() -> np.ndarray:
-    table = np.zeros((MAX_CHECKERS + POINTS + 1, POINTS + 1), dtype=np.int64)
-    for n in range(table.shape[0]):
-        for k in range(POINTS + 1):
-            table[n, k] = comb(n, k)
-    return table
-
-
-def rank_batch(home: np.ndarray) -> np.ndarray:
-    """Ranks of a (N, 6) array of counts on points 1-6 (vectorised `rank`)."""
-    binom = _binomials()
-    s = np.cumsum(home.astype(np.int64) + 1, axis=1) - 1
-    ranks: np.ndarray = binom[s, np.arange(1, POINTS + 1)].sum(axis=1)
-    return ranks
-
-
-def all_positions(checkers: int) -> list[tuple[int, ...]]:
-    """Every placement of at most `checkers` checkers on the six points (counts 1-6)."""
-    out: list[tuple[int, ...]] = []
-
-    def rec(prefix: tuple[int, ...], left: int) -> None:
-        if len(prefix) == POINTS:
-            out.append(prefix)
-            return
-        for c in range(left + 1):
-            rec((*prefix, c), left - c)
-
-    rec((), checkers)
-    return out
+__all__ = ["MAX_CHECKERS", "POINTS", "ROLLS", "RULES", "all_positions", "by_rank", "cache_dir",
+           "locked_build", "n_positions", "rank", "rank_batch"]
 
 
 def single_die(pos: tuple[int, ...], d: int, rule: str) -> list[tuple[int, ...]]:
@@ -199,15 +157,6 @@ class OneSided:
         return rank(counts)
 
 
-def by_rank(checkers: int) -> bearoff_kernel.Positions:
-    """Every position of up to `checkers` checkers, by rank, for the compiled kernels."""
-    size = n_positions(checkers)
-    counts = np.zeros((size, POINTS), dtype=np.int64)
-    for pos in all_positions(checkers):
-        counts[rank(pos)] = pos
-    return bearoff_kernel.Positions(counts, counts.sum(axis=1), _binomials())
-
-
 def build(rule: str, checkers: int = MAX_CHECKERS) -> OneSided:
     """Build the one-sided database of `rule` for up to `checkers` checkers.
 
@@ -223,22 +172,7 @@ def build(rule: str, checkers: int = MAX_CHECKERS) -> OneSided:
                     first_dist.astype(np.float32))
 
 
-def cache_dir() -> Path:
-    env = os.environ.get("JACQUETD_CACHE")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "jacquetd"
-
-
 _LOADED: dict[str, OneSided] = {}
-
-BUILD_ON_DEMAND = True
-"""Whether `Evaluator`s build a missing table on first use (tools, training). The daemon's
-workers set it False: a request never builds (its deadline would cut the build short);
-the daemon builds the tables in a background process at start (`build_missing`)."""
-
 
 def cache_path(rule: str) -> Path:
     return cache_dir() / f"bearoff-{rule}-v{DB_VERSION}.npz"
@@ -247,8 +181,6 @@ def cache_path(rule: str) -> Path:
 def missing_tables() -> list[str]:
     """The tables not built yet, one-sided (named by their rule) and two-sided ('cube-'
     and the rule, `bearoff_cube`): the daemon builds them at start."""
-    from . import bearoff_cube  # it builds on this module
-
     return ([f"cube-{rule}" for rule in RULES if not bearoff_cube.cache_path(rule).exists()]
             + [rule for rule in RULES if not cache_path(rule).exists()])
 
@@ -290,51 +222,12 @@ def _save(db: OneSided, path: Path) -> None:
                         first_expected=db.first_expected, first_dist=db.first_dist)
 
 
-def locked_build(path: Path, ready: Callable[[], T | None], make: Callable[[], T],
-                 save: Callable[[T, Path], None], event: str) -> T:
-    """`ready()` if a table is there, else `make()` it and `save` it to `path`.
-
-    The build runs under an exclusive file lock (`PATH.lock`): a second process that needs
-    the table waits for the first one's and loads it instead of building it again. The file
-    is written to a temporary name, synced and renamed, so a build cut short leaves no
-    half-written table. A cache that cannot be written only costs the next process a
-    build of its own."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        lock_fd: int | None = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        log.warning("cannot lock the table cache (%s); building without a lock", exc)
-        lock_fd = None
-    try:
-        if lock_fd is not None:
-            fcntl.flock(lock_fd, fcntl.LOCK_EX)  # another process may be building it
-        table = ready()
-        if table is not None:
-            return table
-        log.info("event=%s", event)
-        table = make()
-        try:
-            tmp = path.with_name(path.name + f".{os.getpid()}.tmp.npz")
-            save(table, tmp)
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
-            tmp.replace(path)
-        except OSError as exc:
-            log.warning("could not cache the table %s: %s", path.name, exc)
-        return table
-    finally:
-        if lock_fd is not None:
-            os.close(lock_fd)
-
-
 def build_missing(jobs: int | None = None) -> list[str]:
     """Build every table that is not cached yet, each under its lock; the tables built.
 
     With more than one table missing, each is built in its own process (at most `jobs`,
     by default one per CPU): the first start of a daemon on a fresh install has its
     tables within the time of the longest."""
-    from . import bearoff_cube
-
     missing = ([f"cube-{rule}" for rule in RULES if bearoff_cube.ready_table(rule) is None]
                + [rule for rule in RULES if ready_database(rule) is None])  # quickest first
     jobs = min(len(missing), jobs or os.cpu_count() or 1)
@@ -382,8 +275,6 @@ def _exit_with_parent(parent: int) -> None:
 
 def _build_and_save(name: str) -> None:
     if name.startswith("cube-"):
-        from . import bearoff_cube
-
         bearoff_cube.table(name.removeprefix("cube-"))
     else:
         database(name)
@@ -418,6 +309,26 @@ def race_probabilities(db: OneSided, me_home: np.ndarray, opp_home: np.ndarray,
     out[:, 1] = np.minimum(wg, win)
     out[:, 3] = np.minimum(lg, 1.0 - win)
     return out
+
+
+BUILD_ON_DEMAND: bool
+"""`bearoff_store.BUILD_ON_DEMAND`, read and set through this module too (`_Module`)."""
+
+
+class _Module(types.ModuleType):
+    """`bearoff.BUILD_ON_DEMAND` reads and sets `bearoff_store.BUILD_ON_DEMAND`, the one flag
+    both tables obey (whether a missing table is built on first use)."""
+
+    @property
+    def BUILD_ON_DEMAND(self) -> bool:
+        return bearoff_store.BUILD_ON_DEMAND
+
+    @BUILD_ON_DEMAND.setter
+    def BUILD_ON_DEMAND(self, value: bool) -> None:
+        bearoff_store.BUILD_ON_DEMAND = value
+
+
+sys.modules[__name__].__class__ = _Module
 
 
 if __name__ == "__main__":  # `python -m jacquetd.bots.bearoff`: build the tables now

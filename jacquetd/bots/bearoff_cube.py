@@ -21,9 +21,9 @@ tables.
 Neither side can be gammoned here: with at most `CHECKERS` of its 15
 checkers left, each side has borne some off. The same holds for Jacquet's
 marcia (J12): the tables serve every variant, one per bearing-off rule
-(`bearoff.RULES`), since a side's plays in a bear-off do not depend on the
+(`bearoff_store.RULES`), since a side's plays in a bear-off do not depend on the
 other side. They are cached beside the one-sided databases
-(`bearoff.cache_dir`; 20 MB a rule), built ahead by ``python -m
+(`bearoff_store.cache_dir`; 20 MB a rule), built ahead by ``python -m
 jacquetd.bots.bearoff`` and by the daemon at start, in about five seconds
 each.
 """
@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from . import bearoff, bearoff_kernel
+from . import bearoff_kernel, bearoff_store
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ def _equity(stored: np.integer | int) -> float:
     return float(stored) / _SCALE - 1.0
 
 
-_ROLL_WEIGHTS = np.array([w for _a, _b, w in bearoff.ROLLS])
+_ROLL_WEIGHTS = np.array([w for _a, _b, w in bearoff_store.ROLLS])
 
 
 @dataclass(frozen=True)
@@ -87,12 +87,12 @@ class TwoSided:
         self.checkers = checkers
         self.centred = centred
         """centred[a, b]: equity of the side on roll with home `a` against home `b`
-        (ranks of `bearoff.rank`), the cube centred, stored (`_SCALE`); `owned` and
+        (ranks of `bearoff_store.rank`), the cube centred, stored (`_SCALE`); `owned` and
         `unavailable` alike. `equities` gives them as numbers."""
         self.owned = owned
         self.unavailable = unavailable
         self.moves = moves
-        """moves[a, r, :counts[a, r]]: the ranks the plays of roll r (`bearoff.ROLLS`)
+        """moves[a, r, :counts[a, r]]: the ranks the plays of roll r (`bearoff_store.ROLLS`)
         reach from rank a; rank 0 is all borne off."""
         self.counts = counts
         self.cubeless = cubeless
@@ -102,7 +102,7 @@ class TwoSided:
     @property
     def size(self) -> int:
         """Positions a side: the ranks below it are those with at most `checkers`."""
-        return comb(self.checkers + bearoff.POINTS, bearoff.POINTS)
+        return comb(self.checkers + bearoff_store.POINTS, bearoff_store.POINTS)
 
     def rank(self, home: tuple[int, ...] | list[int]) -> int | None:
         """The rank of a side's home (counts on points 1-6), or None when it has more
@@ -110,7 +110,7 @@ class TwoSided:
         total = sum(home)
         if total == 0 or total > self.checkers:
             return None
-        return bearoff.rank(home)
+        return bearoff_store.rank(home)
 
     def _ranks(self, me_home: tuple[int, ...] | list[int],
                opp_home: tuple[int, ...] | list[int]) -> tuple[int, int]:
@@ -150,19 +150,19 @@ class TwoSided:
 
 def _successors(rule: str, checkers: int) -> tuple[np.ndarray, np.ndarray]:
     """(moves, counts): moves[a, r, :counts[a, r]] are the ranks every legal play of roll
-    r (in `bearoff.ROLLS` order) reaches from rank a; rank 0 is all borne off."""
-    positions = bearoff.by_rank(checkers)
+    r (in `bearoff_store.ROLLS` order) reaches from rank a; rank 0 is all borne off."""
+    positions = bearoff_store.by_rank(checkers)
     size = positions.counts.shape[0]
     work = bearoff_kernel.Workspace(size)
     out = np.zeros(size, dtype=np.int64)
-    found: list[list[np.ndarray]] = [[out[:0]] * len(bearoff.ROLLS) for _ in range(size)]
+    found: list[list[np.ndarray]] = [[out[:0]] * len(bearoff_store.ROLLS) for _ in range(size)]
     for a in range(1, size):
-        for r, (d1, d2, _w) in enumerate(bearoff.ROLLS):
+        for r, (d1, d2, _w) in enumerate(bearoff_store.ROLLS):
             n = bearoff_kernel.plays_into(positions, work, a, d1, d2, rule, out)
             found[a][r] = out[:n].copy()
     width = max(len(m) for row in found for m in row)
-    moves = np.zeros((size, len(bearoff.ROLLS), width), dtype=np.int16)
-    counts = np.zeros((size, len(bearoff.ROLLS)), dtype=np.int16)
+    moves = np.zeros((size, len(bearoff_store.ROLLS), width), dtype=np.int16)
+    counts = np.zeros((size, len(bearoff_store.ROLLS)), dtype=np.int16)
     for a, row in enumerate(found):
         for r, m in enumerate(row):
             moves[a, r, :len(m)] = m
@@ -220,13 +220,13 @@ def _solve(order_a: np.ndarray, order_b: np.ndarray, moves: np.ndarray, counts: 
 def build(rule: str, checkers: int = CHECKERS, cubeless: bool = False) -> TwoSided:
     """Solve the two-sided tables of `rule` for up to `checkers` checkers a side (and keep
     the cubeless one with `cubeless`)."""
-    if rule not in bearoff.RULES:
+    if rule not in bearoff_store.RULES:
         raise ValueError(f"unknown bear-off rule {rule!r}")
     moves, counts = _successors(rule, checkers)
     size = moves.shape[0]
     pips = np.zeros(size, dtype=np.int64)
-    for pos in bearoff.all_positions(checkers):
-        pips[bearoff.rank(pos)] = sum((q + 1) * c for q, c in enumerate(pos))
+    for pos in bearoff_store.all_positions(checkers):
+        pips[bearoff_store.rank(pos)] = sum((q + 1) * c for q, c in enumerate(pos))
     grid_a, grid_b = np.meshgrid(np.arange(1, size), np.arange(1, size), indexing="ij")
     a_idx = grid_a.ravel()
     b_idx = grid_b.ravel()
@@ -238,7 +238,7 @@ def build(rule: str, checkers: int = CHECKERS, cubeless: bool = False) -> TwoSid
 
 
 def cache_path(rule: str) -> Path:
-    return bearoff.cache_dir() / f"bearoff-cube-{rule}-{CHECKERS}-v{DB_VERSION}.npz"
+    return bearoff_store.cache_dir() / f"bearoff-cube-{rule}-{CHECKERS}-v{DB_VERSION}.npz"
 
 
 _LOADED: dict[str, TwoSided] = {}
@@ -273,7 +273,7 @@ def table(rule: str) -> TwoSided:
     """The table of `rule`, from the cache or built (and cached) now."""
     t = ready_table(rule)
     if t is None:
-        t = bearoff.locked_build(cache_path(rule), lambda: ready_table(rule),
+        t = bearoff_store.locked_build(cache_path(rule), lambda: ready_table(rule),
                                  lambda: build(rule, CHECKERS), _save,
                                  f"bearoff_cube_build rule={rule} checkers={CHECKERS}")
         _LOADED[rule] = t
@@ -282,8 +282,8 @@ def table(rule: str) -> TwoSided:
 
 def usable_table(rule: str) -> TwoSided | None:
     """The table where it may be used now: built on demand in tools, in the daemon's
-    workers only once the daemon has built it (`bearoff.BUILD_ON_DEMAND`)."""
-    return table(rule) if bearoff.BUILD_ON_DEMAND else ready_table(rule)
+    workers only once the daemon has built it (`bearoff_store.BUILD_ON_DEMAND`)."""
+    return table(rule) if bearoff_store.BUILD_ON_DEMAND else ready_table(rule)
 
 
 def homes(me: tuple[int, ...] | np.ndarray, opp: tuple[int, ...] | np.ndarray,
