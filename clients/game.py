@@ -353,6 +353,9 @@ class Referee:
             state.position = after
             known = (after, str(play["position_id"]))
             await self.observer.moved(state, seat, roll, play)
+            if "result" not in play and after["opponent"][0] >= 15:
+                raise EngineError("the rules server's play ends the game without its "
+                                  "`result` (SPEC 5.2)")
             if "result" in play:
                 state.turn = 1 - seat  # the position is seen from the loser now
                 result, name = _result_of(play)

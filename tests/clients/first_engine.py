@@ -40,6 +40,7 @@ from jacquetd.rules import (
     apply_move,
     legal_plays,
 )
+from jacquetd.rules.scoring import game_result, result_name
 
 COMMANDS = ["hello", "ping", "quit", "position", "legal_moves", "apply_move", "best_move"]
 
@@ -54,8 +55,15 @@ def resolve(value: Any, dice: Any = None) -> Position:
 
 
 def play_dict(play: Any) -> dict[str, Any]:
-    return {"move": play.move, "position_id": play.after.to_id(),
-            "position": play.after.to_dict(), "hits": play.hits, "borne_off": play.borne_off}
+    out = {"move": play.move, "position_id": play.after.to_id(),
+           "position": play.after.to_dict(), "hits": play.hits, "borne_off": play.borne_off}
+    if play.raw.me[0] == 15:  # the play ends the game: its result (SPEC 5.2)
+        v = play.before.rules
+        points = game_result(v, play.raw.me, play.raw.opp, play.after.primed[1])
+        cube = play.before.cube.value if play.before.cube is not None else 1
+        out["result"] = {"winner": "on_roll", "points": points * cube,
+                         "name": result_name(v, points)}
+    return out
 
 
 class Engine:
