@@ -63,7 +63,7 @@ from jacquetd_protocol.commands import arguments  # noqa: E402
 from jacquetd_protocol.messages import Encoding, Reply, Request  # noqa: E402
 from procfs import cpu_seconds  # noqa: E402
 
-from jacquetd.daemon import front_commands  # noqa: E402
+from jacquetd.daemon import front_commands, registry  # noqa: E402
 from jacquetd.daemon.config import Config  # noqa: E402
 from jacquetd.daemon.service import Service  # noqa: E402
 from jacquetd.daemon.wire import Outgoing, wire_bytes  # noqa: E402
@@ -295,15 +295,17 @@ def summary(latencies: list[float], elapsed: float) -> dict[str, float]:
 def compute_time(n: int = 2000, request: Request = REQUEST) -> float:
     """Median in-process time of what the daemon does for one request besides transport:
     decode, then the reply as the daemon writes it (the msgpack reply written directly,
-    `front_commands.packed_reply`, else the result map and its encoding)."""
+    `registry.packed_reply`, else the result map and its encoding)."""
     frame = encode_request(request)
     times = []
     for _ in range(n):
         t0 = time.perf_counter()
         req = decode_request(frame)
         args = arguments(req)
-        if front_commands.packed_reply(req.cmd, req.id, args, req.encoding) is None:
-            result = front_commands.FRONT_HANDLERS[req.cmd](None, args)  # type: ignore[arg-type]
+        if registry.packed_reply(req.cmd, req.id, args, req.encoding) is None:
+            handler = registry.ROUTES[req.cmd].front
+            assert handler is not None, f"{req.cmd} is not answered in the front"
+            result = handler(None, args)  # type: ignore[arg-type]
             encode_reply(Reply.success(req.id, result), "msgpack")
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1e3

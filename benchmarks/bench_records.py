@@ -3,7 +3,7 @@
 Times, in-process, what the daemon does for a request besides the transport:
 decode the msgpack frame and answer it as the daemon does (resolve the position,
 generate the plays, write a record per play and encode the reply; a full msgpack
-reply is written directly by `front_commands.packed_reply`, the others through the
+reply is written directly by `registry.packed_reply`, the others through the
 result map of `handle_legal_moves`). Printed: the median time of the answer alone
 (from the checked arguments to the reply's bytes) and of the whole, and the mean of the
 whole (which weighs the positions with many plays as a server's CPU does), for
@@ -62,8 +62,14 @@ def child(tree: Path) -> None:
         if pos.game_over():
             pos = Position.initial("backgammon")
 
-    # the msgpack reply written directly (daemon/packed_plays.py), where the tree has it
-    packed_reply = getattr(front_commands, "packed_reply", None)
+    # the msgpack reply written directly (daemon/packed_plays.py), where the tree has it:
+    # through the command registry, or in a tree from before it through front_commands
+    try:
+        from jacquetd.daemon.registry import packed_reply as registry_packed
+
+        packed_reply: Any = registry_packed
+    except ImportError:
+        packed_reply = getattr(front_commands, "packed_reply", None)
 
     def one(data: bytes) -> tuple[float, float, bytes]:
         t0 = time.perf_counter()

@@ -157,9 +157,8 @@ def _most_values(blanked: bytes) -> int:
 
 def unpack_json(frame: bytes, limits: Limits) -> dict[str, Any]:
     """Decode a frame holding exactly one JSON object, enforcing `limits` (ProtocolError:
-    `bad_frame`, `too_large`, `too_deep`)."""
-    if len(frame) > limits.max_frame_bytes:
-        raise _too_large("message", "max_frame_bytes", limits.max_frame_bytes)
+    `bad_frame`, `too_large`, `too_deep`). The frame's length is the codec's to check,
+    before it picks this decoder."""
     if not starts_json(frame):
         raise _bad("a JSON message is an object")
     blanked = _STRING.sub(b'""', frame)

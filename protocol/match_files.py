@@ -26,7 +26,9 @@ MAT = "mat"
 SGF = "sgf"
 FORMATS = (JACQUET_MATCH, MAT, SGF)
 """The names `match_export` takes in `format`."""
-_MAT_RE = re.compile(r"^\s*\d+\s+point\s+match\s*$", re.I | re.M)  # per line: $ with re.M
+# one line (re.M), spaces within it only: `\s` would let every blank line start a scan
+# across the lines after it (quadratic in a record's blank lines)
+_MAT_RE = re.compile(r"^[ \t]*\d+[ \t]+point[ \t]+match[ \t\r]*$", re.I | re.M)
 
 
 def detect(text: str) -> str:

@@ -256,3 +256,23 @@ def test_a_game_gnubg_set_up_is_refused_not_misread() -> None:
 
     with pytest.raises(RecordError, match="AE, AW, AB"):
         read_match_file(_analysed("set-board.sgf"))
+
+
+def test_telling_a_record_of_blank_lines_apart_costs_linear_work() -> None:
+    """`detect` reads the `.mat` header line by line: a record of 20,000 blank lines (the
+    limit) is told apart with work in proportion to its length, not to its square (once
+    each blank line started a scan over the lines after it: seconds of a stalled front)."""
+    import time
+
+    from jacquetd_protocol.match_files import detect
+
+    def cost(lines: int) -> float:
+        start = time.process_time()
+        for _ in range(5):
+            detect("\n" * lines + "x")
+        return time.process_time() - start
+
+    small, large = cost(MAX_RECORD_LINES // 8), cost(MAX_RECORD_LINES)
+    # linear: x8 (quadratic would be x64); generous against timer noise on tiny figures
+    assert large < max(0.05, small * 24), (small, large)
+    assert detect(" 7 point match\r\n\r\n Game 1\r\n") == "mat"
