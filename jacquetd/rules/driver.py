@@ -105,7 +105,7 @@ def play_game(game: Game, players: tuple[Player, Player], *, max_moves: int = MA
                 game.answer_resign(players[1 - side].accepts(game, 1 - side, offered))
                 if game.result is not None:
                     break
-            if game.may_double() and players[side].double(game, side):
+            if game.cube_enabled and game.may_double() and players[side].double(game, side):
                 game.double()
                 if players[1 - side].take(game, 1 - side):
                     game.take()
