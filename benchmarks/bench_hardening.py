@@ -764,8 +764,15 @@ def attack_watch_leak(seconds: float, workers: int) -> list[str]:
         lat, missed = _tcp_pings(daemon.addr("tcp"), seconds)
         _, closed, _ = out.get(timeout=300)
         attacker.join(30)
-        time.sleep(2.0)
-        stats = _zcall(zmq_endpoint, {"id": 3, "cmd": "stats"})["result"]
+        # what the clients left is freed as the daemon reads their ends: wait until the
+        # watches are gone (or 60 s), and say how long that took
+        left_at = time.monotonic()
+        while True:
+            stats = _zcall(zmq_endpoint, {"id": 3, "cmd": "stats"})["result"]
+            if stats["watches"] == 0 or time.monotonic() - left_at > 60:
+                break
+            time.sleep(0.5)
+        settled_s = time.monotonic() - left_at
         watcher = _zcall(zmq_endpoint, {"id": 4, "cmd": "match_watch", "match_id": mid,
                                         "timeout_ms": 500}, 10)
         served = watcher.get("ok") or (watcher.get("error") or {}).get("code") == "timeout"
@@ -774,7 +781,7 @@ def attack_watch_leak(seconds: float, workers: int) -> list[str]:
             "ZeroMQ clients x 2,048 watches that leave",
             _line("tcp ping (during the attack)", lat, missed),
             f"TCP connections the daemon closed after the client's end of input: {closed}/160",
-            f"after: watches={stats['watches']} clients={stats['clients']} "
+            f"after {settled_s:.1f} s: watches={stats['watches']} clients={stats['clients']} "
             f"CLOSE-WAIT={_close_wait(daemon.addr('tcp')[1])} new watcher served="
             f"{bool(served)} ({(watcher.get('error') or {}).get('code', 'ok')})",
         ]
