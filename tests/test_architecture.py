@@ -310,12 +310,10 @@ def test_module_level_use_of_a_lazy_dependency_is_caught() -> None:
 # Every edge counts: module level, inside a function, under `if TYPE_CHECKING:` or in an
 # import string; a lazy or type-only import hides a cycle, it does not remove it.
 
-#: The cycles still present while issue #44 removes them, one strongly connected set of
-#: modules a line; the lead empties this list. A listed cycle that is gone fails the test
-#: too, so the list cannot outlive what it excuses.
-KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset({
-    frozenset({"jacquetd.bots.bearoff", "jacquetd.bots.bearoff_cube"}),
-})
+#: Cycles excused, one strongly connected set of modules a line (none: a new cycle fails
+#: the test). A listed cycle that is gone fails the test too, so the list cannot outlive
+#: what it excuses.
+KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset()
 
 
 def _repo_target(name: str) -> str | None:
