@@ -50,6 +50,8 @@ class Engine(Protocol):
 
     def searches(self, level: str) -> bool: ...
 
+    def depth(self, level: str) -> int | None: ...
+
     def bot(self, level: str, variant: str, *, seed: int | None = None) -> Bot: ...
 
     def choose(self, pos: Position, level: str, *, seed: int | None = None,
@@ -94,6 +96,14 @@ class BotsEngine:
     def searches(self, level: str) -> bool:
         """Whether `level` searches to a depth a request's `plies` may set."""
         return level in LEVEL_PLIES
+
+    def depth(self, level: str) -> int | None:
+        """The plies `level` searches by default (0 for the levels that do not search),
+        or None for a name that is no level: what a move of it costs, whatever time it
+        is allowed."""
+        if level not in BOT_LEVELS:
+            return None
+        return LEVEL_PLIES.get(level, 0)
 
     def bot(self, level: str, variant: str, *, seed: int | None = None) -> Bot:
         """The bot of `level`; :class:`UnknownLevel` (a ValueError) for another name."""

@@ -19,8 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from jacquetd.bots.interface import ENGINE
 from jacquetd.daemon.config import Config, ConfigError
 from jacquetd.daemon.engine_commands import MATCH_BOT
+from jacquetd.daemon.job_checks import HEAVY_PLIES
 from jacquetd.daemon.jobs import Failed
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
 from jacquetd.matches import (
@@ -37,7 +39,8 @@ from jacquetd.matches.store import Retention, StoreInUse, prune
 log = logging.getLogger(__name__)
 
 BOT_GRACE_S = 2.0
-BOT_HEAVY_S = 1.0  # a bot seat allowed more than this per decision is heavy work
+BOT_HEAVY_S = 1.0  # a bot seat of a level the engine does not know (a test's) allowed
+# more than this per decision is heavy work; a known level is weighed by its depth
 
 
 def database_path(cfg: Config) -> Path | None:
@@ -72,7 +75,7 @@ def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
         deadline = time.monotonic() + time_s + grace_s
         try:
             job_id, future = pool.submit(MATCH_BOT, {"call": call}, deadline=deadline,
-                                         heavy=time_s > BOT_HEAVY_S,
+                                         heavy=bot_is_heavy(job, time_s),
                                          owner=f"match:{job.match_id if job else ''}")
         except (PoolBusy, PoolClosed) as exc:
             raise RuntimeError(f"no worker for a bot seat: {exc}") from None
@@ -86,6 +89,16 @@ def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
         return str(outcome.result["answer"])
 
     return run
+
+
+def bot_is_heavy(job: BotJob | None, time_s: float) -> bool:
+    """Whether a bot seat's decision may hold its worker long: a level that searches
+    `HEAVY_PLIES` deep or more, as a `best_move` with that many `plies` (a seat's time
+    allowance is an upper bound, which a shallower level never comes near)."""
+    depth = ENGINE.depth(job.level) if job is not None else None
+    if depth is None:
+        return time_s > BOT_HEAVY_S
+    return depth >= HEAVY_PLIES
 
 
 def _bot_job(call: Callable[[], str]) -> BotJob | None:

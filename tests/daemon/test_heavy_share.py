@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from jacquetd_protocol.messages import Partial, Reply
 
@@ -44,3 +45,29 @@ def test_a_big_rollout_does_not_hold_the_heavy_worker_from_a_small_one(
     finally:
         big.close()
         small.close()
+
+
+def test_bot_seats_of_a_shallow_level_play_on_while_a_rollout_holds_the_heavy_slot(
+        start_jacquetd: Callable[..., DaemonProcess], tmp_path: Path) -> None:
+    # a `neural` seat's decision is a 0-ply evaluation whatever time the seat is allowed
+    # (5 s by default): it runs on the worker kept for cheap work, not in turns with the
+    # rollout's chunks (a few decisions in this time, before)
+    daemon = start_jacquetd("--workers", "2", "--db", str(tmp_path / "m.db"))
+    big, watcher = ZmqClient(daemon.zmq), ZmqClient(daemon.zmq)
+    try:
+        big_id = big.send("rollout", position="start:backgammon", trials=10_000_000, plies=2)
+        time.sleep(3.0)  # its first chunk holds the heavy slot
+        made = watcher.call("match_new", variant="backgammon", length=99, seat0="neural",
+                            seat1="neural", seed=5)
+        assert made.ok, made.error
+        time.sleep(10.0)
+        events = watcher.call("match_watch", match_id=made.result["match_id"], follow=False,
+                              limit=1000)
+        assert events.ok, events.error
+        moves = sum(1 for e in events.result["events"] if e["type"] == "move")
+        assert moves >= 40, f"{moves} bot moves in 10 s beside the rollout"
+        big.send("cancel", target=big_id)
+        assert final_of(big, big_id, 30).ok
+    finally:
+        big.close()
+        watcher.close()
