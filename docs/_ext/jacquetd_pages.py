@@ -266,6 +266,12 @@ def _flag_helps() -> dict[str, tuple[str, str]]:
 
 #: What a key without a flag of its own is for.
 KEY_DOCS = {
+    "zmq_read_batch": "ZeroMQ messages the front reads per turn of its event loop (a "
+    "flood read further ahead delays the other endpoints); default chosen by `python "
+    "benchmarks/bench_hardening.py`",
+    "replica_deep_us": "a front replica holds a second request only while the replicas' "
+    "mean answer time is at least this many microseconds; default chosen by `python "
+    "benchmarks/bench_daemon_paired.py --clients 8`",
     "cancel_grace_s": "seconds a worker may ignore a cancel or a deadline before it is "
     "killed and replaced",
     "ws_origins": "page origins allowed on the WebSocket endpoint besides loopback ones "
@@ -298,7 +304,6 @@ KEY_DOCS = {
     "heavy ones wait",
     "heartbeat.ivl_ms": "probe (ping) a connection silent this long, and this often",
     "heartbeat.timeout_ms": "drop a peer that has not answered this long",
-    "heartbeat.ttl_ms": "accepted for older configurations; not used",
 }
 
 
