@@ -207,7 +207,9 @@ ID_SEARCH_STEPS = 65536
 _SPACE = re.compile(rb"[ \t\r\n]*")
 _DELIMITER = re.compile(rb'["\[\]{}]')
 _SCALAR = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null")
-_ID_TEXT_BYTES = 6 * 64 + 2  # a string id of 64 characters, each escaped, with its quotes
+# a string id of 64 characters (MAX_ID_LEN), each escaped, with its quotes: a character
+# past U+FFFF is escaped as a surrogate pair, `\ud835\udd9f`, 12 bytes
+_ID_TEXT_BYTES = 12 * 64 + 2
 
 
 class _Walk:

@@ -128,3 +128,9 @@ def test_the_id_is_found_wherever_it_stands(rid: int | str, before: dict[str, An
     message = {**before, "id": rid, **{k: v for k, v in after.items() if k not in before}}
     assert refused_id(msgpack.packb(message), "msgpack") == rid
     assert refused_id(json.dumps(message).encode(), "json") == rid
+
+
+def test_an_id_of_64_characters_past_the_basic_plane_is_found_in_escaped_json() -> None:
+    # each such character is written as a surrogate pair, `\ud835\udd9f`: 12 bytes
+    rid = "\U0001d59f" * 64
+    assert refused_id(json.dumps({"cmd": "ping", "id": rid}).encode(), "json") == rid
