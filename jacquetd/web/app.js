@@ -326,7 +326,12 @@ function showAnalysis(kind, ...children) {
   const area = $("analysis");
   fill(area, ...children);
   area.dataset.kind = kind;
-  area.dataset.event = S.st && S.mode !== "editor" ? `${S.st.match_id}:${S.st.last_event}` : "";
+  area.dataset.event = moment();
+}
+
+/** The moment of the match shown ("" outside a match): an answer asked for at one moment is not shown at another. */
+function moment() {
+  return S.st && S.mode !== "editor" ? `${S.st.match_id}:${S.st.last_event}` : "";
 }
 
 function clearAnalysis() {
@@ -431,7 +436,9 @@ async function hint() {
     if (S.mode === "editor") return analyzeEditor();
     if (!S.st || !S.builder) return;
     status("analysing…");
+    const asked = moment();
     const r = await req("analyze", { position: S.st.position, max_plays: 8, partials: false });
+    if (moment() !== asked) return; // the match moved on while the hint was computed
     showPlays(r.plays, true, `Hint: ${r.plays.length} best plays (${r.plies}-ply), equity for you`, "hint");
     S.hints = r.plays;
     status(describeState());
@@ -441,7 +448,9 @@ async function hint() {
 async function evaluate() {
   try {
     const position = S.mode === "editor" ? editorPosition() : S.st.position;
+    const asked = moment();
     const r = await req("evaluate", { position: { ...position, dice: [] } });
+    if (moment() !== asked) return; // the match moved on while the evaluation was computed
     const side = S.mode === "editor" ? "the side on roll" : `${sideName(S.st.position_side)} (on roll)`;
     showAnalysis(S.mode === "editor" ? "editor" : "evaluation",
       h("h3", { "data-testid": "evaluation" }, `Evaluation for ${side}: equity ${signed(r.equity)}`),

@@ -103,7 +103,9 @@ def test_jacquet_board_hint_and_keyboard_move(web_daemon: DaemonProcess,
     wait_change(page, last)
     history = page.inner_text("[data-testid=history]")
     assert best.replace("*", "") in history.replace("*", ""), (best, history)
-    # the evaluation of the position
+    # the evaluation of the position, asked for once the bot has played (an evaluation
+    # is of one moment: the bot's move would take it away)
+    wait_my_turn_or_end(page)
     page.keyboard.press("Escape")
     page.keyboard.press("e")
     page.wait_for_selector("[data-testid=evaluation]")
