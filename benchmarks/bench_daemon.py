@@ -65,6 +65,7 @@ from procfs import cpu_seconds  # noqa: E402
 
 from jacquetd.daemon import front_commands, registry  # noqa: E402
 from jacquetd.daemon.config import Config  # noqa: E402
+from jacquetd.daemon.engine_commands import WorkerCall  # noqa: E402
 from jacquetd.daemon.service import Service  # noqa: E402
 from jacquetd.daemon.wire import Outgoing, wire_bytes  # noqa: E402
 
@@ -295,17 +296,22 @@ def summary(latencies: list[float], elapsed: float) -> dict[str, float]:
 def compute_time(n: int = 2000, request: Request = REQUEST) -> float:
     """Median in-process time of what the daemon does for one request besides transport:
     decode, then the reply as the daemon writes it (the msgpack reply written directly,
-    `registry.packed_reply`, else the result map and its encoding)."""
+    `registry.packed_reply`, else the result map and its encoding). A worker command is
+    timed as its `prepare` and its worker handler, called in this process."""
     frame = encode_request(request)
+    route = registry.ROUTES[request.cmd]
+    call = WorkerCall(deadline=None, seed=1, stop_flag=lambda: False, report=lambda _: None)
     times = []
     for _ in range(n):
         t0 = time.perf_counter()
         req = decode_request(frame)
         args = arguments(req)
-        if registry.packed_reply(req.cmd, req.id, args, req.encoding) is None:
-            handler = registry.ROUTES[req.cmd].front
-            assert handler is not None, f"{req.cmd} is not answered in the front"
-            result = handler(None, args)  # type: ignore[arg-type]
+        if route.worker is not None and route.prepare is not None:
+            result = route.worker(route.prepare(None, args), call)
+            encode_reply(Reply.success(req.id, result), "msgpack")
+        elif registry.packed_reply(req.cmd, req.id, args, req.encoding) is None:
+            assert route.front is not None, f"{req.cmd} is not answered in the front"
+            result = route.front(None, args)  # type: ignore[arg-type]
             encode_reply(Reply.success(req.id, result), "msgpack")
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1e3

@@ -15,9 +15,10 @@ half of them.
 The request is `bench_daemon.py`'s (`legal_moves` of the backgammon start with 3-1,
 msgpack over ZeroMQ, the reply read whole and not parsed), or `legal_moves` of another
 position (`--position`, an id or any form the daemon reads, with `--dice` when it has
-none), or `position` of either (`--command position`). Before the rounds every daemon
-serves a few seconds of the same load, so that its front replicas (started on demand)
-are up and warm.
+none), or `position` of either (`--command position`), or `best_move` of either at a
+level (`--command best_move --level neural`: the request goes the way of a worker).
+Before the rounds every daemon serves a few seconds of the same load, so that its front
+replicas (started on demand) are up and warm.
 
     python benchmarks/bench_daemon_paired.py --b-args "--replicas 0"
     python benchmarks/bench_daemon_paired.py --b-tree ../other-checkout
@@ -32,6 +33,7 @@ import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -79,9 +81,20 @@ def client(endpoints: list[str], request: Request, jobs: Any, results: Any) -> N
     ctx.term()
 
 
+def import_path(tree: Path) -> str:
+    """A folder from which checkout `tree`'s three packages import under their installed
+    names (`protocol/` is `jacquetd_protocol`, `clients/` is `jacquetd_clients`), ahead
+    of the installed ones."""
+    folder = Path(tempfile.mkdtemp(prefix="jacquetd-tree-"))
+    for name, where in (("jacquetd", "jacquetd"), ("jacquetd_protocol", "protocol"),
+                        ("jacquetd_clients", "clients")):
+        (folder / name).symlink_to(tree / where, target_is_directory=True)
+    return str(folder)
+
+
 def start_daemon(tree: Path, extra: list[str]) -> tuple[subprocess.Popen[bytes], str]:
     """The daemon of checkout `tree` with flags `extra`, and its ZeroMQ endpoint."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
+    env = dict(os.environ, PYTHONPATH=import_path(tree))
     proc = subprocess.Popen([sys.executable, "-m", "jacquetd", "serve", "--bind",
                              "tcp://127.0.0.1:0", "--tcp", "off", "--gnubg", "off",
                              "--ws", "off", "--db", "off", "--log-level", "warning",
@@ -128,18 +141,24 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=20, help="rounds per set-up")
     parser.add_argument("--seconds", type=float, default=1.5, help="length of a round")
-    parser.add_argument("--command", choices=("legal_moves", "position"),
+    parser.add_argument("--command", choices=("legal_moves", "position", "best_move"),
                         default="legal_moves", help="the command asked (default legal_moves)")
+    parser.add_argument("--level", default="neural",
+                        help="best_move's level (default neural: 0 plies, so that the "
+                        "rounds weigh the daemon's way to a worker more than the search)")
     parser.add_argument("--position", help="of this position instead of the backgammon start")
     parser.add_argument("--dice", help="its dice, e.g. 6-6 (when the position has none)")
     opts = parser.parse_args()
     request = REQUEST
     if opts.position or opts.command != "legal_moves":
         args: dict[str, Any] = {"position": opts.position or "start:backgammon"}
-        if opts.command == "legal_moves" and opts.dice:
+        rolled = opts.command in ("legal_moves", "best_move")
+        if rolled and opts.dice:
             args["dice"] = [int(d) for d in opts.dice.split("-")]
-        elif opts.command == "legal_moves" and not opts.position:
+        elif rolled and not opts.position:
             args["dice"] = REQUEST.args["dice"]  # the start has no dice of its own
+        if opts.command == "best_move":
+            args["level"] = opts.level
         request = Request(1, opts.command, args, "msgpack")
 
     setups = [(opts.a_tree.resolve(), shlex.split(opts.a_args)),

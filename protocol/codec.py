@@ -13,13 +13,16 @@ This module imports nothing of the engine: positions and moves stay opaque.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .commands import (
+    COMMANDS,
+    Entry,
     check_id,
     check_spellings,
+    find_entry,
     ignored_fields,
-    lookup,
     readable_id,
     validate_args,
     with_usage,
@@ -62,9 +65,11 @@ def detect_encoding(frame: bytes | bytearray) -> Encoding:
 
 
 def decode_request(frame: bytes, limits: Limits = Limits(),  # noqa: B008
-                   *, scanned: bool = False) -> Request:
+                   *, scanned: bool = False, table: Mapping[str, Entry] = COMMANDS) -> Request:
     """Decode and validate one request frame. `scanned`: the frame comes from a
     `StreamDecoder` with the same limits (a msgpack frame is not scanned twice).
+    `table`: where its command is looked up (a server's own entries; the one lookup of
+    the request, its entry kept as `Request.entry`).
 
     Raises ProtocolError: `bad_frame`, `too_large`, `too_deep`, `unknown_command`,
     `bad_argument`, `bad_position` (shape only), with `.id` set when the id could be
@@ -77,7 +82,7 @@ def decode_request(frame: bytes, limits: Limits = Limits(),  # noqa: B008
                             f"than max_frame_bytes ({limits.max_frame_bytes})",
                             limit="max_frame_bytes", id=refused_id(frame, encoding))
     if encoding == "text":
-        return decode_text_request(to_text(frame))
+        return decode_text_request(to_text(frame), table)
     try:
         obj = (unpack_map(frame, limits, scanned=scanned) if encoding == "msgpack"
                else unpack_json(frame, limits))
@@ -86,7 +91,7 @@ def decode_request(frame: bytes, limits: Limits = Limits(),  # noqa: B008
             raise exc.with_id(refused_id(frame, encoding)) from None
         raise
     rid = check_id(obj.get("id"))
-    return request_from_map(obj, rid, encoding)
+    return request_from_map(obj, rid, encoding, table)
 
 
 _LIMIT_CODES = (ErrorCode.TOO_LARGE, ErrorCode.TOO_DEEP)
@@ -105,20 +110,22 @@ def refused_id(frame: bytes | bytearray, encoding: Encoding | None = None) -> Re
     return readable_text_id(frame)
 
 
-def request_from_map(obj: dict[str, Any], rid: RequestId, encoding: Encoding) -> Request:
+def request_from_map(obj: dict[str, Any], rid: RequestId, encoding: Encoding,
+                     table: Mapping[str, Entry] = COMMANDS) -> Request:
     """The request a decoded map (`id` already checked as `rid`) makes: its command looked
-    up, its arguments validated, the fields its command does not define named in
-    `ignored`. Raises ProtocolError with `.id` set."""
+    up in `table`, its arguments validated, the fields its command does not define named
+    in `ignored`. Raises ProtocolError with `.id` set."""
     if "cmd" not in obj:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "missing cmd", field="cmd", id=rid)
-    cmd = lookup(obj["cmd"], rid)
+    entry = find_entry(obj["cmd"], table, rid)
+    cmd = entry.command
     raw = {k: v for k, v in obj.items() if k not in _RESERVED}
     try:
         check_spellings(cmd, raw)
         args = validate_args(cmd, raw)
     except ProtocolError as exc:
         raise with_usage(exc, cmd).with_id(rid) from None
-    return Request(rid, cmd.name, args, encoding, ignored_fields(cmd, raw))
+    return Request(rid, cmd.name, args, encoding, ignored_fields(cmd, raw), entry)
 
 
 def encode_reply(msg: Reply | Partial, encoding: Encoding) -> bytes:

@@ -19,7 +19,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard, TypeVar
 
 from .errors import ErrorCode, ProtocolError
 from .messages import MAX_RECORD_BYTES, Limits, Request
@@ -91,6 +91,24 @@ class Command:
     def param(self, name: str) -> Param | None:
         """The argument called `name`, or None."""
         return next((p for p in self.all_params() if p.name == name), None)
+
+    @property
+    def command(self) -> Command:
+        """The command itself: a `Command` is its own entry in a command table."""
+        return self
+
+
+class Entry(Protocol):
+    """A command table's entry: the protocol's `Command` itself, or a server's own record
+    of one (where it runs, what answers it) that names its `Command`. A server decodes
+    with its own table (`decode_request(..., table=)`) so that the request carries the
+    entry found, and the command is looked up once, by the codec."""
+
+    @property
+    def command(self) -> Command: ...
+
+
+E = TypeVar("E", bound=Entry)
 
 
 # -- result field types --------------------------------------------------------------------
@@ -878,16 +896,22 @@ def readable_id(value: Any) -> int | str | None:
 
 def lookup(name: Any, id: int | str | None = None) -> Command:
     """The command called `name`; ProtocolError(unknown_command) otherwise."""
+    return find_entry(name, COMMANDS, id)
+
+
+def find_entry(name: Any, table: Mapping[str, E], id: int | str | None = None) -> E:
+    """The entry of `table` for command `name`; ProtocolError(unknown_command) otherwise,
+    naming a close spelling or a command reserved for a later version."""
     if not isinstance(name, str):
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "cmd must be a string", field="cmd", id=id)
-    cmd = COMMANDS.get(name)
-    if cmd is not None:
-        return cmd
+    entry = table.get(name)
+    if entry is not None:
+        return entry
     shown = name if COMMAND_RE.match(name) else repr(name[:40])
     if name in PLANNED:
         raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"{shown} is reserved for a later "
                             f"protocol version", id=id, planned=True)
-    close = difflib.get_close_matches(name.lower(), list(COMMANDS), n=1, cutoff=0.8)
+    close = difflib.get_close_matches(name.lower(), list(table), n=1, cutoff=0.8)
     if close:
         raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"no command {shown}; it is spelled "
                             f"{close[0]} (help lists the commands)", id=id,

@@ -27,6 +27,10 @@ class Request:
     args: dict[str, Any] = field(default_factory=dict)
     encoding: Encoding = "msgpack"
     ignored: tuple[str, ...] = field(default=(), compare=False)
+    # the command table's entry the codec found `cmd` by (`commands.Entry`: the protocol's
+    # `Command`, or the server's own entry when it decodes with its table); None when the
+    # request was made otherwise
+    entry: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

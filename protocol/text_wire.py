@@ -41,9 +41,10 @@ from .commands import (
     MAX_WARNINGS,
     ArgType,
     Command,
+    Entry,
     Param,
     check_spellings,
-    lookup,
+    find_entry,
     validate_args,
     with_usage,
 )
@@ -241,8 +242,9 @@ def _tokens(line: str) -> list[_Token]:
 _FIRST_WORD_RE = re.compile(r"([^ \t]*)[ \t]*(.*)\Z", re.S)
 
 
-def decode_text_request(text: str) -> Request:
-    """Read one request line (already checked by `to_text`) into a Request."""
+def decode_text_request(text: str, table: Mapping[str, Entry] = COMMANDS) -> Request:
+    """Read one request line (already checked by `to_text`) into a Request, its command
+    looked up in `table`."""
     head, rest = _FIRST_WORD_RE.match(text.strip(" \t")).groups()  # type: ignore[union-attr]
     if not head:
         raise _frame_error("empty request")
@@ -254,13 +256,14 @@ def decode_text_request(text: str) -> Request:
         head, rest = _FIRST_WORD_RE.match(rest).groups()  # type: ignore[union-attr]
     if not head:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "missing command", field="cmd", id=rid)
-    cmd = lookup(head, rid)
+    entry = find_entry(head, table, rid)
+    cmd = entry.command
     try:
         raw, ignored = _text_args(cmd, _tokens(rest))
         args = validate_args(cmd, raw)
     except ProtocolError as exc:
         raise with_usage(exc, cmd).with_id(rid) from None
-    return Request(rid, cmd.name, args, "text", ignored[:MAX_WARNINGS])
+    return Request(rid, cmd.name, args, "text", ignored[:MAX_WARNINGS], entry)
 
 
 def _token_value(param: Param, token: _Token) -> Any:

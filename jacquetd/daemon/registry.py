@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jacquetd_protocol.commands import COMMANDS, MATCH_COMMANDS, Command
+from jacquetd_protocol.commands import COMMANDS, MATCH_COMMANDS, Command, Entry, with_usage
+from jacquetd_protocol.errors import ProtocolError
 
 from jacquetd.daemon import (
     engine_commands,
@@ -88,6 +90,7 @@ class Route:
     watch: bool = False  # MATCH: a match's events, streamed as partials (`follow`)
     protocol: bool = True  # False: a worker job only the daemon itself submits
     defaults: dict[str, Any] = field(default_factory=dict)  # filled from COMMANDS
+    command: Command | None = None  # a protocol command's parameters (filled from COMMANDS)
 
     def check(self) -> None:
         """Raise ValueError unless the route has what its `runs` needs."""
@@ -146,6 +149,9 @@ _ROUTES: tuple[Route, ...] = (
 
 ROUTES: dict[str, Route] = {}
 """The route of every protocol command, by name (what a client may send)."""
+TABLE: Mapping[str, Entry] = ROUTES  # type: ignore[assignment]  # each names its command
+"""`ROUTES` as the codec's command table: the transports decode with it, so that a
+request's route is found by the codec's one lookup (`Request.entry`)."""
 JOBS: dict[str, Route] = {}
 """The route of every worker job (protocol commands and the daemon's own), by name."""
 BYPASSES_LIMITS: set[str] = set()
@@ -165,7 +171,9 @@ def _add(route: Route) -> None:
         if command is None:
             raise ValueError(f"route {route.name}: no protocol command of that name")
         route = dataclasses.replace(
-            route, defaults={p.name: p.default for p in command.all_params()})
+            route, defaults={p.name: p.default for p in command.all_params()}, command=command,
+            front=_teaching(route.front, command), packed=_teaching(route.packed, command),
+            prepare=_teaching(route.prepare, command))
         ROUTES[route.name] = route
         if route.bypasses_limits:
             BYPASSES_LIMITS.add(route.name)
@@ -175,6 +183,23 @@ def _add(route: Route) -> None:
         raise ValueError(f"route {route.name}: a protocol command cannot be a daemon job")
     if route.runs is Runs.WORKER:
         JOBS[route.name] = route
+
+
+def _teaching(handler: Any, command: Command) -> Any:
+    """`handler` (None stays None) whose refusals of an argument carry `command`'s usage
+    line, as the codec's refusals do: a position or a move is read where the command
+    runs, not in the codec, and its refusal teaches the same way."""
+    if handler is None:
+        return None
+
+    @functools.wraps(handler)
+    def run(*args: Any) -> Any:
+        try:
+            return handler(*args)
+        except ProtocolError as exc:
+            raise with_usage(exc, command) from None
+
+    return run
 
 
 def _check_complete() -> None:

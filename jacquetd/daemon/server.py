@@ -332,7 +332,7 @@ class ZmqEndpoint:
         elif not any(word in body for word in _CONTROL_WORDS):
             return False
         try:
-            request = decode_request(body, self.codec_limits)
+            request = decode_request(body, self.codec_limits, table=registry.TABLE)
         except ProtocolError:
             return False  # the caller's answer names what is wrong
         if request.cmd not in CONTROL_COMMANDS:
@@ -369,7 +369,7 @@ class ZmqEndpoint:
         """The request in `body`, or None once an error reply went out (the codec checks
         the size: a frame is measured once)."""
         try:
-            return decode_request(body, self.codec_limits)
+            return decode_request(body, self.codec_limits, table=registry.TABLE)
         except ProtocolError as err:
             self.service.reject(peer, err, detect_encoding(body))
             return None

@@ -208,7 +208,9 @@ class Service:
         arrived = time.monotonic()
         self.stats.received += 1
         try:
-            route = ROUTES.get(request.cmd)
+            # the route the codec found (decoded with registry.TABLE); a request made in
+            # this process (hosted matches, tests) is looked up here instead
+            route = request.entry if isinstance(request.entry, Route) else ROUTES.get(request.cmd)
             if route is None:
                 raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"no command {request.cmd}")
             args = route.defaults | request.args

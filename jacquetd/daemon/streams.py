@@ -302,7 +302,8 @@ def decode_stream_item(peer: Any, item: bytes | ProtocolError) -> Request | None
         return None
     try:
         # cut by peer.decoder, with the same limits: a msgpack frame is not scanned twice
-        return decode_request(item, peer.cfg.limits.codec_limits(), scanned=True)
+        return decode_request(item, peer.cfg.limits.codec_limits(), scanned=True,
+                              table=registry.TABLE)
     except ProtocolError as err:
         peer.service.reject(peer, err, detect_encoding(item))
         return None

@@ -556,7 +556,7 @@ class WsEndpoint:
                     "or text in a text frame"), "msgpack")
                 return None
         try:  # the codec checks the size (a frame is measured once)
-            return decode_request(frame, self.cfg.limits.codec_limits())
+            return decode_request(frame, self.cfg.limits.codec_limits(), table=registry.TABLE)
         except ProtocolError as err:
             self.service.reject(peer, err, encoding)
             return None

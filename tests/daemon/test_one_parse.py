@@ -2,7 +2,9 @@
 
 Each request is decoded by the codec as an endpoint decodes it and answered by a real
 `Service` (with the daemon's own worker pool, started as `jacquetd serve` starts it)
-through `Service.handle`. The readers of a position are counted: the codec's shape
+through `Service.handle`. The command's lookups are counted too: the codec's (`find_entry`, in the daemon's
+table, which holds the routes) is the one; the service takes the route it found. The
+readers of a position are counted: the codec's shape
 check of a map and its reading of a board literal, the daemon's one reader
 (`resolve_position`), the rules core's readers (`Position.from_dict`, `from_id`,
 `initial`, the backgammon notations' `parse_foreign`) and the rules core's validation
@@ -21,12 +23,16 @@ from typing import Any
 
 import msgpack
 import pytest
+from jacquetd_protocol import codec as protocol_codec
 from jacquetd_protocol import commands as protocol_commands
 from jacquetd_protocol import positions as protocol_positions
+from jacquetd_protocol import text_wire as protocol_text
 from jacquetd_protocol.codec import decode_request
 from jacquetd_protocol.messages import Reply
 
 from jacquetd.daemon import positions as daemon_positions
+from jacquetd.daemon import registry
+from jacquetd.daemon import service as daemon_service
 from jacquetd.daemon.config import Config
 from jacquetd.daemon.server import Daemon
 from jacquetd.rules import Position, interchange
@@ -139,13 +145,28 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         monkeypatch.setattr(Position, name, classmethod(
             wrap(name, lambda cls, *a, _real=real, **k: _real(*a, **k))))
     monkeypatch.setattr(Position, "validate", wrap("validate", Position.validate))
+    for module in (protocol_codec, protocol_text, protocol_commands):  # a command's lookups
+        monkeypatch.setattr(module, "find_entry", wrap("find_entry", module.find_entry))
+
+    class CountedRoutes(dict[str, registry.Route]):
+        def get(self, key: str, default: Any = None) -> Any:
+            calls["ROUTES"] += 1
+            return super().get(key, default)
+
+        def __getitem__(self, key: str) -> registry.Route:
+            calls["ROUTES"] += 1
+            return super().__getitem__(key)
+
+    monkeypatch.setattr(daemon_service, "ROUTES", CountedRoutes(registry.ROUTES))
     return calls
 
 
 def _ask(daemon: Daemon, loop: asyncio.AbstractEventLoop, frame: bytes) -> Any:
     async def ask() -> Any:
         peer = _Peer()
-        daemon.service.handle(peer, decode_request(frame, daemon.cfg.limits))
+        # decoded as the endpoints decode: in the daemon's table of routes
+        daemon.service.handle(peer, decode_request(frame, daemon.cfg.limits,
+                                                   table=registry.TABLE))
         return await asyncio.wait_for(peer.replies.get(), 120)
 
     return loop.run_until_complete(ask())
@@ -183,7 +204,8 @@ def test_each_form_is_read_once(form: str, cmd: str, encoding: str, daemon: Daem
             "start": {"start_variant": 1}, "start:VARIANT": {"start_variant": 1},
             "position id": {"foreign_position": 1},  # not a notation: then an id
             }.get(form, {"foreign_position": 1})  # the notations
-    assert calls == Counter({"resolve_position": 1, reader: 1, "validate": 1, **more})
+    assert calls == Counter({"find_entry": 1, "resolve_position": 1, reader: 1,
+                             "validate": 1, **more})
     if cmd == "best_move":  # the worker takes the position the front read, as it is
         assert len(jobs) == 1 and isinstance(jobs[0]["position"], Position)
 

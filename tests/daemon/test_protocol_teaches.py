@@ -174,3 +174,16 @@ def test_errors_teach(jacquetd_server: DaemonProcess) -> None:
     assert variant.error is not None and "start:jacquet-be" in variant.error["message"]
     assert fixed.ok
     assert dicee.error is not None and dicee.error["spelling"] == "dice"
+
+
+@pytest.mark.parametrize("literal", ["start:", "start:nope", "31"])
+def test_a_malformed_position_is_refused_with_the_commands_usage(
+        jacquetd_server: DaemonProcess, literal: str) -> None:
+    """A position is read where its command runs (the front, a replica, or before a
+    worker job), not in the codec; its refusal carries the usage line all the same."""
+    replies = _text_session(jacquetd_server, [
+        f"1 position {literal}", f"2 legal_moves {literal} 31", f"3 best_move {literal} 31"])
+    for reply, name in zip(replies, ("position", "legal_moves", "best_move"), strict=True):
+        assert reply.error is not None, (name, literal)
+        assert reply.error["code"] == "bad_position"
+        assert reply.error["usage"].startswith(f"{name} POSITION"), reply.error
