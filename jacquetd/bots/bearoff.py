@@ -33,15 +33,13 @@ import contextlib
 import logging
 import multiprocessing
 import os
-import sys
 import time
-import types
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 
-from . import bearoff_cube, bearoff_kernel, bearoff_store
+from . import bearoff_cube, bearoff_kernel
 from .bearoff_store import (
     MAX_CHECKERS,
     POINTS,
@@ -309,26 +307,6 @@ def race_probabilities(db: OneSided, me_home: np.ndarray, opp_home: np.ndarray,
     out[:, 1] = np.minimum(wg, win)
     out[:, 3] = np.minimum(lg, 1.0 - win)
     return out
-
-
-BUILD_ON_DEMAND: bool
-"""`bearoff_store.BUILD_ON_DEMAND`, read and set through this module too (`_Module`)."""
-
-
-class _Module(types.ModuleType):
-    """`bearoff.BUILD_ON_DEMAND` reads and sets `bearoff_store.BUILD_ON_DEMAND`, the one flag
-    both tables obey (whether a missing table is built on first use)."""
-
-    @property
-    def BUILD_ON_DEMAND(self) -> bool:
-        return bearoff_store.BUILD_ON_DEMAND
-
-    @BUILD_ON_DEMAND.setter
-    def BUILD_ON_DEMAND(self, value: bool) -> None:
-        bearoff_store.BUILD_ON_DEMAND = value
-
-
-sys.modules[__name__].__class__ = _Module
 
 
 if __name__ == "__main__":  # `python -m jacquetd.bots.bearoff`: build the tables now

@@ -282,8 +282,8 @@ def table(rule: str) -> TwoSided:
 
 def usable_table(rule: str) -> TwoSided | None:
     """The table where it may be used now: built on demand in tools, in the daemon's
-    workers only once the daemon has built it (`bearoff_store.BUILD_ON_DEMAND`)."""
-    return table(rule) if bearoff_store.BUILD_ON_DEMAND else ready_table(rule)
+    workers only once the daemon has built it (`bearoff_store.never_build`)."""
+    return table(rule) if bearoff_store.builds_on_demand() else ready_table(rule)
 
 
 def homes(me: tuple[int, ...] | np.ndarray, opp: tuple[int, ...] | np.ndarray,

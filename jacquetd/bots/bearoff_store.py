@@ -99,11 +99,22 @@ def cache_dir() -> Path:
     return base / "jacquetd"
 
 
-BUILD_ON_DEMAND = True
-"""Whether a missing table, one-sided (`Evaluator`s) or two-sided (`bearoff_cube`), is
-built on first use (tools, training). The daemon's workers set it False: a request never
-builds (its deadline would cut the build short); the daemon builds the tables in a
-background process at start (`bearoff.build_missing`)."""
+_builds_on_demand = True  # a process's policy: set once at its start (`never_build`)
+
+
+def builds_on_demand() -> bool:
+    """Whether a missing table, one-sided (`Evaluator`s) or two-sided (`bearoff_cube`), is
+    built on first use in this process (tools, training: yes, unless `never_build`)."""
+    return _builds_on_demand
+
+
+def never_build() -> None:
+    """This process never builds a missing table; it uses a table once it is on disk. The
+    daemon's workers call it at start: a request never builds (its deadline would cut
+    the build short); the daemon builds the tables in a background process at start
+    (`bearoff.build_missing`)."""
+    global _builds_on_demand
+    _builds_on_demand = False
 
 
 def locked_build(path: Path, ready: Callable[[], T | None], make: Callable[[], T],

@@ -21,7 +21,7 @@ import numpy as np
 
 from jacquetd.rules import RawPlay, Variant, find_variant
 
-from . import bearoff, features
+from . import bearoff, bearoff_store, features
 from .net import LOSE_BG, LOSE_G, WIN, WIN_BG, WIN_G, Net, flip
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
@@ -138,7 +138,7 @@ class NeuralEvaluator:
 
     def _table_ready(self) -> bool:
         """Whether the exact race table can be used now (built, or built on demand)."""
-        if self._db is None and not bearoff.BUILD_ON_DEMAND:
+        if self._db is None and not bearoff_store.builds_on_demand():
             self._db = bearoff.ready_database(self.variant.bear_off)
             return self._db is not None
         return True

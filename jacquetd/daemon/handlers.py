@@ -15,7 +15,7 @@ from typing import Any
 
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
-from jacquetd.bots import bearoff
+from jacquetd.bots import bearoff_store
 from jacquetd.daemon import fault_hook, registry
 from jacquetd.daemon.engine_commands import WorkerCall
 from jacquetd.daemon.fault_hook import FaultLevels
@@ -36,7 +36,7 @@ def init_worker(seed: int | None, faults: FaultLevels | None = None) -> WorkerSt
     fault_hook.install(faults)
     if faults is not None:
         faults.start()
-    bearoff.BUILD_ON_DEMAND = False  # this process's policy, set once before any job
+    bearoff_store.never_build()  # this process's policy, set once before any job
     return WorkerState(seed)
 
 

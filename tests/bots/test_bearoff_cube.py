@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from jacquetd.bots import analysis, bearoff, bearoff_cube, cubeful
+from jacquetd.bots import analysis, bearoff, bearoff_cube, bearoff_store, cubeful
 from jacquetd.rules import Cube, CubeOwner, MatchState, Position
 
 SIX = (0, 0, 0, 0, 0, 1)  # one checker on the 6-point
@@ -114,7 +114,7 @@ def test_the_table_is_cached_and_read_back(tmp_path: Path,
     read = bearoff_cube.table("rearmost")
     assert np.array_equal(read.centred, built.centred)
     # a daemon's worker (no building on demand) uses a built table, never builds one
-    monkeypatch.setattr(bearoff, "BUILD_ON_DEMAND", False)
+    monkeypatch.setattr(bearoff_store, "_builds_on_demand", False)
     assert bearoff_cube.usable_table("rearmost") is read
     assert bearoff_cube.usable_table("standard") is None
 
