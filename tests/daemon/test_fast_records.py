@@ -29,7 +29,7 @@ from jacquetd.daemon.front_commands import (
     handle_position,
 )
 from jacquetd.daemon.positions import board_literal, position_fields
-from jacquetd.daemon.registry import packed_reply
+from jacquetd.daemon.registry import ROUTES, packed_reply
 from jacquetd.rules import Cube, CubeOwner, MatchState, Play, Position, PositionError, legal_plays
 from jacquetd.rules.interchange import foreign_ids
 
@@ -181,6 +181,7 @@ def test_the_direct_writer_raises_what_the_handler_raises() -> None:
                  {"position": "start:nothing", "dice": [3, 1]}):
         with pytest.raises(ProtocolError) as direct:
             packed_reply("legal_moves", 1, args, "msgpack")
-        with pytest.raises(ProtocolError) as mapped:
-            handle_legal_moves(None, args)  # type: ignore[arg-type]
+        with pytest.raises(ProtocolError) as mapped:  # the handler as the daemon calls it
+            ROUTES["legal_moves"].front(None, args)  # type: ignore[arg-type,misc]
         assert direct.value.to_dict() == mapped.value.to_dict()
+        assert direct.value.to_dict()["usage"].startswith("legal_moves POSITION")
