@@ -1,28 +1,20 @@
-"""The front's child processes: started, linked, watched, restarted and drained one way.
+"""The front's child processes, for two scheduling policies: the workers (workers.py)
+and the front replicas (replicas.py) differ only in what they hand to which child and
+what becomes of a dead child's work. The rest is here, once:
 
-The daemon has two kinds of helper processes, the workers (workers.py) and the front
-replicas (replicas.py). They differ only in their scheduling policy: what they hand to
-which child, and what becomes of a dead child's work. The processes are this module's:
-
-* start: a child is a process of the forkserver context (else spawn), forked from a
-  clean server process, never from the front with its event loop, sockets and threads.
-  It ignores SIGINT, SIGTERM and SIGHUP (the front decides when children stop, and
-  drains first), runs numerical libraries on one thread, and exits when the front is
-  gone (a daemon killed outright must not leave a child computing). Its entry function
-  gets a blocking :class:`Link` and says :data:`READY` once it can work.
-* link: a Unix socket pair carrying each message as its 4-byte length then its pickle
-  (both ends are ours). The front is the one serial point, so the link costs it as
-  little as the operating system allows: it writes a message with one system call
-  (without blocking; what the socket does not take waits until it is writable) and
-  reads every message that has arrived with one, not three per message as a
-  ``multiprocessing`` connection does.
-* health: a child's death is seen by its process sentinel or by the end of its socket
-  (the child's end lives only in the child), whichever comes first; what it wrote
-  before it died is read first. The policy's ``on_death`` then settles its work.
-* restart: `restart` starts a dead child's slot again, at once, unless children keep
-  dying within a second of their start (then after a delay that doubles, up to 5 s).
-* drain: `drain` asks every ready child to exit (a None message), kills those still
-  starting (they hold nothing), and kills whatever still runs after the timeout.
+* start: a process of the forkserver context (else spawn), never forked from the front
+  with its loop, sockets and threads; it ignores SIGINT/SIGTERM/SIGHUP (the front
+  drains first), runs numerical libraries on one thread, exits when the front is gone,
+  and says READY once it can work.
+* link: a Unix socket pair, each message its 4-byte length then its pickle (both ends
+  are ours). The front writes a message with one system call, without blocking, and
+  reads all that has arrived with one: the replicas' path is latency-critical.
+* health: a death is seen by the process sentinel or the link's end, whichever comes
+  first (what the child wrote before is read first); the policy's `on_death` settles
+  its work. `restart` starts the slot again, after a doubling delay (up to 5 s) while
+  children die within FAST_DEATH_S of their start.
+* drain: ready children are asked to exit (a None), those still starting are killed
+  (they hold nothing), and whatever runs after the timeout is killed.
 """
 
 from __future__ import annotations
