@@ -1,11 +1,12 @@
-"""What crosses the worker pipe, as typed values.
+"""What crosses a worker's link, as typed values.
 
 The front process sends a :class:`Job` (or ``None``: exit); the worker, once its
-imports are done, says :class:`Ready` (once), and answers each job with any number
-of :class:`Progress` messages, then one :class:`Done` or :class:`Failed`.
+imports are done, says ``process_pool.READY`` (once; until then a stopped search
+cannot answer, so the pool counts a stop's grace from it), and answers each job with
+any number of :class:`Progress` messages, then one :class:`Done` or :class:`Failed`.
 A job's future in the pool ends with an :data:`Outcome` (``Done | Failed``), which is
 also what the pool makes up itself when a worker dies or the daemon shuts down.
-All of them are frozen dataclasses pickled by ``Connection.send``; both ends are ours.
+All of them are frozen dataclasses, pickled on the link; both ends are ours.
 """
 
 from __future__ import annotations
@@ -26,15 +27,6 @@ class Job:
     args: dict[str, Any]
     deadline: float | None  # time.monotonic() after which the job should stop
     seed: int | None
-
-
-@dataclass(frozen=True)
-class Ready:
-    """Worker to front, once: its imports are done (seconds on a loaded machine), jobs
-    start at once.
-
-    Until then a stopped search cannot answer yet, so the pool waits for this before
-    it counts a stop's grace (a worker is not replaced for being slow to start)."""
 
 
 @dataclass(frozen=True)

@@ -29,29 +29,22 @@ waiting (`Service._offload`), and load in the background meanwhile. A daemon tha
 only ever serves one client at a time never starts them, and that client never pays
 the hop.
 
-Faults: a replica that dies (its pipe ends) is replaced; the requests it held go to
-another replica once, then are answered `internal`.
+Faults: a replica that dies is replaced; the requests it held go to another replica
+once, then are answered `internal`.
 
-Cost in the front: the front process is the one serial point, so the link costs it as
-little as the operating system allows. The pipe is a Unix socket pair with a 4-byte
-length before each message; the front writes an ask with one system call and reads
-every answer that has arrived with one (not three per message, as a
-`multiprocessing` connection does). Replicas run at a lower priority (`NICE`): on a
+The processes, their links (one system call an ask in the front), their deaths and
+restarts are :mod:`.process_pool`'s; this module is the replicas' policy (least held
+first, work sharing, resend on death). Replicas run at a lower priority (`NICE`): on a
 machine whose cores are all busy, a replica woken by an ask must not take the core
 from the front, which would then stall every client.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import itertools
 import logging
 import os
-import pickle
-import signal
-import socket
-import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -62,7 +55,7 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Reply
 
 from jacquetd.daemon.config import Config
-from jacquetd.daemon.workers import _mp_context
+from jacquetd.daemon.process_pool import READY, Child, Link, ProcessPool
 from jacquetd.errors import to_protocol_error
 from jacquetd.logs import setup_logging
 
@@ -74,8 +67,6 @@ ANSWER_WEIGHT = 1 / 16  # of each answer in the replicas' running mean answer ti
 RETRIES = 1  # a request whose replica died goes to another this many times
 CLOSE_S = 1.0  # at shutdown, replicas get this long to exit before they are killed
 NICE = 5  # replicas run this much below the front (see the module docstring)
-READ_BYTES = 1 << 18  # the front reads up to this much of a replica's answers at once
-LENGTH = struct.Struct("!I")  # before every message on the pipe: its length
 
 Answered = Callable[[str | None, bytes], None]  # (error code or None, the encoded reply)
 
@@ -101,33 +92,6 @@ class Answer(NamedTuple):
     seconds: float = 0.0
 
 
-READY = Answer(0, None, b"ready")  # a replica's first message, once it can answer
-
-
-def frame(message: tuple[Any, ...] | None) -> bytes:
-    """One message on the pipe: the length of its pickle (4 bytes), then the pickle."""
-    data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
-    return LENGTH.pack(len(data)) + data
-
-
-def unframe(buffer: bytearray) -> list[Any]:
-    """The whole messages at the start of `buffer`, removed from it (a partial one
-    stays for the next read)."""
-    messages = []
-    start = 0
-    size = len(buffer)
-    while size - start >= LENGTH.size:
-        (length,) = LENGTH.unpack_from(buffer, start)
-        end = start + LENGTH.size + length
-        if end > size:
-            break
-        # a slice is a copy: no view of `buffer` is left to block the resize below
-        messages.append(pickle.loads(buffer[start + LENGTH.size:end]))
-        start = end
-    del buffer[:start]
-    return messages
-
-
 def answer(ask: Ask) -> Answer:
     """What a replica sends for `ask`: the front handler's result, or the error it raised,
     encoded as the reply."""
@@ -148,13 +112,9 @@ def answer(ask: Ask) -> Answer:
                       encode_reply(Reply.failure(ask.request_id, err), ask.encoding))
 
 
-def replica_main(sock: socket.socket, log_level: int) -> None:
+def replica_main(link: Link, log_level: int) -> None:
     """A replica process: load the compiled generator, say it is ready, then answer asks
-    in order until the pipe closes (the front is gone) or a None arrives."""
-    # the front decides when replicas stop (it drains first), as it does for workers: a
-    # signal sent to the whole process group must not cut a request short
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_IGN)
+    in order until the link closes (the front is gone) or a None arrives."""
     with contextlib.suppress(OSError):
         os.nice(NICE)
     setup_logging(log_level)  # the front's format (kv or json), as the workers write
@@ -167,22 +127,17 @@ def replica_main(sock: socket.socket, log_level: int) -> None:
         except Exception:  # a kernel that disagrees with the rules core is not used
             log.exception("event=fastgen_disabled")
             plays.disable_compiled_generator()
-    sock.sendall(frame(READY))
-    buffer = bytearray()
+    link.send(READY)
     while True:
         try:
-            data = sock.recv(READ_BYTES)
-        except OSError:
+            ask = link.recv()
+        except (EOFError, OSError):
             return
-        if not data:
+        if ask is None:
             return
-        buffer += data
-        for ask in unframe(buffer):
-            if ask is None:
-                return
-            started = time.perf_counter()
-            reply = answer(Ask(*ask))
-            sock.sendall(frame((*reply[:3], time.perf_counter() - started)))
+        started = time.perf_counter()
+        reply = answer(Ask(*ask))
+        link.send((*reply[:3], time.perf_counter() - started))
 
 
 @dataclass(eq=False)
@@ -193,15 +148,8 @@ class _Held:
 
 
 @dataclass(eq=False)
-class _Replica:
-    index: int
-    process: Any
-    sock: socket.socket
-    ready: bool = False
-    dead: bool = False
+class _Replica(Child):
     held: dict[int, _Held] = field(default_factory=dict)
-    inbox: bytearray = field(default_factory=bytearray)  # answers read, not yet whole
-    outbox: bytearray = field(default_factory=bytearray)  # asks the socket did not take
 
 
 class ReplicaPool:
@@ -213,49 +161,38 @@ class ReplicaPool:
         self.count = max(0, count)
         self.log_level = log_level
         self.deep_s = deep_s  # a second request only while answers take this long
-        self._replicas: list[_Replica | None] = [None] * self.count
+        self._procs = ProcessPool("replica", replica_main, _Replica, self._on_message,
+                                  self._on_death)
         self._tokens = itertools.count(1)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._closing = False
         self.answered = 0  # requests a replica answered (introspection, stats)
         self.answer_s = 0.0  # running mean of the replicas' time an answer (`deep_s`)
         self.restarts = 0
 
     @property
     def started(self) -> bool:
-        return self._loop is not None
+        return self._procs.loop is not None
 
     def start(self) -> None:
         """Start every replica (they load in the background; until one says it is ready
         `submit` refuses)."""
-        if self._loop is not None or self._closing:
+        if self.started or self._procs.closing:
             return
-        self._loop = asyncio.get_running_loop()
+        self._procs.start()
         log.info("event=replicas_starting count=%d", self.count)
         for i in range(self.count):
             self._spawn(i)
 
     def _spawn(self, index: int) -> None:
-        ctx = _mp_context()
-        mine, theirs = socket.socketpair()
-        process = ctx.Process(target=replica_main, args=(theirs, self.log_level),
-                              name=f"jacquetd-replica-{index}", daemon=True)
-        process.start()
-        theirs.close()  # the replica's end lives only in the replica: its death ends the pipe
-        mine.setblocking(False)
-        replica = _Replica(index, process, mine)
-        self._replicas[index] = replica
-        assert self._loop is not None
-        self._loop.add_reader(mine.fileno(), self._readable, replica)
+        self._procs.spawn(index, (self.log_level,))
 
     @property
     def holding(self) -> int:
         """Requests the replicas hold now."""
-        return sum(len(r.held) for r in self._replicas if r is not None)
+        return sum(len(r.held) for r in self._procs.children if r is not None)
 
     def pids(self) -> list[int]:
         """The replicas up and answering."""
-        return [r.process.pid for r in self._replicas
+        return [r.process.pid for r in self._procs.children
                 if r is not None and r.ready and not r.dead]
 
     def submit(self, cmd: str, args: dict[str, Any], request_id: Any, encoding: Encoding,
@@ -265,100 +202,50 @@ class ReplicaPool:
         room (then nothing was taken)."""
         best: _Replica | None = None
         depth = DEPTH if self.answer_s >= self.deep_s else 1
-        for replica in self._replicas:
+        for replica in self._procs.children:
             if (replica is not None and replica.ready and not replica.dead
                     and len(replica.held) < depth
                     and (best is None or len(replica.held) < len(best.held))):
                 best = replica
-        if best is None or self._closing:
+        if best is None or self._procs.closing:
             return False
         held = _Held(Ask(next(self._tokens), cmd, args, request_id, encoding), done)
         return self._send(best, held)
 
     def _send(self, replica: _Replica, held: _Held) -> bool:
-        data = frame(tuple(held.ask))
-        if not replica.outbox:
-            try:
-                sent = replica.sock.send(data)
-            except BlockingIOError:
-                sent = 0
-            except OSError:
-                self._died(replica)
-                return False
-            data = data[sent:]
-            if data:
-                assert self._loop is not None
-                self._loop.add_writer(replica.sock.fileno(), self._writable, replica)
-        replica.outbox += data
+        if not self._procs.send(replica, tuple(held.ask)):
+            return False
         replica.held[held.ask.token] = held
         return True
 
-    def _writable(self, replica: _Replica) -> None:
-        try:
-            sent = replica.sock.send(replica.outbox)
-        except BlockingIOError:
+    def _on_message(self, replica: _Replica, message: Any) -> None:
+        if message == READY:
+            log.debug("event=replica_ready index=%d", replica.index)
             return
-        except OSError:
-            self._died(replica)
-            return
-        del replica.outbox[:sent]
-        if not replica.outbox:
-            assert self._loop is not None
-            self._loop.remove_writer(replica.sock.fileno())
+        answer = Answer(*message)
+        held = replica.held.pop(answer.token, None)
+        if held is not None:
+            self.answered += 1
+            self.answer_s += (answer.seconds - self.answer_s) * ANSWER_WEIGHT
+            try:
+                held.done(answer.code, answer.body)
+            except Exception:  # one reply's failure must not stop the others
+                log.exception("event=replica_answer_failed")
 
-    def _readable(self, replica: _Replica) -> None:
-        try:
-            data = replica.sock.recv(READ_BYTES)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:
-            self._died(replica)
-            return
-        replica.inbox += data
-        for message in unframe(replica.inbox):
-            answer = Answer(*message)
-            if answer.token == READY.token:
-                replica.ready = True
-                log.debug("event=replica_ready index=%d", replica.index)
-                continue
-            held = replica.held.pop(answer.token, None)
-            if held is not None:
-                self.answered += 1
-                self.answer_s += (answer.seconds - self.answer_s) * ANSWER_WEIGHT
-                try:
-                    held.done(answer.code, answer.body)
-                except Exception:  # one reply's failure must not stop the others
-                    log.exception("event=replica_answer_failed")
-
-    def _died(self, replica: _Replica) -> None:
-        if replica.dead:
-            return
-        replica.dead = True
-        assert self._loop is not None
-        with contextlib.suppress(ValueError, OSError):
-            self._loop.remove_reader(replica.sock.fileno())
-        with contextlib.suppress(ValueError, OSError):
-            self._loop.remove_writer(replica.sock.fileno())
-        replica.sock.close()
-        with contextlib.suppress(Exception):
-            replica.process.join(0.1)
+    def _on_death(self, replica: _Replica) -> None:
         held = list(replica.held.values())
         replica.held.clear()
-        if self._closing:
-            return
         log.warning("event=replica_died index=%d held=%d exitcode=%s", replica.index,
                     len(held), replica.process.exitcode)
         self.restarts += 1
-        self._spawn(replica.index)
+        self._procs.restart(replica, self._spawn)
         for one in held:
             self._retry(one)
 
     def _retry(self, held: _Held) -> None:
         held.tries += 1
         if held.tries <= RETRIES:
-            for replica in self._replicas:
+            for replica in self._procs.children:
                 if (replica is not None and replica.ready and not replica.dead
                         and self._send(replica, held)):
                     return
@@ -369,21 +256,4 @@ class ReplicaPool:
     async def close(self) -> None:
         """Stop every replica (asks still held are dropped: the service answers their
         requests when it drains)."""
-        self._closing = True
-        if self._loop is None:
-            return  # never started
-        replicas = [r for r in self._replicas if r is not None]
-        for replica in replicas:
-            if not replica.dead:
-                replica.outbox += frame(None)
-                with contextlib.suppress(OSError, ValueError):
-                    sent = replica.sock.send(replica.outbox)
-                    del replica.outbox[:sent]
-        loop = asyncio.get_running_loop()
-        end = loop.time() + CLOSE_S
-        for replica in replicas:
-            while replica.process.is_alive() and loop.time() < end:
-                await asyncio.sleep(0.01)
-            if replica.process.is_alive():
-                replica.process.kill()
-            self._died(replica)
+        await self._procs.drain(CLOSE_S)

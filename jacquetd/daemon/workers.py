@@ -1,14 +1,14 @@
-"""A pool of worker processes for bot and analysis commands.
+"""The worker pool: the scheduling policy of the processes that run bot and analysis
+commands.
 
-Each worker is a ``multiprocessing`` process with its own duplex pipe and a
-shared stop flag; it runs one job at a time. The front process (asyncio)
-keeps a bounded queue of waiting jobs and hands one to each idle worker.
+The processes, their links, their deaths and restarts are :mod:`.process_pool`'s; each
+worker also has a shared stop flag, and runs one job at a time. The front process
+(asyncio) keeps a bounded queue of waiting jobs and hands one to each idle worker.
 
 Faults are the pool's business:
 
-* a worker that dies (killed, out of memory) is noticed through its process
-  sentinel; the job it held fails with ``internal`` and a new worker takes its
-  place;
+* a worker that dies (killed, out of memory) fails the job it held with ``internal``
+  and a new worker takes its place;
 * a job that is abandoned (cancelled, or past its deadline) is told to stop
   through the shared flag; a worker still busy with it after
   ``cancel_grace_s`` is killed and replaced, so it cannot hold a slot forever.
@@ -23,11 +23,10 @@ for it (at most ``heavy_slots`` spares); the paused job resumes (SIGCONT) as soo
 heavy slot is free, before any new heavy job starts. Two clients with long work of
 this kind take turns of ``SLICE_S``.
 
-Messages on a pipe are the typed values of :mod:`jacquetd.daemon.jobs` (pickled by
-``Connection.send``; both ends are ours): front to worker a ``Job`` or ``None``
-(exit); worker to front ``Ready`` once started, then for each job ``Progress``, then
-``Done`` or ``Failed``. A job's future
-ends with an ``Outcome`` (``Done | Failed``).
+Messages on a link are the typed values of :mod:`jacquetd.daemon.jobs`: front to
+worker a ``Job`` or ``None`` (exit); worker to front ``READY`` once started, then for
+each job ``Progress``, then ``Done`` or ``Failed``. A job's future ends with an
+``Outcome`` (``Done | Failed``).
 """
 
 from __future__ import annotations
@@ -36,28 +35,22 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import multiprocessing
-import multiprocessing.connection
-import multiprocessing.sharedctypes
 import os
 import signal
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from jacquetd_protocol.errors import ErrorCode
 
 from jacquetd.daemon import fault_hook
 from jacquetd.daemon.fault_hook import FaultLevels
-from jacquetd.daemon.jobs import Done, Failed, Job, Outcome, Progress, Ready
+from jacquetd.daemon.jobs import Done, Failed, Job, Outcome, Progress
+from jacquetd.daemon.process_pool import READY, Child, Link, ProcessPool
 
 log = logging.getLogger(__name__)
-
-# Numerical libraries must not start a thread per core in every worker.
-THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 RSS_CHECK_S = 0.25  # how often the workers' memory is looked at
 # A search told to answer with what it has (`stop`) gets this long, at least, counted from
@@ -178,16 +171,10 @@ class _FairQueue:
 
 
 @dataclass(eq=False)
-class _Worker:
-    index: int
-    process: multiprocessing.process.BaseProcess
-    conn: multiprocessing.connection.Connection
-    stop_flag: Any  # a shared c_byte
-    started: float = field(default_factory=time.monotonic)
+class _Worker(Child):
+    stop_flag: Any = None  # a shared c_byte
     job: _Job | None = None
     kill_timer: asyncio.TimerHandle | None = None
-    ready: bool = False  # it said Ready: its imports are done
-    dead: bool = False
     paused: float = 0.0  # time.monotonic() when it was paused (SIGSTOP); 0: not paused
     since: float = 0.0  # when its job started or last resumed
     spare: bool = False  # started beyond `size` for a paused job's place
@@ -196,15 +183,6 @@ class _Worker:
 
 def _error(job: _Job, code: str, message: str, **extra: Any) -> Failed:
     return Failed(job.job_id, code, message, extra=extra)
-
-
-def _mp_context() -> Any:
-    """The forkserver context (else spawn); typed Any: typeshed's BaseContext has no
-    `Process`, though every concrete context has."""
-    # forkserver: workers are forked from a clean server process, never from the
-    # front process with its event loop, sockets and threads.
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
 class WorkerPool:
@@ -234,28 +212,32 @@ class WorkerPool:
         self.faults = fault_hook.installed()  # a test's fault levels, for every worker
         self._seed = seed
         self._on_restart = on_restart
-        self._ctx = _mp_context()
-        self._workers: list[_Worker | None] = [None] * self.size
+        self._procs = ProcessPool("worker", worker_main, _Worker, self._on_message,
+                                  self._on_death)
         self.max_spares = self.heavy_slots
         self._slice_timer: asyncio.TimerHandle | None = None
         self._queue = _FairQueue()
         self._jobs: dict[int, _Job] = {}
         self._ids = itertools.count(1)
         self._seeds = itertools.count(1)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._closing = False
-        self._fast_deaths = 0
+
+    @property
+    def _workers(self) -> list[_Worker | None]:
+        return self._procs.children
+
+    @property
+    def _closing(self) -> bool:
+        return self._procs.closing
 
     # ---- lifecycle -------------------------------------------------------
 
     def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        for name in THREAD_ENV:
-            os.environ[name] = "1"
+        self._procs.start()
         for index in range(self.size):
             self._spawn(index)
         if self.max_rss_mb > 0:
-            self._rss_task = self._loop.create_task(self._watch_memory(), name="worker-rss")
+            self._rss_task = self._require_loop().create_task(self._watch_memory(),
+                                                              name="worker-rss")
 
     async def _watch_memory(self) -> None:
         """Kill a worker whose resident memory passes `max_rss_mb` (its request then gets
@@ -276,71 +258,33 @@ class WorkerPool:
                     worker.over_memory = int(rss_mb)
                     log.warning("event=worker_kill index=%d reason=memory rss_mb=%d cmd=%s",
                                 worker.index, rss_mb, worker.job.cmd)
-                    with contextlib.suppress(OSError):
-                        worker.process.kill()
+                    self._procs.kill(worker)
 
     def _spawn(self, index: int, spare: bool = False) -> None:
-        if self._closing:
-            return
-        front, back = self._ctx.Pipe(duplex=True)
-        stop_flag = self._ctx.RawValue("b", 0)
+        stop_flag = self._procs.ctx.RawValue("b", 0)
         worker_seed = None if self._seed is None else self._seed * 1000 + next(self._seeds)
-        process = self._ctx.Process(
-            target=worker_main,
-            args=(back, stop_flag, index, worker_seed, self.log_level, self.faults,
-                  os.getpid()),
-            name=f"jacquetd-worker-{index}",
-            daemon=True,
-        )
-        process.start()
-        back.close()
-        worker = _Worker(index, process, front, stop_flag, spare=spare)
-        if index == len(self._workers):
-            self._workers.append(worker)
-        else:
-            self._workers[index] = worker
-        loop = self._require_loop()
-        loop.add_reader(front.fileno(), self._on_readable, worker)
-        loop.add_reader(process.sentinel, self._on_sentinel, worker)
-        log.debug("event=worker_started index=%d pid=%s", index, process.pid)
+        self._procs.spawn(index, (stop_flag, index, worker_seed, self.log_level, self.faults),
+                          stop_flag=stop_flag, spare=spare)
         self._dispatch()
 
     def _require_loop(self) -> asyncio.AbstractEventLoop:
-        if self._loop is None:
+        if self._procs.loop is None:
             raise PoolClosed("pool not started")
-        return self._loop
+        return self._procs.loop
 
     async def close(self, timeout: float = 2.0) -> None:
         """Stop every worker: ask politely, then kill after ``timeout``."""
-        self._closing = True
+        self._procs.closing = True
         if self._rss_task is not None:
             self._rss_task.cancel()
         for job in list(self._jobs.values()):
             self._finish(job, _error(job, ErrorCode.INTERNAL, "the daemon is shutting down"))
         self._queue.clear()
-        workers = [w for w in self._workers if w is not None]
-        for worker in workers:
-            self._detach(worker)
-            if not worker.ready:
-                # still importing: it holds no job and writes nothing of its own (compiled
-                # kernels land in their cache by rename), and it would read the polite
-                # None only once its imports are done, up to a second later
-                with contextlib.suppress(OSError):
-                    worker.process.kill()
-                continue
-            worker.stop_flag.value = 1  # a job still running stops at its next check
-            self._resume(worker)
-            with contextlib.suppress(OSError, ValueError):
-                worker.conn.send(None)
-        deadline = time.monotonic() + timeout
-        for worker in workers:
-            while worker.process.is_alive() and time.monotonic() < deadline:
-                await asyncio.sleep(0.02)
-            if worker.process.is_alive():
-                worker.process.kill()
-            worker.process.join(1.0)
-            worker.conn.close()
-        self._workers = [None] * self.size
+        for worker in self._workers:
+            if worker is not None and worker.ready and not worker.dead:
+                worker.stop_flag.value = 1  # a job still running stops at its next check
+                self._resume(worker)
+        await self._procs.drain(timeout)
 
     # ---- jobs ------------------------------------------------------------
 
@@ -463,11 +407,9 @@ class WorkerPool:
                 return
             worker.since = time.monotonic()
             worker.stop_flag.value = 0
-            try:
-                worker.conn.send(Job(job.job_id, job.cmd, job.args, job.deadline, job.seed))
-            except (OSError, ValueError):
-                # The worker is dying; the sentinel will fire. Keep the job for another.
-                self._queue.push_front(job)
+            if not self._procs.send(worker, Job(job.job_id, job.cmd, job.args, job.deadline,
+                                                job.seed)):
+                self._queue.push_front(job)  # the worker is dying: the job goes to another
                 continue
             worker.job = job
             if job.stopping:
@@ -548,12 +490,7 @@ class WorkerPool:
             return
         for worker in self._workers[self.size:]:
             if worker is not None and worker.spare and worker.job is None and worker.ready:
-                self._detach(worker)
-                worker.dead = True
-                with contextlib.suppress(OSError, ValueError):
-                    worker.conn.send(None)
-                    worker.conn.close()
-                self._workers[worker.index] = None
+                self._procs.retire(worker)
         while len(self._workers) > self.size and self._workers[-1] is None:
             self._workers.pop()
 
@@ -564,16 +501,8 @@ class WorkerPool:
 
     # ---- events from workers ----------------------------------------------
 
-    def _on_readable(self, worker: _Worker) -> None:
-        try:
-            while worker.conn.poll():
-                self._on_message(worker, worker.conn.recv())
-        except (EOFError, OSError):
-            self._on_death(worker)
-
     def _on_message(self, worker: _Worker, msg: object) -> None:
-        if isinstance(msg, Ready):
-            worker.ready = True
+        if msg == READY:
             if worker.job is not None and worker.job.stopping:
                 self._stop_worker(worker, worker.job)
             if worker.spare:
@@ -597,25 +526,12 @@ class WorkerPool:
             self._finish(job, msg)
         self._dispatch()
 
-    def _on_sentinel(self, worker: _Worker) -> None:
-        self._on_death(worker)
-
     def _on_death(self, worker: _Worker) -> None:
-        if worker.dead:
-            return
-        worker.dead = True
         worker.paused = 0.0
-        self._detach(worker)
-        worker.process.join(0.5)
-        code = worker.process.exitcode
         job, worker.job = worker.job, None
         if worker.kill_timer is not None:
             worker.kill_timer.cancel()
             worker.kill_timer = None
-        with contextlib.suppress(OSError):
-            worker.conn.close()
-        if self._closing:
-            return
         reason = ("recycled" if job is not None and (job.abandoned or job.stopping)
                   else "died")
         log.warning(
@@ -623,7 +539,7 @@ class WorkerPool:
             reason,
             worker.index,
             worker.process.pid,
-            code,
+            worker.process.exitcode,
             job.cmd if job is not None else "-",
         )
         if job is not None and not job.abandoned:
@@ -637,87 +553,29 @@ class WorkerPool:
                                          "the worker running this request died"))
         if self._on_restart is not None:
             self._on_restart(reason)
-        lived = time.monotonic() - worker.started
-        self._fast_deaths = self._fast_deaths + 1 if lived < 1.0 else 0
-        delay = min(5.0, 0.05 * (2 ** min(self._fast_deaths, 7))) if self._fast_deaths else 0.0
-        self._require_loop().call_later(delay, self._respawn, worker.index)
+        self._procs.restart(worker, self._spawn if worker.index < self.size
+                            else self._drop_spare)
 
-    def _respawn(self, index: int) -> None:
-        if index >= self.size:  # a spare is started again only when one is wanted
-            if index < len(self._workers):
-                self._workers[index] = None
-            self._dispatch()
-            return
-        current = self._workers[index]
-        if current is not None and not current.dead:
-            return
-        self._spawn(index)
-
-    def _detach(self, worker: _Worker) -> None:
-        loop = self._loop
-        if loop is None:
-            return
-        with contextlib.suppress(OSError, ValueError):
-            loop.remove_reader(worker.conn.fileno())
-        with contextlib.suppress(OSError, ValueError):
-            loop.remove_reader(worker.process.sentinel)
+    def _drop_spare(self, index: int) -> None:
+        """A dead spare's slot is not started again: a spare starts only when one is
+        wanted."""
+        self._workers[index] = None
+        self._dispatch()
 
     def _kill_overrun(self, worker: _Worker, job: _Job) -> None:
         worker.kill_timer = None
         if worker.dead or worker.job is not job:
             return
         log.info("event=worker_kill index=%d reason=ignored_stop cmd=%s", worker.index, job.cmd)
-        with contextlib.suppress(OSError):
-            worker.process.kill()
+        self._procs.kill(worker)
 
 
 # ---- the worker process -------------------------------------------------------
 
 
-FRONT_CHECK_S = 1.0
-
-
-def _exit_with_front(front_pid: int) -> None:
-    """In a worker: exit as soon as the front process no longer exists."""
-    while True:
-        time.sleep(FRONT_CHECK_S)
-        try:
-            os.kill(front_pid, 0)
-        except ProcessLookupError:
-            os._exit(4)
-        except PermissionError:
-            pass
-
-
-def worker_main(
-    conn: multiprocessing.connection.Connection,
-    stop_flag: Any,
-    index: int,
-    seed: int | None,
-    log_level: int,
-    faults: FaultLevels | None = None,
-    front_pid: int = 0,
-) -> None:
-    """Entry point of a worker process: run jobs until told to exit (or until the front
-    process is gone: a daemon killed outright must not leave a worker computing)."""
-    for name in THREAD_ENV:
-        os.environ[name] = "1"
-    if front_pid:
-        threading.Thread(target=_exit_with_front, args=(front_pid,), daemon=True,
-                         name="front-watch").start()
-    # a paused worker (SIGSTOP) runs no thread: it dies with its parent (the forkserver,
-    # which ends with the front) by the kernel's hand
-    with contextlib.suppress(Exception):
-        import ctypes
-        import ctypes.util
-
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    # The front process decides when workers stop (it drains first): a Ctrl-C
-    # or a SIGTERM/SIGHUP sent to the whole process group must not kill jobs.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+def worker_main(link: Link, stop_flag: Any, index: int, seed: int | None, log_level: int,
+                faults: FaultLevels | None = None) -> None:
+    """A worker process (started by :mod:`.process_pool`): run jobs until told to exit."""
     # the front's format (kv or json, from JACQUETD_WORKER_LOG_FORMAT), with worker=N on each line
     from jacquetd.logs import setup_logging
 
@@ -728,19 +586,19 @@ def worker_main(
     state = handlers.init_worker(seed, faults)
     log.debug("event=worker_ready index=%d pid=%d", index, os.getpid())
     try:
-        conn.send(Ready())
-    except (OSError, ValueError):
+        link.send(READY)
+    except OSError:
         return
     while True:
         try:
-            msg = conn.recv()
+            msg = link.recv()
         except (EOFError, OSError):
             return
         if not isinstance(msg, Job):
             return
 
         def report(payload: dict[str, Any], _job_id: int = msg.job_id) -> None:
-            conn.send(Progress(_job_id, payload))
+            link.send(Progress(_job_id, payload))
 
         reply: Done | Failed
         try:
@@ -749,7 +607,7 @@ def worker_main(
                 report)
         except MemoryError:
             with contextlib.suppress(OSError):
-                conn.send(Failed(msg.job_id, ErrorCode.INTERNAL, "out of memory"))
+                link.send(Failed(msg.job_id, ErrorCode.INTERNAL, "out of memory"))
             os._exit(3)  # a fresh process is the only safe state after this
         except Exception as exc:  # every failure becomes one error reply
             reply = Failed.of(msg.job_id, to_protocol_error(exc))
@@ -758,6 +616,6 @@ def worker_main(
         else:
             reply = Done(msg.job_id, result)
         try:
-            conn.send(reply)
-        except (OSError, ValueError):
+            link.send(reply)
+        except OSError:
             return

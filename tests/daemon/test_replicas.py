@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from websockets.sync.client import connect
 
-from jacquetd.daemon import replicas
+from jacquetd.daemon import process_pool, replicas
 from tests.conftest import DaemonProcess
 from tests.daemon.wire import TcpClient, ZmqClient
 
@@ -193,9 +193,9 @@ def test_stdio_engines_start_no_replicas() -> None:
        st.lists(st.integers(1, 64), min_size=1, max_size=8))
 def test_the_pipe_framing_gives_back_every_whole_message_in_any_split(
         messages: list[tuple[int, str | None, bytes]], cuts: list[int]) -> None:
-    """The front reads a replica's answers in whatever pieces the socket gives: each read
+    """The front reads a child's messages in whatever pieces the socket gives: each read
     yields the whole messages so far, in order, and keeps a partial one for the next."""
-    stream = b"".join(replicas.frame(m) for m in messages)
+    stream = b"".join(process_pool.frame(m) for m in messages)
     buffer = bytearray()
     got: list[Any] = []
     at = 0
@@ -204,7 +204,7 @@ def test_the_pipe_framing_gives_back_every_whole_message_in_any_split(
             break
         buffer += stream[at:at + cut]
         at += cut
-        got.extend(replicas.unframe(buffer))
+        got.extend(process_pool.unframe(buffer))
     assert got == messages and not buffer
 
 
@@ -215,7 +215,8 @@ def test_a_replica_holds_a_second_request_only_while_answers_are_dear() -> None:
     pool = replicas.ReplicaPool(1)
     mine, theirs = socket.socketpair()
     mine.setblocking(False)
-    pool._replicas[0] = replicas._Replica(0, None, mine, ready=True)
+    replica = replicas._Replica(0, None, mine, ready=True)
+    pool._procs.children.append(replica)
 
     def ask() -> bool:
         return pool.submit("legal_moves", {"position": "start:backgammon", "dice": [3, 1]},
@@ -226,12 +227,12 @@ def test_a_replica_holds_a_second_request_only_while_answers_are_dear() -> None:
         pool.answer_s = replicas.DEEP_S
         assert [ask() for _ in range(replicas.DEPTH)] == [True] * (replicas.DEPTH - 1) + [False]
         # the replica's answers bring the mean down again: its next request waits its turn
-        held = list(pool._replicas[0].held)  # type: ignore[union-attr]
+        held = list(replica.held)
         for token in held:
-            theirs.sendall(replicas.frame((token, None, b"x", 0.0)))
+            theirs.sendall(process_pool.frame((token, None, b"x", 0.0)))
         deadline = time.monotonic() + 10
-        while pool._replicas[0].held and time.monotonic() < deadline:  # type: ignore[union-attr]
-            pool._readable(pool._replicas[0])  # type: ignore[arg-type]
+        while replica.held and time.monotonic() < deadline:
+            pool._procs._readable(replica)
         assert pool.answered == len(held) and pool.answer_s < replicas.DEEP_S
         assert ask() and not ask()
     finally:
