@@ -2,9 +2,9 @@
 
 Each request is decoded by the codec as an endpoint decodes it and answered by a real
 `Service` (with the daemon's own worker pool, started as `jacquetd serve` starts it)
-through `Service.handle`. The command's lookups are counted too: the codec's (`find_entry`, in the daemon's
-table, which holds the routes) is the one; the service takes the route it found. The
-readers of a position are counted: the codec's shape
+through `Service.handle`. The command's lookups are counted too: the codec's
+(`find_entry`, in the daemon's table, which holds the routes) is the one; the service
+takes the route it found. The readers of a position are counted: the codec's shape
 check of a map and its reading of a board literal, the daemon's one reader
 (`resolve_position`), the rules core's readers (`Position.from_dict`, `from_id`,
 `initial`, the backgammon notations' `parse_foreign`) and the rules core's validation
