@@ -879,9 +879,11 @@ class MatchService:
             if live.status != "playing" or hm.over:
                 return None
             pending = hm.flow.pending()
-            if pending is None or pending[1] is None:
+            if pending is None:
                 return None
             decision, side = pending
+            if side is None:
+                return None
             seat = live.config.seats[side]
             if seat.kind != "bot" or seat.level is None:
                 return None

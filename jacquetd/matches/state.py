@@ -33,7 +33,7 @@ from jacquetd.rules import (
     find_variant,
     legal_plays,
 )
-from jacquetd.rules.driver import Flow, Step
+from jacquetd.rules.driver import Flow, FlowStep
 from jacquetd.rules.scoring import RESULT_NAMES
 
 from .errors import MatchError, bad_argument
@@ -265,7 +265,7 @@ class HostedMatch:
             events.extend(self._report(step))
         return events
 
-    def _report(self, step: Step) -> list[dict[str, Any]]:
+    def _report(self, step: FlowStep) -> list[dict[str, Any]]:
         """The events of `step`, and its entry in the game's record."""
         kind, side = step.kind, step.side
         if kind == "game_start":

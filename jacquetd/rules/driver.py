@@ -42,7 +42,7 @@ DECISIONS = ("roll", "double", "take", "drop", "move", "resign", "accept", "reje
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
+class FlowStep:
     """One thing that happened in a game or match, decided or automatic.
 
     `kind` is a decision (`DECISIONS`; `roll` of a supplied opening is `opening`) or
@@ -206,7 +206,7 @@ class Flow:
     # -- acting ------------------------------------------------------------------------
 
     def apply(self, side: int | None, kind: str, *, dice: tuple[int, int] | None = None,
-              move: str | Play | None = None, value: int | None = None) -> Step:
+              move: str | Play | None = None, value: int | None = None) -> FlowStep:
         """Apply one decision of `side` (None: the supplied opening roll, `kind` `roll`).
         `move` is text in any legal spelling or a `Play` made from the game's position
         with its dice (not looked up again); `dice` the supplied roll; `value` the result
@@ -222,41 +222,41 @@ class Flow:
         if kind == "roll":
             if self.supplied and dice is None:
                 raise GameStateError("this game's dice are supplied", "G6")
-            step = Step("roll", side, dice=g.roll(dice if self.supplied else None))
+            step = FlowStep("roll", side, dice=g.roll(dice if self.supplied else None))
         elif kind == "move":
             if move is None:
                 raise GameStateError("a move needs a play")
             rolled = g.rolled
             play = g.make(move) if isinstance(move, Play) else g.play(move)
-            step = Step("move", side, dice=rolled, play=play)
+            step = FlowStep("move", side, dice=rolled, play=play)
         elif kind == "double":
             g.double()
-            step = Step("double", side, value=g.cube_value * 2)
+            step = FlowStep("double", side, value=g.cube_value * 2)
         elif kind == "take":
             g.take()
-            step = Step("take", side, value=g.cube_value)
+            step = FlowStep("take", side, value=g.cube_value)
         elif kind == "drop":
             g.drop()
-            step = Step("drop", side, value=g.cube_value)
+            step = FlowStep("drop", side, value=g.cube_value)
         elif kind == "resign":
             if value is None:
                 raise GameStateError("a resignation offers a result")
             g.resign(side, value)
-            step = Step("resign", side, value=value)
+            step = FlowStep("resign", side, value=value)
         else:
             g.answer_resign(kind == "accept")
-            step = Step(kind, side)
+            step = FlowStep(kind, side)
         self._plays = None
         return step
 
-    def advance(self) -> Step | None:
+    def advance(self) -> FlowStep | None:
         """Take the next step the rules fix without a decision, if one is due: the score
         of an ended game, the end of the match or the next game, a seeded opening roll,
         a roll played without a decision (`autoplay`). None when a decision is awaited or
         the match is over."""
         if self.match is not None and not self.match.games:
             self.match.new_game()
-            return Step("game_start")
+            return FlowStep("game_start")
         g = self.game
         if g.result is not None:
             return self._ended(g.result)
@@ -264,14 +264,14 @@ class Flow:
             if self.supplied:
                 return None
             d0, d1 = g.start()
-            return Step("opening", g.turn, dice=(d0, d1))
+            return FlowStep("opening", g.turn, dice=(d0, d1))
         if g.phase == "move":
             plays = self.plays()
             if len(plays) == 1 and self._auto(plays[0]):
                 side, rolled = g.turn, g.rolled
                 play = g.make(Play(g.position(), plays[0]))
                 self._plays = None
-                return Step("move", side, dice=rolled, play=play, forced=True)
+                return FlowStep("move", side, dice=rolled, play=play, forced=True)
         return None
 
     # -- internals ---------------------------------------------------------------------
@@ -279,7 +279,7 @@ class Flow:
     def _auto(self, raw: RawPlay) -> bool:
         return self.autoplay == "forced" or not raw.steps
 
-    def _opening(self, dice: tuple[int, int] | None) -> Step:
+    def _opening(self, dice: tuple[int, int] | None) -> FlowStep:
         if dice is None:
             raise GameStateError("the opening roll needs both dice", "J2")
         if dice[0] == dice[1]:
@@ -289,28 +289,28 @@ class Flow:
         g.dice = DiceSource(script=[(dice[0], dice[1])])
         d0, d1 = g.start()
         self._plays = None
-        return Step("opening", g.turn, dice=(d0, d1))
+        return FlowStep("opening", g.turn, dice=(d0, d1))
 
-    def _ended(self, result: GameResult) -> Step | None:
+    def _ended(self, result: GameResult) -> FlowStep | None:
         """The step after a game ended: its score, then the end of the match or the next
         game."""
         if self.match is None:
             if self._done:
                 return None
             self._done = True
-            return Step("game_over", result.winner)
+            return FlowStep("game_over", result.winner)
         m = self.match
         if self._scored < len(m.games):
             m.record_result()
             self._scored = len(m.games)
-            return Step("game_over", result.winner)
+            return FlowStep("game_over", result.winner)
         if m.over:
             if self._done:
                 return None
             self._done = True
-            return Step("match_over", m.winner)
+            return FlowStep("match_over", m.winner)
         m.new_game()
-        return Step("game_start")
+        return FlowStep("game_start")
 
 
 class Player(Protocol):
