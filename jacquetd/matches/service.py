@@ -878,7 +878,10 @@ class MatchService:
             hm = live.hm
             if live.status != "playing" or hm.over:
                 return None
-            side = hm.to_act()
+            pending = hm.flow.pending()
+            if pending is None:
+                return None
+            decision, side = pending
             if side is None:
                 return None
             seat = live.config.seats[side]
@@ -886,27 +889,20 @@ class MatchService:
                 return None
             seq = len(hm.acts)
             g = hm.game
-            ph = hm.phase
             time_s = live.config.bot_time_ms / 1000
-            job = BotJob(live.row.id, seq, side, seat.level, "", hm.position(side), time_s)
-            if ph == "roll":
+            job = BotJob(live.row.id, seq, side, seat.level, decision, hm.position(side),
+                         time_s)
+            if decision == "roll":
                 if "double" in hm.may(side) and live.declined != seq:
                     job.question = "double"
-                elif live.config.dice == "seeded":
-                    job.question = "roll"
-                else:
+                elif live.config.dice == "supplied":
                     return None  # the owner supplies this seat's dice
-            elif ph == "move":
-                job.question = "move"
-            elif ph == "double":
-                job.question = "take"
+            elif decision == "take":
                 job.position = hm.position(g.turn)
-            elif ph == "resign":
+            elif decision == "accept":
                 assert g.pending_resign is not None
                 job.question = "resign"
                 job.points = g.pending_resign[1]
-            else:  # pragma: no cover - every phase with a side to act is listed
-                return None
             return job
 
     def apply_bot(self, job: BotJob, answer: str | None) -> bool:

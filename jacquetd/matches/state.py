@@ -6,9 +6,11 @@ returns the events they caused. Everything it does is a function of its
 configuration, its seed and the actions applied so far, so the state is
 rebuilt exactly by replaying the action log (`MatchStore` keeps that log).
 
-Automatic steps are part of the action that causes them: the opening roll of
-a new game (seeded dice), the next game after a game ends, and the pass of a
-roll that cannot be played.
+The flow of the games is the engine's (`jacquetd.rules.driver.Flow`): it says
+who may do what, applies each action and takes the automatic steps, which are
+part of the action that causes them: the opening roll of a new game (seeded
+dice), the next game after a game ends, and the pass of a roll that cannot be
+played. This module turns the steps into events and records.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from jacquetd_protocol.errors import ErrorCode
 from jacquetd.errors import to_protocol_error
 from jacquetd.rules import (
     AmbiguousMoveError,
-    DiceSource,
     Game,
     GameStateError,
     IllegalMoveError,
@@ -32,6 +33,7 @@ from jacquetd.rules import (
     find_variant,
     legal_plays,
 )
+from jacquetd.rules.driver import Flow, FlowStep
 from jacquetd.rules.scoring import RESULT_NAMES
 
 from .errors import MatchError, bad_argument
@@ -130,6 +132,7 @@ class HostedMatch:
     config: MatchConfig
     seed: int | None
     rules: Match = field(init=False)
+    flow: Flow = field(init=False)
     acts: list[Act] = field(init=False, default_factory=list)
     games: list[records.GameRecord] = field(init=False, default_factory=list)
 
@@ -139,6 +142,7 @@ class HostedMatch:
             raise ValueError("a seeded match needs a seed; a supplied-dice match has none")
         self.rules = Match(c.variant, c.length, c.cube, c.crawford,
                            seed=self.seed if self.seed is not None else 0)
+        self.flow = Flow(self.rules, autoplay="pass", supplied=c.dice == "supplied")
 
     # -- reading -----------------------------------------------------------------------
 
@@ -152,46 +156,17 @@ class HostedMatch:
 
     @property
     def phase(self) -> str:
-        if not self.rules.games or self.over:
-            return "over" if self.over else "opening"
-        g = self.game
-        if g.phase not in ("over", "opening") and g.pending_resign is not None:
-            return "resign"
-        return g.phase
+        return self.flow.phase
 
     def to_act(self) -> int | None:
         """The side that must act now; None when over or awaiting a supplied opening roll
         (then either side may roll)."""
-        ph = self.phase
-        g = self.game if self.rules.games else None
-        if g is None or ph in ("over", "opening"):
-            return None
-        if ph == "double":
-            return 1 - g.turn
-        if ph == "resign":
-            assert g.pending_resign is not None
-            return 1 - g.pending_resign[0]
-        return g.turn
+        return self.flow.to_act()
 
     def may(self, side: int) -> list[str]:
         """What `side` may do now, as action names: roll, double, move, take, drop,
         resign, accept, reject."""
-        ph = self.phase
-        if ph == "over":
-            return []
-        g = self.game
-        if ph == "opening":
-            return ["roll"] if self.config.dice == "supplied" else []
-        if ph == "double":
-            return ["take", "drop"] if side != g.turn else []
-        if ph == "resign":
-            assert g.pending_resign is not None
-            return ["accept", "reject"] if side != g.pending_resign[0] else []
-        if side != g.turn:
-            return ["resign"]
-        if ph == "roll":
-            return ["roll", "double", "resign"] if g.may_double() else ["roll", "resign"]
-        return ["move", "resign"]
+        return self.flow.may(side)
 
     def position(self, side: int | None = None) -> Position:
         """The position seen by `side` (default: the side on turn)."""
@@ -219,38 +194,17 @@ class HostedMatch:
         """
         if self.over:
             raise MatchError("match_over", "the match is over")
-        ph = self.phase
         if side is None:
-            if ph == "opening" and kind == "roll" and self.config.dice == "supplied":
+            if kind == "roll" and self.flow.pending() == ("opening", None):
                 return
             raise MatchError("forbidden", "only a seat may do this")
         if kind in self.may(side):
             return
-        g = self.game
         actor = self.to_act()
         if actor is not None and actor != side:
-            raise MatchError("out_of_turn", f"side {actor} must act now ({ph})")
-        if ph == "resign":
-            raise MatchError("bad_state", "a resignation awaits its answer")
-        if ph == "double":
-            raise MatchError("bad_state", "a double awaits the answer: take or drop",
-                             rule="C2")
-        if kind == "double":
-            if not g.cube_enabled:
-                raise MatchError("bad_state", "the cube is off in this match", rule="C1")
-            if g.match is not None and g.match.crawford:
-                raise MatchError("bad_state", "no doubling in the Crawford game", rule="C5")
-            if ph == "move":
-                raise MatchError("bad_state", "a double is offered before rolling", rule="C2")
-            if g.cube_owner is not None and g.cube_owner != side:
-                raise MatchError("bad_state", "the opponent owns the cube", rule="C2")
-        if kind in ("take", "drop"):
-            raise MatchError("bad_state", "no double awaits an answer", rule="C2")
-        if kind in ("accept", "reject"):
-            raise MatchError("bad_state", "no resignation awaits an answer")
-        if ph == "opening":
-            raise MatchError("bad_state", "the game awaits its opening roll")
-        raise MatchError("bad_state", f"cannot {kind} now (phase {ph})")
+            raise MatchError("out_of_turn", f"side {actor} must act now ({self.phase})")
+        refused = self.flow.refusal(side, kind)
+        raise MatchError("bad_state", refused.message, rule=refused.rule)
 
     # -- acting ------------------------------------------------------------------------
 
@@ -258,136 +212,109 @@ class HostedMatch:
         """Start the first game; returns its events."""
         if self.rules.games:
             raise RuntimeError("the match has begun")
-        return self._next_game()
+        return self._advance()
 
     def apply(self, act: Act) -> tuple[Act, list[dict[str, Any]]]:
         """Check and apply one action; returns the action as logged (dice rolled,
         canonical move) and its events. Nothing changes when MatchError is raised."""
         kind = act.kind
         self.check(act.side, "roll" if kind == "opening" else kind)
-        g = self.game
-        rec = self.games[-1]
-        events: list[dict[str, Any]] = []
-        side = act.side
+        if kind not in ACTION_KINDS:
+            raise bad_argument("kind", f"unknown action {kind!r}")
+        supplied = self.config.dice == "supplied"
+        if kind == "opening" and (not supplied or act.dice is None):
+            raise bad_argument("dice", "the opening roll needs both dice")
+        if kind == "opening" and act.dice is not None and act.dice[0] == act.dice[1]:
+            raise bad_argument("dice", "a tied opening roll is rolled again; "
+                               "supply the roll that decided")
+        if kind == "roll" and supplied and act.dice is None:
+            raise bad_argument("dice", "this match's dice are supplied")
+        if kind == "resign":
+            names = result_names(self.config.variant)
+            if act.value not in names:
+                raise bad_argument("points", f"this variant's results are "
+                                   f"{', '.join(f'{k} ({v})' for k, v in names.items())}")
         try:
-            if kind == "opening":
-                if self.config.dice != "supplied" or act.dice is None:
-                    raise bad_argument("dice", "the opening roll needs both dice")
-                d0, d1 = act.dice
-                if d0 == d1:
-                    raise bad_argument("dice", "a tied opening roll is rolled again; "
-                                       "supply the roll that decided")
-                g.dice = DiceSource(script=[(d0, d1)])
-                g.start()
-                rec.opening = (d0, d1)
-                events.append(self._event("opening", dice=[d0, d1], side=g.turn))
-                logged = act
-            elif kind == "roll":
-                assert side is not None
-                if self.config.dice == "supplied":
-                    if act.dice is None:
-                        raise bad_argument("dice", "this match's dice are supplied")
-                    dice = g.roll(act.dice)
-                else:
-                    dice = g.roll()
-                    if act.dice is not None and tuple(act.dice) != dice:
-                        raise RuntimeError(f"replay diverged: rolled {dice}, logged {act.dice}")
-                logged = replace(act, dice=dice)
-                rec.actions.append(records.Action(side, "roll", dice=dice))
-                events.append(self._event("roll", side=side, dice=list(dice)))
-            elif kind == "move":
-                assert side is not None and act.move is not None
-                move_dice = g.rolled
-                play = g.play(act.move)
-                logged = replace(act, move=play.move)
-                rec.actions.append(records.Action(side, "move", move=play.move))
-                events.append(self._event("move", side=side, move=play.move,
-                                          dice=list(move_dice or ())))
-            elif kind == "double":
-                assert side is not None
-                g.double()
-                logged = act
-                rec.actions.append(records.Action(side, "double", value=g.cube_value * 2))
-                events.append(self._event("double", side=side, value=g.cube_value * 2))
-            elif kind in ("take", "drop"):
-                assert side is not None
-                if kind == "take":
-                    g.take()
-                else:
-                    g.drop()
-                logged = act
-                rec.actions.append(records.Action(side, kind))
-                events.append(self._event(kind, side=side, value=g.cube_value))
-            elif kind == "resign":
-                assert side is not None
-                names = result_names(self.config.variant)
-                if act.value not in names:
-                    raise bad_argument("points", f"this variant's results are "
-                                       f"{', '.join(f'{k} ({v})' for k, v in names.items())}")
-                g.resign(side, act.value)
-                logged = act
-                rec.actions.append(records.Action(side, "resign", value=act.value))
-                events.append(self._event("resign", side=side, points=act.value,
-                                          name=names[act.value],
-                                          value=act.value * g.cube_value))
-            elif kind in ("accept", "reject"):
-                assert side is not None
-                g.answer_resign(kind == "accept")
-                logged = act
-                rec.actions.append(records.Action(side, kind))
-                events.append(self._event(kind, side=side))
-            else:
-                raise bad_argument("kind", f"unknown action {kind!r}")
+            step = self.flow.apply(act.side, "roll" if kind == "opening" else kind,
+                                   dice=act.dice if supplied else None, move=act.move,
+                                   value=act.value)
         except (MoveSyntaxError, AmbiguousMoveError, IllegalMoveError, GameStateError) as exc:
             # a game-state error here means check() missed it: the rules disagree
             raise MatchError.of(to_protocol_error(exc, game_state=ErrorCode.BAD_STATE)) from None
+        if kind == "roll" and not supplied and act.dice is not None and act.dice != step.dice:
+            raise RuntimeError(f"replay diverged: rolled {step.dice}, logged {act.dice}")
+        logged = act
+        if kind == "roll":
+            logged = replace(act, dice=step.dice)
+        elif kind == "move":
+            assert step.play is not None
+            logged = replace(act, move=step.play.move)
         self.acts.append(logged)
-        events.extend(self._after())
-        return logged, events
+        return logged, [*self._report(step), *self._advance()]
 
     # -- internals ---------------------------------------------------------------------
 
     def _event(self, kind: str, **fields: Any) -> dict[str, Any]:
         return {"type": kind, "game": len(self.rules.games), **fields}
 
-    def _after(self) -> list[dict[str, Any]]:
-        """Automatic steps: the pass of an unplayable roll, the end of a game, the next
-        game."""
-        g = self.game
-        events: list[dict[str, Any]] = []
-        if g.phase == "move" and g.pending_resign is None:
-            plays = legal_plays(g.position())
-            if len(plays) == 1 and plays[0].is_pass:
-                side = g.turn
-                dice = g.rolled
-                g.play(plays[0])
-                self.games[-1].actions.append(records.Action(side, "move", move=""))
-                events.append(self._event("move", side=side, move="", dice=list(dice or ()),
-                                          forced=True))
-        if g.result is None:
-            return events
-        r = g.result
-        self.rules.record_result()
-        self.games[-1].result = records.GameResult(r.winner, r.points, r.reason, r.name)
-        events.append(self._event("game_over", winner=r.winner, points=r.points,
-                                  result=r.result, reason=r.reason, name=r.name,
-                                  score=list(self.score())))
-        if self.rules.over:
-            over = self._event("match_over", winner=self.rules.winner, score=list(self.score()))
+    def _advance(self) -> list[dict[str, Any]]:
+        """The automatic steps that follow (an unplayable roll passed, the end of a game,
+        the next game, its seeded opening roll, the end of the match), reported."""
+        events = []
+        while (step := self.flow.advance()) is not None:
+            events.extend(self._report(step))
+        return events
+
+    def _report(self, step: FlowStep) -> list[dict[str, Any]]:
+        """The events of `step`, and its entry in the game's record."""
+        kind, side = step.kind, step.side
+        if kind == "game_start":
+            g = self.game
+            crawford = bool(g.match is not None and g.match.crawford)
+            self.games.append(records.GameRecord(len(self.rules.games), self.score(),
+                                                 crawford))
+            return [self._event("game_start", score=list(self.score()), crawford=crawford)]
+        if kind == "match_over":
+            over = self._event("match_over", winner=self.rules.winner,
+                               score=list(self.score()))
             if self.seed is not None:
                 over["seed"] = self.seed
-            events.append(over)
-            return events
-        return events + self._next_game()
-
-    def _next_game(self) -> list[dict[str, Any]]:
-        g = self.rules.new_game()
-        crawford = bool(g.match is not None and g.match.crawford)
-        self.games.append(records.GameRecord(len(self.rules.games), self.score(), crawford))
-        events = [self._event("game_start", score=list(self.score()), crawford=crawford)]
-        if self.config.dice == "seeded":
-            d0, d1 = g.start()
-            self.games[-1].opening = (d0, d1)
-            events.append(self._event("opening", dice=[d0, d1], side=g.turn))
-            events.extend(self._after())
-        return events
+            return [over]
+        rec = self.games[-1]
+        if kind == "game_over":
+            r = self.game.result
+            assert r is not None
+            rec.result = records.GameResult(r.winner, r.points, r.reason, r.name)
+            return [self._event("game_over", winner=r.winner, points=r.points,
+                                result=r.result, reason=r.reason, name=r.name,
+                                score=list(self.score()))]
+        if kind == "opening":
+            assert step.dice is not None
+            rec.opening = step.dice
+            return [self._event("opening", dice=list(step.dice), side=side)]
+        assert side is not None
+        if kind == "roll":
+            assert step.dice is not None
+            rec.actions.append(records.Action(side, "roll", dice=step.dice))
+            return [self._event("roll", side=side, dice=list(step.dice))]
+        if kind == "move":
+            assert step.play is not None
+            move = step.play.move
+            rec.actions.append(records.Action(side, "move", move=move))
+            extra = {"forced": True} if step.forced else {}
+            return [self._event("move", side=side, move=move, dice=list(step.dice or ()),
+                                **extra)]
+        if kind == "double":
+            rec.actions.append(records.Action(side, "double", value=step.value))
+            return [self._event("double", side=side, value=step.value)]
+        if kind in ("take", "drop"):
+            rec.actions.append(records.Action(side, kind))
+            return [self._event(kind, side=side, value=step.value)]
+        if kind == "resign":
+            assert step.value is not None
+            rec.actions.append(records.Action(side, "resign", value=step.value))
+            return [self._event("resign", side=side, points=step.value,
+                                name=result_names(self.config.variant)[step.value],
+                                value=step.value * self.game.cube_value)]
+        rec.actions.append(records.Action(side, kind))
+        return [self._event(kind, side=side)]

@@ -17,8 +17,9 @@ from jacquetd.rules import (
     Position,
     RawPlay,
     find_variant,
+    generate_raw,
 )
-from jacquetd.rules.driver import Chooser, play_game, play_match
+from jacquetd.rules.driver import Chooser, Flow, play_game, play_match
 from jacquetd.rules.scoring import game_result
 
 
@@ -179,3 +180,103 @@ def test_a_game_past_its_move_bound_is_stopped() -> None:
     game = Game("jacquet", dice=DiceSource(4))
     with pytest.raises(GameStateError, match="passed 10 moves"):
         play_game(game, (Random(), Random()), max_moves=10)
+
+
+# ---- the step-wise loop ----------------------------------------------------------------------
+
+
+def _reference_game(game: Game, players: tuple[Chooser, Chooser]) -> None:
+    """The game loop written out in one piece, as the rules read (J2/B2, C2, C5, J12):
+    each turn the side on turn may resign, then double, then rolls; a roll with one
+    legal play is played without asking."""
+    if game.phase == "opening":
+        game.start()
+    moves = 0
+    while game.result is None:
+        side = game.turn
+        if game.phase == "roll":
+            offered = players[side].resigns(game, side)
+            if offered:
+                game.resign(side, offered)
+                game.answer_resign(players[1 - side].accepts(game, 1 - side, offered))
+                if game.result is not None:
+                    break
+            if game.cube_enabled and game.may_double() and players[side].double(game, side):
+                game.double()
+                if players[1 - side].take(game, 1 - side):
+                    game.take()
+                else:
+                    game.drop()
+                    break
+            game.roll()
+        rolled = game.position()
+        raws = generate_raw(rolled.rules, rolled.me, rolled.opp, rolled.dice)
+        raw = raws[0] if len(raws) == 1 else players[side].choose(rolled, raws, moves)
+        game.make(Play(rolled, raw))
+        moves += 1
+
+
+class Sometimes(Random):
+    """Doubles, takes, resigns and accepts at random (its own generator)."""
+
+    def double(self, game: Game, side: int) -> bool:
+        return self.rng.random() < 0.2
+
+    def take(self, game: Game, side: int) -> bool:
+        return self.rng.random() < 0.7
+
+    def resigns(self, game: Game, side: int) -> int:
+        return 1 if self.rng.random() < 0.01 else 0
+
+    def accepts(self, game: Game, side: int, result: int) -> bool:
+        return self.rng.random() < 0.5
+
+
+def _players(kind: type[Random], seed: int) -> tuple[Random, Random]:
+    return kind(2 * seed), kind(2 * seed + 1)
+
+
+@pytest.mark.parametrize("variant", ["jacquet", "jacquet-be", "backgammon"])
+@pytest.mark.parametrize("kind", [Random, Sometimes])
+def test_the_step_wise_loop_plays_the_games_of_the_loop_in_one_piece(
+        variant: str, kind: type[Random]) -> None:
+    for seed in range(6):
+        ours = Game(variant, cube_enabled=True, dice=DiceSource(seed))
+        play_game(ours, _players(kind, seed))
+        theirs = Game(variant, cube_enabled=True, dice=DiceSource(seed))
+        _reference_game(theirs, _players(kind, seed))
+        assert ours.history == theirs.history
+        assert ours.result == theirs.result
+
+
+def test_a_match_played_step_by_step_is_the_match_played_game_by_game() -> None:
+    for seed in range(4):
+        ours = Match("backgammon", 5, cube_enabled=True, seed=seed)
+        play_match(ours, _players(Sometimes, seed))
+        theirs = Match("backgammon", 5, cube_enabled=True, seed=seed)
+        players = _players(Sometimes, seed)
+        while not theirs.over:
+            _reference_game(theirs.new_game(), players)
+            theirs.record_result()
+        assert [g.history for g in ours.games] == [g.history for g in theirs.games]
+        assert ours.score == theirs.score
+        assert [g.match for g in ours.games] == [g.match for g in theirs.games]
+
+
+def test_the_flow_names_the_pending_decision_and_who_may_take_it() -> None:
+    match = Match("backgammon", 3, cube_enabled=True, seed=5)
+    flow = Flow(match, autoplay="pass")
+    steps = [flow.advance(), flow.advance()]
+    assert [s.kind for s in steps if s] == ["game_start", "opening"]
+    assert flow.advance() is None
+    kind, side = flow.pending() or ("", None)
+    assert kind == "move" and side == match.games[0].turn  # the opening dice are played
+    assert flow.may(side) == ["move", "resign"] and flow.may(1 - side) == ["resign"]
+    with pytest.raises(GameStateError) as refused:
+        flow.apply(side, "double")
+    assert refused.value.rule == "C2"
+    flow.apply(side, "resign", value=1)
+    assert flow.pending() == ("accept", 1 - side) and flow.to_act() == 1 - side
+    flow.apply(1 - side, "accept")
+    assert [s.kind for s in iter(flow.advance, None)] == ["game_over", "game_start", "opening"]
+    assert match.score[1 - side] == 1 and len(match.games) == 2
