@@ -197,6 +197,9 @@ RESULT_TYPES: dict[str, tuple[str, dict[str, Any]]] = {
                                            "name": {"type": "string"}}}),
     "move_analyses": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "game_lucks": ("list of map", {"type": "array", "items": {"type": "object"}}),
+    "thresholds": ("map str -> float", {"type": "object",
+                                        "additionalProperties": {"type": "number"}}),
+    "player_summaries": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "bot_matches": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "rollout_lines": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "str_map": ("map str -> str", {"type": "object",
@@ -411,17 +414,34 @@ _COMMANDS: tuple[Command, ...] = (
                max_len=MAX_RECORD_BYTES),
          Param("game", ArgType.INT, "analyse only this game (from 1)", minimum=1,
                maximum=10_000),
-         Param("luck", ArgType.BOOL, "also judge the luck of every roll", default=True)),
+         Param("luck", ArgType.BOOL, "also judge the luck of every roll", default=True),
+         Param("plies", ArgType.INT, "search depth of the checker-play analysis (protocol "
+               "1.3)", default=0, minimum=0, maximum=2),
+         Param("doubtful", ArgType.NUMBER, "the loss from which a decision is marked "
+               "`doubtful` (protocol 1.3)", default=0.04, minimum=0, maximum=10),
+         Param("error", ArgType.NUMBER, "the loss from which a decision is marked `error` "
+               "(protocol 1.3)", default=0.08, minimum=0, maximum=10),
+         Param("blunder", ArgType.NUMBER, "the loss from which a decision is marked "
+               "`blunder` (protocol 1.3)", default=0.16, minimum=0, maximum=10)),
         (Field("format", "str", "the record's format (`jacquet-match/1`, `mat` or `sgf`)"),
-         Field("plies", "int", "depth of the analysis (0)"),
+         Field("plies", "int", "depth of the analysis (`plies`)"),
          Field("moves", "move_analyses", "one map per move of a side that had a choice, in "
                "order: `game`, `index` (the action's number in its game, from 0), `side`, "
                "`dice`, `move` (as played, canonical), `best` (the best play's move), "
                "`equity` (of the move played), `best_equity`, `loss` (best minus played, ≥ 0), "
-               "`choices` (how many legal plays), `luck` (of the roll, when judged)"),
+               "`choices` (how many legal plays), `luck` (of the roll, when judged); "
+               "protocol 1.3: `forced` (one legal play), `plies` (the depth both equities "
+               "are at), `units` (`money`: cubeless equity at cube 1), `mark` (`doubtful`, "
+               "`error`, `blunder` or null)"),
          Field("games", "game_lucks", "one map per game analysed: `game`, `moves` (analysed), "
                "`loss` (per side, summed), `luck` (per side, summed; null when not judged), "
-               "`result` (the game's result line, or null if unfinished)")),
+               "`result` (the game's result line, or null if unfinished)"),
+         Field("thresholds", "thresholds", "the marks' thresholds used: `doubtful`, `error`, "
+               "`blunder` (protocol 1.3)", required=False),
+         Field("summary", "player_summaries", "one map per side, 0 then 1 (protocol 1.3): `side`, "
+               "`decisions` (non-forced moves), `forced`, `marks` (count per mark), `loss` "
+               "(summed), `error_rate` (mean loss per decision), `pr` (500 x `error_rate`), "
+               "`luck` (summed; null when not judged), `luck_per_game`", required=False)),
     ),
     Command(
         "bot_match", "Play a match (or a money game) between two of the server's bot levels "

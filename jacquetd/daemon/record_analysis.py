@@ -1,8 +1,10 @@
 """``analyze_record``: a match record read back and analysed move by move (worker side).
 
 Each move of the record is replayed on the rules core (`jacquetd.matches.records`);
-the plays of its roll are ranked at 0 plies, and the move's equity loss is the best
-play's equity minus the played one's (cubeless money equity, the mover's view).
+the plays of its roll are ranked at `plies` (0 to 2), and the move's equity loss is the
+best play's equity minus the played one's, both at the same depth (cubeless money
+equity, the mover's view; `jacquetd.bots.review`), marked against the thresholds. Each
+player's summary sums the moves (`review.summary`).
 With `luck`, each roll's luck is judged too (`ENGINE.luck`): the
 first roll of a game in `jacquet-be` and `backgammon`, the opening dice played at
 once (B2), is judged among the 15 non-double rolls.
@@ -16,6 +18,7 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.match_files import RecordTooLarge, detect, read_match_file
 from jacquetd_protocol.records import FORMAT, MatchRecord, RecordError, format_game
 
+from jacquetd.bots import review
 from jacquetd.bots.interface import ENGINE
 from jacquetd.matches.records import ReplayError, check, positions
 from jacquetd.rules import RulesError, apply_move
@@ -50,6 +53,7 @@ def read_record(text: Any) -> MatchRecord:
 
 
 def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool = True,
+                   plies: int = 0, thresholds: dict[str, float] | None = None,
                    should_stop: Any = None) -> dict[str, Any]:
     """The result map of ``analyze_record`` (see protocol/SPEC.md). The whole record is
     replayed on the rules first: a move the rules refuse, however late, is refused before
@@ -58,6 +62,7 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
         check(record)
     except (ReplayError, RulesError) as exc:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
+    limits = {**review.THRESHOLDS, **(thresholds or {})}
     moves: list[dict[str, Any]] = []
     games: dict[int, dict[str, Any]] = {}
     judge_luck = luck
@@ -72,18 +77,17 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
             side = step.action.side
             first = step.game not in opened
             opened.add(step.game)
-            rankings = list(ENGINE.analyze(pos, plies=0, max_plays=None))
-            ranking = rankings[-1]
             chosen = apply_move(pos, played)
-            mine = next(r for r in ranking if r.play == chosen)
-            best = ranking[0]
+            judged = review.judge_play(pos, chosen, plies=plies)
+            loss = round(judged.loss, 6)
             entry: dict[str, Any] = {
                 "game": step.game, "index": step.index, "side": side,
-                "dice": list(pos.dice), "move": chosen.move, "best": best.play.move,
-                "equity": round(float(mine.equity), 6),
-                "best_equity": round(float(best.equity), 6),
-                "loss": round(max(0.0, float(best.equity) - float(mine.equity)), 6),
-                "choices": len(ranking),
+                "dice": list(pos.dice), "move": chosen.move, "best": judged.best.move,
+                "equity": round(judged.equity, 6),
+                "best_equity": round(judged.best_equity, 6),
+                "loss": loss, "choices": judged.choices,
+                "forced": judged.forced, "plies": judged.plies, "units": "money",
+                "mark": None if judged.forced else review.mark(loss, limits),
             }
             if judge_luck:
                 opening = first and _plays_opening_dice(record, step.game)
@@ -112,8 +116,9 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
     if not judge_luck:
         for entry in moves:
             entry.pop("luck", None)
-    return {"format": record.headers.get("Format", ""), "plies": 0, "moves": moves,
-            "games": out_games}
+    summary = [review.summary(moves, len(out_games), limits, side) for side in (0, 1)]
+    return {"format": record.headers.get("Format", ""), "plies": plies, "moves": moves,
+            "games": out_games, "thresholds": limits, "summary": summary}
 
 
 def _plays_opening_dice(record: MatchRecord, number: int) -> bool:

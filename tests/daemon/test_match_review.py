@@ -1,0 +1,148 @@
+"""Match review (`analyze_record` with `plies`, the marks and the per-player summary),
+against a real daemon: hosted matches of every variant played by bots that double and
+take, analysed at 0 and 1 plies, money and match; the summary sums its moves, a forced
+move and the best play are never errors, a hand-built blunder is marked with its cost."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from jacquetd_protocol.errors import ProtocolError
+
+from tests.conftest import DaemonProcess
+from tests.daemon.wire import TcpClient
+from tests.matches.test_daemon_matches import Player
+
+VARIANTS = ("jacquet", "jacquet-be", "backgammon")
+
+
+def _client(daemon: DaemonProcess) -> Player:
+    client = Player(daemon, "tcp")
+    assert client.tcp is not None
+    client.tcp.close()  # a first analysis may build the bear-off tables: allow minutes
+    client.tcp = TcpClient(daemon.tcp, timeout=300.0)
+    return client
+
+
+def _finished_match(client: Player, variant: str, length: int, seed: int) -> str:
+    """A hosted match between two bots that use the cube, played to its end."""
+    made = client.call("match_new", variant=variant, length=length, seed=seed,
+                       seat0="heuristic", seat1="heuristic")
+    mid = str(made["match_id"])
+    for _ in range(600):
+        if client.call("match_state", match_id=mid)["status"] != "playing":
+            return mid
+        time.sleep(0.1)
+    raise AssertionError("the bots' match did not end")
+
+
+def _check_sums(result: dict[str, Any]) -> None:
+    moves = result["moves"]
+    limits = result["thresholds"]
+    assert limits == {"doubtful": 0.04, "error": 0.08, "blunder": 0.16}
+    for side, summary in enumerate(result["summary"]):
+        mine = [m for m in moves if m["side"] == side]
+        chosen = [m for m in mine if not m["forced"]]
+        assert summary["side"] == side
+        assert summary["decisions"] == len(chosen)
+        assert summary["forced"] == len(mine) - len(chosen)
+        assert summary["loss"] == pytest.approx(sum(m["loss"] for m in chosen), abs=1e-5)
+        rate = summary["loss"] / len(chosen) if chosen else 0.0
+        assert summary["error_rate"] == pytest.approx(rate, abs=1e-5)
+        assert summary["pr"] == pytest.approx(500 * summary["error_rate"], abs=0.01)
+        for name in ("doubtful", "error", "blunder"):
+            assert summary["marks"][name] == sum(1 for m in chosen if m["mark"] == name)
+        luck = sum(m["luck"] for m in mine)
+        assert summary["luck"] == pytest.approx(luck, abs=1e-5)
+        assert summary["luck_per_game"] == pytest.approx(luck / len(result["games"]),
+                                                         abs=1e-5)
+    for m in moves:
+        assert m["plies"] == result["plies"] or m["forced"]
+        assert m["units"] == "money"
+        if m["forced"]:
+            assert m["loss"] == 0 and m["mark"] is None and m["choices"] == 1
+        if m["move"] == m["best"]:
+            assert m["loss"] == 0 and m["mark"] is None
+        expected = None
+        for name in ("doubtful", "error", "blunder"):
+            if m["loss"] >= limits[name]:
+                expected = name
+        assert m["mark"] == expected or m["forced"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("length", [0, 3])
+def test_a_bots_match_reviewed_at_0_and_1_plies(jacquetd_server: DaemonProcess,
+                                                 variant: str, length: int) -> None:
+    client = _client(jacquetd_server)
+    try:
+        mid = _finished_match(client, variant, length, seed=11)
+        record = client.call("match_export", match_id=mid)["record"]
+        if variant == "backgammon":  # cube on by default: the bots doubled
+            assert any(" double " in line for line in record.splitlines())
+        for plies in (0, 1):
+            result = client.call("analyze_record", match_id=mid, plies=plies,
+                                 timeout_ms=300_000)
+            assert result["plies"] == plies
+            assert result["moves"]
+            _check_sums(result)
+    finally:
+        client.close()
+
+
+BLUNDER = """; [Format "jacquet-match/1"]
+; [Variant "backgammon"]
+; [Length "0"]
+; [Cube "on"]
+
+game 1 score 0 0
+opening 6 5
+0 move {move}
+"""
+
+
+def test_a_known_blunder_is_marked_with_its_cost(jacquetd_server: DaemonProcess) -> None:
+    """The opening 65 played 8/2 8/3 in place of the running 24/13: at 0 plies its cost is
+    the difference of the two plays' equities as `analyze` ranks them, and a blunder;
+    the thresholds are settings; the best play loses nothing."""
+    client = _client(jacquetd_server)
+    try:
+        ranking = client.call("analyze", position="start:backgammon", dice=[6, 5], plies=0,
+                              max_plays=100)["plays"]
+        equities = {p["move"]: p["equity"] for p in ranking}
+        result = client.call("analyze_record", record=BLUNDER.format(move="8/2 8/3"),
+                             timeout_ms=300_000)
+        (entry,) = result["moves"]
+        assert entry["best"] == ranking[0]["move"] == "24/18 18/13"
+        cost = equities["24/18 18/13"] - equities["8/2 8/3"]
+        assert cost > 0.16
+        assert entry["loss"] == pytest.approx(cost, abs=1e-5)
+        assert entry["mark"] == "blunder" and not entry["forced"]
+        assert result["summary"][0]["marks"] == {"doubtful": 0, "error": 0, "blunder": 1}
+        assert result["summary"][0]["pr"] == pytest.approx(500 * cost, abs=0.01)
+        assert result["summary"][1]["decisions"] == 0
+        raised = client.call("analyze_record", record=BLUNDER.format(move="8/2 8/3"),
+                             blunder=1.0, error=0.3, timeout_ms=300_000)
+        assert raised["thresholds"] == {"doubtful": 0.04, "error": 0.3, "blunder": 1.0}
+        assert raised["moves"][0]["mark"] == "error"
+        deeper = client.call("analyze_record", record=BLUNDER.format(move="8/2 8/3"),
+                             plies=1, timeout_ms=300_000)
+        assert deeper["plies"] == 1 and deeper["moves"][0]["plies"] == 1
+        assert deeper["moves"][0]["mark"] == "blunder"
+        best = client.call("analyze_record", record=BLUNDER.format(move="24/13"), plies=1,
+                           timeout_ms=300_000)
+        assert best["moves"][0]["loss"] == 0 and best["moves"][0]["mark"] is None
+    finally:
+        client.close()
+
+
+def test_plies_beyond_two_are_refused(jacquetd_server: DaemonProcess) -> None:
+    client = _client(jacquetd_server)
+    try:
+        with pytest.raises(ProtocolError) as caught:
+            client.call("analyze_record", record=BLUNDER.format(move="24/13"), plies=3)
+        assert caught.value.code == "bad_argument" and caught.value.field == "plies"
+    finally:
+        client.close()
