@@ -200,6 +200,7 @@ RESULT_TYPES: dict[str, tuple[str, dict[str, Any]]] = {
     "thresholds": ("map str -> float", {"type": "object",
                                         "additionalProperties": {"type": "number"}}),
     "player_summaries": ("list of map", {"type": "array", "items": {"type": "object"}}),
+    "cube_analyses": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "bot_matches": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "rollout_lines": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "str_map": ("map str -> str", {"type": "object",
@@ -431,17 +432,26 @@ _COMMANDS: tuple[Command, ...] = (
                "`equity` (of the move played), `best_equity`, `loss` (best minus played, ≥ 0), "
                "`choices` (how many legal plays), `luck` (of the roll, when judged); "
                "protocol 1.3: `forced` (one legal play), `plies` (the depth both equities "
-               "are at), `units` (`money`: cubeless equity at cube 1), `mark` (`doubtful`, "
+               "are at), `units` (`money`: cubeless money equity; `match`: match-winning "
+               "chances at the score converted to normalised equity), `mark` (`doubtful`, "
                "`error`, `blunder` or null)"),
          Field("games", "game_lucks", "one map per game analysed: `game`, `moves` (analysed), "
                "`loss` (per side, summed), `luck` (per side, summed; null when not judged), "
                "`result` (the game's result line, or null if unfinished)"),
+         Field("cube", "cube_analyses", "one map per cube decision where the side on turn "
+               "could double (protocol 1.3), in order: `game`, `index`, `side` (who decided), "
+               "`action` (`double`, `no_double`, `take` or `pass`), `best` (the right one), "
+               "`no_double`, `double_take`, `double_pass` (the doubler's cubeful figures, in "
+               "`units`), `loss` (what the action cost, ≥ 0), `mark`, `counted` (whether it "
+               "counts in the error rate), `plies`, `units`", required=False),
          Field("thresholds", "thresholds", "the marks' thresholds used: `doubtful`, `error`, "
                "`blunder` (protocol 1.3)", required=False),
          Field("summary", "player_summaries", "one map per side, 0 then 1 (protocol 1.3): `side`, "
                "`decisions` (non-forced moves), `forced`, `marks` (count per mark), `loss` "
-               "(summed), `error_rate` (mean loss per decision), `pr` (500 x `error_rate`), "
-               "`luck` (summed; null when not judged), `luck_per_game`", required=False)),
+               "(summed), `cube_decisions` (counted), `cube_marks`, `cube_loss`, "
+               "`error_rate` (mean loss per decision, checker and cube), `pr` (500 x "
+               "`error_rate`), `luck` (summed; null when not judged), `luck_per_game`",
+               required=False)),
     ),
     Command(
         "bot_match", "Play a match (or a money game) between two of the server's bot levels "

@@ -205,6 +205,7 @@ class AnalyzeRecordResult(TypedDict):
     plies: int
     moves: list[dict[str, Any]]
     games: list[dict[str, Any]]
+    cube: NotRequired[list[dict[str, Any]]]
     thresholds: NotRequired[dict[str, float]]
     summary: NotRequired[list[dict[str, Any]]]
     warnings: NotRequired[list[FieldWarning]]

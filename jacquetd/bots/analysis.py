@@ -291,12 +291,11 @@ def _progress(n: int, trials: int, sums: np.ndarray, raw: list[float], adj: list
     return RolloutProgress(n, trials, mean, float(np.mean(raw)), se(adj), se(raw), done)
 
 
-def play_equity(pos: Position, play: Play, *, plies: int,
-                should_stop: StopFn | None = None) -> float:
-    """The cubeless equity, for the mover, of `play` (one of `pos`'s legal plays) at
-    `plies`: the figure `analyze` gives a play it takes to that depth, for a play its move
+def play_evaluation(pos: Position, play: Play, *, plies: int,
+                    should_stop: StopFn | None = None) -> Evaluation:
+    """The cubeless evaluation, for the mover, of `play` (one of `pos`'s legal plays) at
+    `plies`: the figures `analyze` gives a play it takes to that depth, for a play its move
     filter may have left shallower (a played move judged at the best play's depth)."""
     s = _searcher(pos.variant)
     stop = should_stop or (lambda: False)
-    probs = s.evaluate_plays(state_of(pos), [play.raw], plies, stop)[0]
-    return float(equity(probs))
+    return Evaluation.from_probs(s.evaluate_plays(state_of(pos), [play.raw], plies, stop)[0])

@@ -20,7 +20,7 @@ from jacquetd_protocol.records import FORMAT, MatchRecord, RecordError, format_g
 
 from jacquetd.bots import review
 from jacquetd.bots.interface import ENGINE
-from jacquetd.matches.records import ReplayError, check, positions
+from jacquetd.matches.records import ReplayError, check, replay
 from jacquetd.rules import RulesError, apply_move
 
 
@@ -64,17 +64,36 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
     limits = {**review.THRESHOLDS, **(thresholds or {})}
     moves: list[dict[str, Any]] = []
+    cube: list[dict[str, Any]] = []
     games: dict[int, dict[str, Any]] = {}
     judge_luck = luck
+    cube_on = bool(record.cube)
     opened: set[int] = set()  # games whose first roll was seen
+    offered: review.CubeJudgement | None = None  # the doubler's decision, awaiting an answer
     try:
-        for step, played in positions(record):
+        for step in replay(record):
             if game is not None and step.game != game:
                 continue
             if should_stop is not None and should_stop():
                 raise ProtocolError(ErrorCode.TIMEOUT, "the deadline passed during the analysis")
             pos = step.position
             side = step.action.side
+            kind = step.action.kind
+            if kind in ("roll", "double") and cube_on and review.may_double(pos):
+                judged_cube = review.judge_cube(pos, plies=plies)
+                act = "double" if kind == "double" else "no_double"
+                cube.append(_cube_entry(step.game, step.index, side, act, judged_cube,
+                                        limits))
+                offered = judged_cube if kind == "double" else None
+                continue
+            if kind in ("take", "drop") and offered is not None:
+                act = "take" if kind == "take" else "pass"
+                cube.append(_cube_entry(step.game, step.index, side, act, offered, limits))
+                offered = None
+                continue
+            if kind != "move":
+                continue
+            played = step.action.move or ""
             first = step.game not in opened
             opened.add(step.game)
             chosen = apply_move(pos, played)
@@ -86,7 +105,7 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
                 "equity": round(judged.equity, 6),
                 "best_equity": round(judged.best_equity, 6),
                 "loss": loss, "choices": judged.choices,
-                "forced": judged.forced, "plies": judged.plies, "units": "money",
+                "forced": judged.forced, "plies": judged.plies, "units": judged.units,
                 "mark": None if judged.forced else review.mark(loss, limits),
             }
             if judge_luck:
@@ -116,9 +135,24 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
     if not judge_luck:
         for entry in moves:
             entry.pop("luck", None)
-    summary = [review.summary(moves, len(out_games), limits, side) for side in (0, 1)]
+    summary = [review.summary(moves, cube, len(out_games), side) for side in (0, 1)]
     return {"format": record.headers.get("Format", ""), "plies": plies, "moves": moves,
-            "games": out_games, "thresholds": limits, "summary": summary}
+            "games": out_games, "cube": cube, "thresholds": limits, "summary": summary}
+
+
+def _cube_entry(game: int, index: int, side: int, act: str, judged: review.CubeJudgement,
+                limits: dict[str, float]) -> dict[str, Any]:
+    """One cube decision of `side`: `double`/`no_double` (the doubler) or `take`/`pass`
+    (its opponent), with the doubler's figures and what the action cost."""
+    loss = round(judged.loss(act), 6)
+    right = judged.action if act in ("double", "no_double") else judged.take
+    counted = act != "no_double" or loss > 0 or judged.close(limits["blunder"])
+    return {"game": game, "index": index, "side": side, "action": act, "best": right,
+            "no_double": round(judged.no_double, 6),
+            "double_take": round(judged.double_take, 6),
+            "double_pass": round(judged.double_pass, 6),
+            "loss": loss, "mark": review.mark(loss, limits), "counted": counted,
+            "plies": judged.plies, "units": judged.units}
 
 
 def _plays_opening_dice(record: MatchRecord, number: int) -> bool:

@@ -38,7 +38,7 @@ def _finished_match(client: Player, variant: str, length: int, seed: int) -> str
     raise AssertionError("the bots' match did not end")
 
 
-def _check_sums(result: dict[str, Any]) -> None:
+def _check_sums(result: dict[str, Any], money: bool) -> None:
     moves = result["moves"]
     limits = result["thresholds"]
     assert limits == {"doubtful": 0.04, "error": 0.08, "blunder": 0.16}
@@ -49,18 +49,34 @@ def _check_sums(result: dict[str, Any]) -> None:
         assert summary["decisions"] == len(chosen)
         assert summary["forced"] == len(mine) - len(chosen)
         assert summary["loss"] == pytest.approx(sum(m["loss"] for m in chosen), abs=1e-5)
-        rate = summary["loss"] / len(chosen) if chosen else 0.0
+        cubes = [c for c in result["cube"] if c["side"] == side and c["counted"]]
+        assert summary["cube_decisions"] == len(cubes)
+        assert summary["cube_loss"] == pytest.approx(sum(c["loss"] for c in cubes), abs=1e-5)
+        total = summary["loss"] + summary["cube_loss"]
+        count = len(chosen) + len(cubes)
+        rate = total / count if count else 0.0
         assert summary["error_rate"] == pytest.approx(rate, abs=1e-5)
         assert summary["pr"] == pytest.approx(500 * summary["error_rate"], abs=0.01)
         for name in ("doubtful", "error", "blunder"):
             assert summary["marks"][name] == sum(1 for m in chosen if m["mark"] == name)
+            assert summary["cube_marks"][name] == sum(1 for c in cubes if c["mark"] == name)
         luck = sum(m["luck"] for m in mine)
         assert summary["luck"] == pytest.approx(luck, abs=1e-5)
         assert summary["luck_per_game"] == pytest.approx(luck / len(result["games"]),
                                                          abs=1e-5)
+    units = "money" if money else "match"
+    for c in result["cube"]:
+        assert c["units"] == units and c["loss"] >= 0
+        if c["action"] == c["best"]:
+            assert c["loss"] == 0 and c["mark"] is None
+        double = min(c["double_take"], c["double_pass"])
+        cost = {"double": c["no_double"] - double, "no_double": double - c["no_double"],
+                "take": c["double_take"] - c["double_pass"],
+                "pass": c["double_pass"] - c["double_take"]}[c["action"]]
+        assert c["loss"] == pytest.approx(max(0.0, cost), abs=2e-6)
     for m in moves:
         assert m["plies"] == result["plies"] or m["forced"]
-        assert m["units"] == "money"
+        assert m["units"] == units
         if m["forced"]:
             assert m["loss"] == 0 and m["mark"] is None and m["choices"] == 1
         if m["move"] == m["best"]:
@@ -87,7 +103,10 @@ def test_a_bots_match_reviewed_at_0_and_1_plies(jacquetd_server: DaemonProcess,
                                  timeout_ms=300_000)
             assert result["plies"] == plies
             assert result["moves"]
-            _check_sums(result)
+            _check_sums(result, money=length == 0)
+            if variant == "backgammon":  # the bots' doubles were judged, and answered
+                actions = {c["action"] for c in result["cube"]}
+                assert "double" in actions and actions & {"take", "pass"}, actions
     finally:
         client.close()
 

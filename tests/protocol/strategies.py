@@ -143,7 +143,8 @@ def _field_values(field: Field) -> st.SearchStrategy[Any]:
         "thresholds": st.dictionaries(keys, finite, max_size=3),
     }
     for name in ("seats", "events", "match_summaries", "move_analyses", "game_lucks",
-                 "bot_matches", "rollout_lines", "player_summaries"):
+                 "bot_matches", "rollout_lines", "player_summaries",
+                 "cube_analyses"):
         simple[name] = st.lists(small_maps, max_size=3)
     if field.type in simple:
         return simple[field.type]
