@@ -423,7 +423,10 @@ _COMMANDS: tuple[Command, ...] = (
          Param("error", ArgType.NUMBER, "the loss from which a decision is marked `error` "
                "(protocol 1.3)", default=0.08, minimum=0, maximum=10),
          Param("blunder", ArgType.NUMBER, "the loss from which a decision is marked "
-               "`blunder` (protocol 1.3)", default=0.16, minimum=0, maximum=10)),
+               "`blunder` (protocol 1.3)", default=0.16, minimum=0, maximum=10),
+         Param("partials", ArgType.BOOL, "stream a partial result after each decision: "
+               "`done`, `total` and the `moves` and `cube` entries new since the previous "
+               "partial (protocol 1.3)", default=False)),
         (Field("format", "str", "the record's format (`jacquet-match/1`, `mat` or `sgf`)"),
          Field("plies", "int", "depth of the analysis (`plies`)"),
          Field("moves", "move_analyses", "one map per move of a side that had a choice, in "
@@ -451,7 +454,14 @@ _COMMANDS: tuple[Command, ...] = (
                "(summed), `cube_decisions` (counted), `cube_marks`, `cube_loss`, "
                "`error_rate` (mean loss per decision, checker and cube), `pr` (500 x "
                "`error_rate`), `luck` (summed; null when not judged), `luck_per_game`",
-               required=False)),
+               required=False),
+         Field("done", "int", "the record's actions gone through (protocol 1.3)",
+               required=False),
+         Field("total", "int", "the record's actions to go through (those of `game` when "
+               "given; protocol 1.3)", required=False),
+         Field("stopped", "bool", "true when a `cancel` ended the analysis: the result "
+               "covers the actions done (protocol 1.3)", required=False)),
+        streams=True,
     ),
     Command(
         "bot_match", "Play a match (or a money game) between two of the server's bot levels "

@@ -208,6 +208,9 @@ class AnalyzeRecordResult(TypedDict):
     cube: NotRequired[list[dict[str, Any]]]
     thresholds: NotRequired[dict[str, float]]
     summary: NotRequired[list[dict[str, Any]]]
+    done: NotRequired[int]
+    total: NotRequired[int]
+    stopped: NotRequired[bool]
     warnings: NotRequired[list[FieldWarning]]
 
 

@@ -124,7 +124,7 @@ def prepare_analyze_record(ctx: FrontContext | None, args: dict[str, Any]) -> di
         record = ctx.match_record(args["match_id"])
     read_record(record)
     job = {k: v for k, v in args.items()
-           if k in ("game", "luck", "plies", "doubtful", "error", "blunder")}
+           if k in ("game", "luck", "plies", "doubtful", "error", "blunder", "partials")}
     job["record"] = record
     return job
 

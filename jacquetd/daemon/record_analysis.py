@@ -54,10 +54,16 @@ def read_record(text: Any) -> MatchRecord:
 
 def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool = True,
                    plies: int = 0, thresholds: dict[str, float] | None = None,
-                   should_stop: Any = None) -> dict[str, Any]:
+                   should_stop: Any = None, cancelled: Any = None,
+                   report: Any = None) -> dict[str, Any]:
     """The result map of ``analyze_record`` (see protocol/SPEC.md). The whole record is
     replayed on the rules first: a move the rules refuse, however late, is refused before
-    any move is analysed."""
+    any move is analysed. `report` (if given) gets a partial after each decision: `done`
+    and `total` (the record's actions, those of `game` only when given) and the entries
+    `moves` and `cube` analysed since the previous partial. When `cancelled()` turns true
+    the analysis ends between two decisions and the result covers what is done, with
+    `stopped`; when `should_stop()` turns true otherwise (the deadline), ProtocolError
+    `timeout`."""
     try:
         check(record)
     except (ReplayError, RulesError) as exc:
@@ -70,12 +76,28 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
     cube_on = bool(record.cube)
     opened: set[int] = set()  # games whose first roll was seen
     offered: review.CubeJudgement | None = None  # the doubler's decision, awaiting an answer
+    total = sum(len(g.actions) for g in record.games if game is None or g.number == game)
+    done = 0
+    sent = [0, 0]  # moves and cube entries already reported
+    stopped = False
+
+    def progress() -> None:
+        if report is not None and (len(moves), len(cube)) != (sent[0], sent[1]):
+            report({"done": done, "total": total, "moves": moves[sent[0]:],
+                    "cube": cube[sent[1]:]})
+            sent[0], sent[1] = len(moves), len(cube)
+
     try:
         for step in replay(record):
             if game is not None and step.game != game:
                 continue
+            progress()
+            if cancelled is not None and cancelled():
+                stopped = True
+                break
             if should_stop is not None and should_stop():
                 raise ProtocolError(ErrorCode.TIMEOUT, "the deadline passed during the analysis")
+            done += 1
             pos = step.position
             side = step.action.side
             kind = step.action.kind
@@ -136,8 +158,12 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
         for entry in moves:
             entry.pop("luck", None)
     summary = [review.summary(moves, cube, len(out_games), side) for side in (0, 1)]
-    return {"format": record.headers.get("Format", ""), "plies": plies, "moves": moves,
-            "games": out_games, "cube": cube, "thresholds": limits, "summary": summary}
+    out = {"format": record.headers.get("Format", ""), "plies": plies, "moves": moves,
+           "games": out_games, "cube": cube, "thresholds": limits, "summary": summary,
+           "done": done, "total": total}
+    if stopped:
+        out["stopped"] = True
+    return out
 
 
 def _cube_entry(game: int, index: int, side: int, act: str, judged: review.CubeJudgement,

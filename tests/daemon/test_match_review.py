@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from jacquetd_protocol.errors import ProtocolError
+from jacquetd_protocol.messages import Partial
 
 from tests.conftest import DaemonProcess
 from tests.daemon.wire import TcpClient
@@ -163,5 +164,43 @@ def test_plies_beyond_two_are_refused(jacquetd_server: DaemonProcess) -> None:
         with pytest.raises(ProtocolError) as caught:
             client.call("analyze_record", record=BLUNDER.format(move="24/13"), plies=3)
         assert caught.value.code == "bad_argument" and caught.value.field == "plies"
+    finally:
+        client.close()
+
+
+def test_partials_stream_progress_and_cancel_returns_a_prefix(
+        jacquetd_server: DaemonProcess) -> None:
+    """With `partials`, each decision's entries arrive as they are analysed; a `cancel`
+    ends the analysis `ok` with `stopped` and the decisions done, a prefix of the whole."""
+    client = _client(jacquetd_server)
+    try:
+        mid = _finished_match(client, "backgammon", 3, seed=11)
+        whole = client.call("analyze_record", match_id=mid, plies=1, timeout_ms=300_000)
+        assert "stopped" not in whole and whole["done"] == whole["total"] > 0
+        rid = client.send("analyze_record", 50, match_id=mid, plies=1, partials=True,
+                          timeout_ms=300_000)
+        seen: list[dict[str, Any]] = []
+        final = None
+        while final is None:
+            msg = client.recv(300.0)
+            if isinstance(msg, Partial):
+                assert msg.id == rid
+                seen.append(msg.result)
+                if len(seen) == 5:
+                    client.send("cancel", 51, target=rid)
+            elif msg.id == rid:
+                final = msg
+        assert final.ok and final.result is not None, final
+        result = final.result
+        assert result["stopped"] is True
+        assert 5 <= result["done"] < result["total"] == whole["total"]
+        assert len(result["moves"]) < len(whole["moves"])
+        assert result["moves"] == whole["moves"][:len(result["moves"])]
+        assert result["cube"] == whole["cube"][:len(result["cube"])]
+        streamed = [m for p in seen for m in p["moves"]]
+        assert streamed == result["moves"][:len(streamed)]
+        dones = [p["done"] for p in seen]
+        assert dones == sorted(dones) and all(p["total"] == whole["total"] for p in seen)
+        _check_sums(result, money=False)
     finally:
         client.close()
