@@ -1,7 +1,9 @@
 """Match review (`analyze_record` with `plies`, the marks and the per-player summary),
-against a real daemon: hosted matches of every variant played by bots that double and
-take, analysed at 0 and 1 plies, money and match; the summary sums its moves, a forced
-move and the best play are never errors, a hand-built blunder is marked with its cost."""
+against a real daemon: hosted matches of every variant played with the cube by bots that
+double and take, analysed at 0 and 1 plies, money and match: the summary sums its moves,
+a forced move and the best play are never errors, every double is judged and answered;
+partials stream and a cancel returns a prefix; a hand-built blunder is marked with its
+cost at 0, 1 and 2 plies."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ def _client(daemon: DaemonProcess) -> Player:
 def _finished_match(client: Player, variant: str, length: int, seed: int) -> str:
     """A hosted match between two bots that use the cube, played to its end."""
     made = client.call("match_new", variant=variant, length=length, seed=seed,
-                       seat0="heuristic", seat1="heuristic")
+                       seat0="heuristic", seat1="heuristic", cube=True)
     mid = str(made["match_id"])
     for _ in range(600):
         if client.call("match_state", match_id=mid)["status"] != "playing":
@@ -97,17 +99,17 @@ def test_a_bots_match_reviewed_at_0_and_1_plies(jacquetd_server: DaemonProcess,
     try:
         mid = _finished_match(client, variant, length, seed=11)
         record = client.call("match_export", match_id=mid)["record"]
-        if variant == "backgammon":  # cube on by default: the bots doubled
-            assert any(" double " in line for line in record.splitlines())
+        doubles = sum(" double " in line for line in record.splitlines())
+        assert doubles  # the cube in play in every variant: the bots doubled
         for plies in (0, 1):
             result = client.call("analyze_record", match_id=mid, plies=plies,
                                  timeout_ms=300_000)
             assert result["plies"] == plies
             assert result["moves"]
             _check_sums(result, money=length == 0)
-            if variant == "backgammon":  # the bots' doubles were judged, and answered
-                actions = {c["action"] for c in result["cube"]}
-                assert "double" in actions and actions & {"take", "pass"}, actions
+            actions = [c["action"] for c in result["cube"]]  # every double judged, answered
+            assert actions.count("double") == doubles
+            assert actions.count("take") + actions.count("pass") == doubles
     finally:
         client.close()
 
@@ -147,10 +149,11 @@ def test_a_known_blunder_is_marked_with_its_cost(jacquetd_server: DaemonProcess)
                              blunder=1.0, error=0.3, timeout_ms=300_000)
         assert raised["thresholds"] == {"doubtful": 0.04, "error": 0.3, "blunder": 1.0}
         assert raised["moves"][0]["mark"] == "error"
-        deeper = client.call("analyze_record", record=BLUNDER.format(move="8/2 8/3"),
-                             plies=1, timeout_ms=300_000)
-        assert deeper["plies"] == 1 and deeper["moves"][0]["plies"] == 1
-        assert deeper["moves"][0]["mark"] == "blunder"
+        for plies in (1, 2):
+            deeper = client.call("analyze_record", record=BLUNDER.format(move="8/2 8/3"),
+                                 plies=plies, timeout_ms=300_000)
+            assert deeper["plies"] == plies and deeper["moves"][0]["plies"] == plies
+            assert deeper["moves"][0]["mark"] == "blunder"
         best = client.call("analyze_record", record=BLUNDER.format(move="24/13"), plies=1,
                            timeout_ms=300_000)
         assert best["moves"][0]["loss"] == 0 and best["moves"][0]["mark"] is None
