@@ -197,6 +197,10 @@ RESULT_TYPES: dict[str, tuple[str, dict[str, Any]]] = {
                                            "name": {"type": "string"}}}),
     "move_analyses": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "game_lucks": ("list of map", {"type": "array", "items": {"type": "object"}}),
+    "thresholds": ("map str -> float", {"type": "object",
+                                        "additionalProperties": {"type": "number"}}),
+    "player_summaries": ("list of map", {"type": "array", "items": {"type": "object"}}),
+    "cube_analyses": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "bot_matches": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "rollout_lines": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "str_map": ("map str -> str", {"type": "object",
@@ -411,17 +415,53 @@ _COMMANDS: tuple[Command, ...] = (
                max_len=MAX_RECORD_BYTES),
          Param("game", ArgType.INT, "analyse only this game (from 1)", minimum=1,
                maximum=10_000),
-         Param("luck", ArgType.BOOL, "also judge the luck of every roll", default=True)),
+         Param("luck", ArgType.BOOL, "also judge the luck of every roll", default=True),
+         Param("plies", ArgType.INT, "search depth of the checker-play analysis (protocol "
+               "1.3)", default=0, minimum=0, maximum=2),
+         Param("doubtful", ArgType.NUMBER, "the loss from which a decision is marked "
+               "`doubtful` (protocol 1.3)", default=0.04, minimum=0, maximum=10),
+         Param("error", ArgType.NUMBER, "the loss from which a decision is marked `error` "
+               "(protocol 1.3)", default=0.08, minimum=0, maximum=10),
+         Param("blunder", ArgType.NUMBER, "the loss from which a decision is marked "
+               "`blunder` (protocol 1.3)", default=0.16, minimum=0, maximum=10),
+         Param("partials", ArgType.BOOL, "stream a partial result after each decision: "
+               "`done`, `total` and the `moves` and `cube` entries new since the previous "
+               "partial (protocol 1.3)", default=False)),
         (Field("format", "str", "the record's format (`jacquet-match/1`, `mat` or `sgf`)"),
-         Field("plies", "int", "depth of the analysis (0)"),
+         Field("plies", "int", "depth of the analysis (`plies`)"),
          Field("moves", "move_analyses", "one map per move of a side that had a choice, in "
                "order: `game`, `index` (the action's number in its game, from 0), `side`, "
                "`dice`, `move` (as played, canonical), `best` (the best play's move), "
                "`equity` (of the move played), `best_equity`, `loss` (best minus played, ≥ 0), "
-               "`choices` (how many legal plays), `luck` (of the roll, when judged)"),
+               "`choices` (how many legal plays), `luck` (of the roll, when judged); "
+               "protocol 1.3: `forced` (one legal play), `plies` (the depth both equities "
+               "are at), `units` (`money`: cubeless money equity; `match`: match-winning "
+               "chances at the score converted to normalised equity), `mark` (`doubtful`, "
+               "`error`, `blunder` or null)"),
          Field("games", "game_lucks", "one map per game analysed: `game`, `moves` (analysed), "
                "`loss` (per side, summed), `luck` (per side, summed; null when not judged), "
-               "`result` (the game's result line, or null if unfinished)")),
+               "`result` (the game's result line, or null if unfinished)"),
+         Field("cube", "cube_analyses", "one map per cube decision where the side on turn "
+               "could double (protocol 1.3), in order: `game`, `index`, `side` (who decided), "
+               "`action` (`double`, `no_double`, `take` or `pass`), `best` (the right one), "
+               "`no_double`, `double_take`, `double_pass` (the doubler's cubeful figures, in "
+               "`units`), `loss` (what the action cost, ≥ 0), `mark`, `counted` (whether it "
+               "counts in the error rate), `plies`, `units`", required=False),
+         Field("thresholds", "thresholds", "the marks' thresholds used: `doubtful`, `error`, "
+               "`blunder` (protocol 1.3)", required=False),
+         Field("summary", "player_summaries", "one map per side, 0 then 1 (protocol 1.3): `side`, "
+               "`decisions` (non-forced moves), `forced`, `marks` (count per mark), `loss` "
+               "(summed), `cube_decisions` (counted), `cube_marks`, `cube_loss`, "
+               "`error_rate` (mean loss per decision, checker and cube), `pr` (500 x "
+               "`error_rate`), `luck` (summed; null when not judged), `luck_per_game`",
+               required=False),
+         Field("done", "int", "the record's actions gone through (protocol 1.3)",
+               required=False),
+         Field("total", "int", "the record's actions to go through (those of `game` when "
+               "given; protocol 1.3)", required=False),
+         Field("stopped", "bool", "true when a `cancel` ended the analysis: the result "
+               "covers the actions done (protocol 1.3)", required=False)),
+        streams=True,
     ),
     Command(
         "bot_match", "Play a match (or a money game) between two of the server's bot levels "

@@ -234,6 +234,8 @@ PY_TYPES: dict[str, str] = {
     "latency": "dict[str, Latency]", "counts": "dict[str, int]",
     "request_id": "int | str", "game_result": "GameResult",
     "move_analyses": "list[dict[str, Any]]", "game_lucks": "list[dict[str, Any]]",
+    "thresholds": "dict[str, float]", "player_summaries": "list[dict[str, Any]]",
+    "cube_analyses": "list[dict[str, Any]]",
     "bot_matches": "list[dict[str, Any]]", "rollout_lines": "list[dict[str, Any]]",
     "warnings": "list[FieldWarning]", "int_or_null": "int | None", "int_pair": "list[int]",
     "int_list": "list[int]", "token_pair": "list[str | None]", "may": "list[list[str]]",

@@ -205,6 +205,12 @@ class AnalyzeRecordResult(TypedDict):
     plies: int
     moves: list[dict[str, Any]]
     games: list[dict[str, Any]]
+    cube: NotRequired[list[dict[str, Any]]]
+    thresholds: NotRequired[dict[str, float]]
+    summary: NotRequired[list[dict[str, Any]]]
+    done: NotRequired[int]
+    total: NotRequired[int]
+    stopped: NotRequired[bool]
     warnings: NotRequired[list[FieldWarning]]
 
 

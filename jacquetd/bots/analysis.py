@@ -289,3 +289,13 @@ def _progress(n: int, trials: int, sums: np.ndarray, raw: list[float], adj: list
     win, wg, wbg, lg, lbg = (float(x) for x in freq)
     mean = Evaluation(win, wg, wbg, lg, lbg, equity=float(np.mean(adj)))
     return RolloutProgress(n, trials, mean, float(np.mean(raw)), se(adj), se(raw), done)
+
+
+def play_evaluation(pos: Position, play: Play, *, plies: int,
+                    should_stop: StopFn | None = None) -> Evaluation:
+    """The cubeless evaluation, for the mover, of `play` (one of `pos`'s legal plays) at
+    `plies`: the figures `analyze` gives a play it takes to that depth, for a play its move
+    filter may have left shallower (a played move judged at the best play's depth)."""
+    s = _searcher(pos.variant)
+    stop = should_stop or (lambda: False)
+    return Evaluation.from_probs(s.evaluate_plays(state_of(pos), [play.raw], plies, stop)[0])

@@ -135,8 +135,13 @@ def run_luck(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
 def run_analyze_record(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
     from jacquetd.daemon.record_analysis import analyze_record, read_record
 
+    thresholds = {k: float(args[k]) for k in ("doubtful", "error", "blunder")
+                  if args.get(k) is not None}
     return analyze_record(read_record(args["record"]), game=args.get("game"),
-                          luck=bool(args.get("luck", True)), should_stop=call.should_stop)
+                          luck=bool(args.get("luck", True)), plies=int(args.get("plies") or 0),
+                          thresholds=thresholds, should_stop=call.should_stop,
+                          cancelled=call.stop_flag,
+                          report=call.report if args.get("partials") else None)
 
 
 def run_match_bot(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:

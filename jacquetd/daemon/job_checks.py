@@ -123,7 +123,8 @@ def prepare_analyze_record(ctx: FrontContext | None, args: dict[str, Any]) -> di
                                 "a match record) or `match_id`", field="record")
         record = ctx.match_record(args["match_id"])
     read_record(record)
-    job = {k: v for k, v in args.items() if k in ("game", "luck")}
+    job = {k: v for k, v in args.items()
+           if k in ("game", "luck", "plies", "doubtful", "error", "blunder", "partials")}
     job["record"] = record
     return job
 

@@ -1,8 +1,10 @@
 """``analyze_record``: a match record read back and analysed move by move (worker side).
 
 Each move of the record is replayed on the rules core (`jacquetd.matches.records`);
-the plays of its roll are ranked at 0 plies, and the move's equity loss is the best
-play's equity minus the played one's (cubeless money equity, the mover's view).
+the plays of its roll are ranked at `plies` (0 to 2), and the move's equity loss is the
+best play's equity minus the played one's, both at the same depth (cubeless money
+equity, the mover's view; `jacquetd.bots.review`), marked against the thresholds. Each
+player's summary sums the moves (`review.summary`).
 With `luck`, each roll's luck is judged too (`ENGINE.luck`): the
 first roll of a game in `jacquet-be` and `backgammon`, the opening dice played at
 once (B2), is judged among the 15 non-double rolls.
@@ -16,8 +18,9 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.match_files import RecordTooLarge, detect, read_match_file
 from jacquetd_protocol.records import FORMAT, MatchRecord, RecordError, format_game
 
+from jacquetd.bots import review
 from jacquetd.bots.interface import ENGINE
-from jacquetd.matches.records import ReplayError, check, positions
+from jacquetd.matches.records import ReplayError, check, replay
 from jacquetd.rules import RulesError, apply_move
 
 
@@ -50,40 +53,82 @@ def read_record(text: Any) -> MatchRecord:
 
 
 def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool = True,
-                   should_stop: Any = None) -> dict[str, Any]:
+                   plies: int = 0, thresholds: dict[str, float] | None = None,
+                   should_stop: Any = None, cancelled: Any = None,
+                   report: Any = None) -> dict[str, Any]:
     """The result map of ``analyze_record`` (see protocol/SPEC.md). The whole record is
     replayed on the rules first: a move the rules refuse, however late, is refused before
-    any move is analysed."""
+    any move is analysed. `report` (if given) gets a partial after each decision: `done`
+    and `total` (the record's actions, those of `game` only when given) and the entries
+    `moves` and `cube` analysed since the previous partial. When `cancelled()` turns true
+    the analysis ends between two decisions and the result covers what is done, with
+    `stopped`; when `should_stop()` turns true otherwise (the deadline), ProtocolError
+    `timeout`."""
     try:
         check(record)
     except (ReplayError, RulesError) as exc:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
+    limits = {**review.THRESHOLDS, **(thresholds or {})}
     moves: list[dict[str, Any]] = []
+    cube: list[dict[str, Any]] = []
     games: dict[int, dict[str, Any]] = {}
     judge_luck = luck
+    cube_on = bool(record.cube)
     opened: set[int] = set()  # games whose first roll was seen
+    offered: review.CubeJudgement | None = None  # the doubler's decision, awaiting an answer
+    total = sum(len(g.actions) for g in record.games if game is None or g.number == game)
+    done = 0
+    sent = [0, 0]  # moves and cube entries already reported
+    stopped = False
+
+    def progress() -> None:
+        if report is not None and (len(moves), len(cube)) != (sent[0], sent[1]):
+            report({"done": done, "total": total, "moves": moves[sent[0]:],
+                    "cube": cube[sent[1]:]})
+            sent[0], sent[1] = len(moves), len(cube)
+
     try:
-        for step, played in positions(record):
+        for step in replay(record):
             if game is not None and step.game != game:
                 continue
+            progress()
+            if cancelled is not None and cancelled():
+                stopped = True
+                break
             if should_stop is not None and should_stop():
                 raise ProtocolError(ErrorCode.TIMEOUT, "the deadline passed during the analysis")
+            done += 1
             pos = step.position
             side = step.action.side
+            kind = step.action.kind
+            if kind in ("roll", "double") and cube_on and review.may_double(pos):
+                judged_cube = review.judge_cube(pos, plies=plies)
+                act = "double" if kind == "double" else "no_double"
+                cube.append(_cube_entry(step.game, step.index, side, act, judged_cube,
+                                        limits))
+                offered = judged_cube if kind == "double" else None
+                continue
+            if kind in ("take", "drop") and offered is not None:
+                act = "take" if kind == "take" else "pass"
+                cube.append(_cube_entry(step.game, step.index, side, act, offered, limits))
+                offered = None
+                continue
+            if kind != "move":
+                continue
+            played = step.action.move or ""
             first = step.game not in opened
             opened.add(step.game)
-            rankings = list(ENGINE.analyze(pos, plies=0, max_plays=None))
-            ranking = rankings[-1]
             chosen = apply_move(pos, played)
-            mine = next(r for r in ranking if r.play == chosen)
-            best = ranking[0]
+            judged = review.judge_play(pos, chosen, plies=plies)
+            loss = round(judged.loss, 6)
             entry: dict[str, Any] = {
                 "game": step.game, "index": step.index, "side": side,
-                "dice": list(pos.dice), "move": chosen.move, "best": best.play.move,
-                "equity": round(float(mine.equity), 6),
-                "best_equity": round(float(best.equity), 6),
-                "loss": round(max(0.0, float(best.equity) - float(mine.equity)), 6),
-                "choices": len(ranking),
+                "dice": list(pos.dice), "move": chosen.move, "best": judged.best.move,
+                "equity": round(judged.equity, 6),
+                "best_equity": round(judged.best_equity, 6),
+                "loss": loss, "choices": judged.choices,
+                "forced": judged.forced, "plies": judged.plies, "units": judged.units,
+                "mark": None if judged.forced else review.mark(loss, limits),
             }
             if judge_luck:
                 opening = first and _plays_opening_dice(record, step.game)
@@ -112,8 +157,28 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
     if not judge_luck:
         for entry in moves:
             entry.pop("luck", None)
-    return {"format": record.headers.get("Format", ""), "plies": 0, "moves": moves,
-            "games": out_games}
+    summary = [review.summary(moves, cube, len(out_games), side) for side in (0, 1)]
+    out = {"format": record.headers.get("Format", ""), "plies": plies, "moves": moves,
+           "games": out_games, "cube": cube, "thresholds": limits, "summary": summary,
+           "done": done, "total": total}
+    if stopped:
+        out["stopped"] = True
+    return out
+
+
+def _cube_entry(game: int, index: int, side: int, act: str, judged: review.CubeJudgement,
+                limits: dict[str, float]) -> dict[str, Any]:
+    """One cube decision of `side`: `double`/`no_double` (the doubler) or `take`/`pass`
+    (its opponent), with the doubler's figures and what the action cost."""
+    loss = round(judged.loss(act), 6)
+    right = judged.action if act in ("double", "no_double") else judged.take
+    counted = act != "no_double" or loss > 0 or judged.close(limits["blunder"])
+    return {"game": game, "index": index, "side": side, "action": act, "best": right,
+            "no_double": round(judged.no_double, 6),
+            "double_take": round(judged.double_take, 6),
+            "double_pass": round(judged.double_pass, 6),
+            "loss": loss, "mark": review.mark(loss, limits), "counted": counted,
+            "plies": judged.plies, "units": judged.units}
 
 
 def _plays_opening_dice(record: MatchRecord, number: int) -> bool:

@@ -66,6 +66,8 @@ def arg_values(param: Param) -> st.SearchStrategy[Any]:
         return st.integers(param.minimum if param.minimum is not None else -(1 << 40),
                            param.maximum if param.maximum is not None else 1 << 40)
     if t is ArgType.NUMBER:
+        if param.minimum is not None or param.maximum is not None:
+            return st.floats(param.minimum, param.maximum, allow_nan=False)
         return finite
     if t is ArgType.BOOL:
         return st.booleans()
@@ -138,9 +140,11 @@ def _field_values(field: Field) -> st.SearchStrategy[Any]:
             {"name": keys, "type": st.sampled_from(["int", "str", "dice"]),
              "required": st.booleans(), "doc": st.text(max_size=20)}), max_size=3),
         "request_map": st.fixed_dictionaries({"cmd": keys}),
+        "thresholds": st.dictionaries(keys, finite, max_size=3),
     }
     for name in ("seats", "events", "match_summaries", "move_analyses", "game_lucks",
-                 "bot_matches", "rollout_lines"):
+                 "bot_matches", "rollout_lines", "player_summaries",
+                 "cube_analyses"):
         simple[name] = st.lists(small_maps, max_size=3)
     if field.type in simple:
         return simple[field.type]
