@@ -11,13 +11,11 @@ any other request.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from jacquetd.bots.interface import ENGINE
 from jacquetd.daemon.config import Config, ConfigError
@@ -33,6 +31,7 @@ from jacquetd.matches import (
     StoreError,
     default_db_path,
 )
+from jacquetd.matches.aio import RunBlocking
 from jacquetd.matches.service import BotJob
 from jacquetd.matches.store import Retention, StoreInUse, prune
 
@@ -65,18 +64,15 @@ def private_folder(folder: Path, *, tighten: bool) -> None:
         os.chmod(folder, 0o700)
 
 
-def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
-                ) -> Callable[[Callable[[], str]], Any]:
+def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S) -> RunBlocking:
     """A `run_blocking` for AsyncMatchService that runs a bot's decision in a worker."""
 
-    async def run(call: Callable[[], str]) -> str:
-        job = _bot_job(call)
-        time_s = job.time_s if job is not None else 60.0
-        deadline = time.monotonic() + time_s + grace_s
+    async def run(job: BotJob, call: Callable[[], str]) -> str:
+        deadline = time.monotonic() + job.time_s + grace_s
         try:
             job_id, future = pool.submit(MATCH_BOT, {"call": call}, deadline=deadline,
-                                         heavy=bot_is_heavy(job, time_s),
-                                         owner=f"match:{job.match_id if job else ''}")
+                                         heavy=bot_is_heavy(job),
+                                         owner=f"match:{job.match_id}")
         except (PoolBusy, PoolClosed) as exc:
             raise RuntimeError(f"no worker for a bot seat: {exc}") from None
         try:
@@ -91,22 +87,14 @@ def pool_runner(pool: WorkerPool, grace_s: float = BOT_GRACE_S
     return run
 
 
-def bot_is_heavy(job: BotJob | None, time_s: float) -> bool:
+def bot_is_heavy(job: BotJob) -> bool:
     """Whether a bot seat's decision may hold its worker long: a level that searches
     `HEAVY_PLIES` deep or more, as a `best_move` with that many `plies` (a seat's time
     allowance is an upper bound, which a shallower level never comes near)."""
-    depth = ENGINE.depth(job.level) if job is not None else None
+    depth = ENGINE.depth(job.level)
     if depth is None:
-        return time_s > BOT_HEAVY_S
+        return job.time_s > BOT_HEAVY_S
     return depth >= HEAVY_PLIES
-
-
-def _bot_job(call: Callable[[], str]) -> BotJob | None:
-    """The seat's job behind `call` (AsyncMatchService hands `BotJob.call` bound to the
-    job, its deciders given by `functools.partial`): it holds the seat's time limit."""
-    func = call.func if isinstance(call, functools.partial) else None
-    job = getattr(func, "__self__", None)
-    return job if isinstance(job, BotJob) else None
 
 
 class HostedMatches(AsyncMatchService):

@@ -30,18 +30,20 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 from .errors import MatchError
-from .service import Caller, MatchService
+from .service import BotJob, Caller, MatchService
 
 log = logging.getLogger(__name__)
 
-RunBlocking = Callable[[Callable[[], str]], Awaitable[str]]
+RunBlocking = Callable[[BotJob, Callable[[], str]], Awaitable[str]]
+"""(the seat's job, its decision as a call) -> the decision: the job says whose seat, at
+which level and with how much time; the call runs it."""
 BOT_GRACE_S = 2.0
 """Time a decider may run past its seat's limit before its answer is abandoned (and the
 `random` level decides instead)."""
 
 
-async def _in_thread(fn: Callable[[], str]) -> str:
-    return await asyncio.to_thread(fn)
+async def _in_thread(job: BotJob, call: Callable[[], str]) -> str:
+    return await asyncio.to_thread(call)
 
 
 class AsyncMatchService:
@@ -152,7 +154,7 @@ class AsyncMatchService:
                     answer = "roll"
                 else:
                     try:
-                        answer = await asyncio.wait_for(self.run_blocking(call),
+                        answer = await asyncio.wait_for(self.run_blocking(job, call),
                                                         job.time_s + self.bot_grace_s)
                     except TimeoutError:
                         log.warning("bot %s ran out of time in match %s", job.level, match_id)
