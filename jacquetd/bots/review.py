@@ -38,7 +38,6 @@ from typing import Any
 import numpy as np
 
 from jacquetd.rules import Play, Position
-from jacquetd.rules.position import CubeOwner
 
 from . import analysis
 from .analysis import Evaluation, StopFn
@@ -122,15 +121,6 @@ def judge_play(pos: Position, chosen: Play, *, plies: int,
     if mine is best or mine_value >= best_value:
         return PlayJudgement(chosen, mine_value, mine_value, len(ranking), depth, kind)
     return PlayJudgement(best.play, best_value, mine_value, len(ranking), depth, kind)
-
-
-def may_double(pos: Position) -> bool:
-    """C2/C5: the side on roll of `pos` (before its roll) may double: the cube is in play,
-    centred or its own, and this is not the Crawford game."""
-    cube = pos.cube
-    return (cube is not None and not cube.pending
-            and cube.owner in (CubeOwner.CENTRE, CubeOwner.ON_ROLL)
-            and not (pos.match is not None and pos.match.crawford))
 
 
 @dataclass(frozen=True)

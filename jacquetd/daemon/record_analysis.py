@@ -101,7 +101,7 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
             pos = step.position
             side = step.action.side
             kind = step.action.kind
-            if kind in ("roll", "double") and cube_on and review.may_double(pos):
+            if kind in ("roll", "double") and cube_on and pos.may_double():
                 judged_cube = review.judge_cube(pos, plies=plies)
                 act = "double" if kind == "double" else "no_double"
                 cube.append(_cube_entry(step.game, step.index, side, act, judged_cube,

@@ -176,6 +176,15 @@ class Position:
 
     # -- queries --------------------------------------------------------------------
 
+    def may_double(self) -> bool:
+        """C2/C5: the side on roll may double (before its roll): the cube is in play (C1),
+        centred or its own, no double is pending, and this is not the Crawford game.
+        (`Game.may_double` says the same of a game in play, its phase included.)"""
+        cube = self.cube
+        return (cube is not None and not cube.pending
+                and cube.owner in (CubeOwner.CENTRE, CubeOwner.ON_ROLL)
+                and not (self.match is not None and self.match.crawford))
+
     def game_over(self) -> bool:
         """True when one side has borne off all 15 checkers."""
         return self.me[0] == CHECKERS or self.opp[0] == CHECKERS

@@ -280,3 +280,25 @@ def test_the_flow_names_the_pending_decision_and_who_may_take_it() -> None:
     flow.apply(1 - side, "accept")
     assert [s.kind for s in iter(flow.advance, None)] == ["game_over", "game_start", "opening"]
     assert match.score[1 - side] == 1 and len(match.games) == 2
+
+
+@pytest.mark.parametrize("variant", ["jacquet", "jacquet-be", "backgammon"])
+def test_a_position_before_the_roll_may_double_exactly_when_its_game_may(variant: str) -> None:
+    """C2/C5: `Position.may_double` (what a record's analysis reads) agrees with
+    `Game.may_double` at every turn of cube matches, owned cubes and Crawford games
+    included."""
+    answers: list[bool] = []
+
+    class Checker(Doubler):
+        def resigns(self, game: Game, side: int) -> int:
+            answers.append(game.may_double())
+            assert game.position().may_double() == answers[-1]
+            return 0
+
+        def double(self, game: Game, side: int) -> bool:
+            return self.rng.random() < 0.3
+
+    for seed in range(4):
+        match = Match(variant, 5, cube_enabled=True, seed=seed)
+        play_match(match, (Checker(seed), Checker(seed + 100)))
+    assert True in answers and False in answers
