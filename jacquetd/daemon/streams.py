@@ -44,6 +44,7 @@ STDIN_PAUSE_CHUNKS = 32  # chunks read from stdin and not yet handled: stop read
 CLOSE_WAIT_S = 0.3  # at shutdown, how long connections get to close
 PAUSE_AT = 16  # messages of one connection queued in the front: it is no longer read
 RESUME_AT = 4  # ... and read again once this few are left
+LINGER_S = 2.0  # an ended session drops what its client still sends for this long at most
 
 
 FD_RESERVE = 128  # descriptors kept for all but client sockets (files, pipes, ZeroMQ)
@@ -223,6 +224,7 @@ class ProtocolConnection(_Connection):
         super().__init__(server)
         self.decoder = StreamDecoder(self.cfg.limits.codec_limits())
         self.ending = False
+        self.eof_written = False  # our side half-closed: nothing more is written
         self.paused = False  # not read while its queue is long
 
     def refuse(self, reason: str, limit: str) -> None:
@@ -235,10 +237,29 @@ class ProtocolConnection(_Connection):
         self.write(wire_bytes(message, encoding))
 
     def end_session(self) -> None:
+        """End the session once its last reply is out. A client may still be sending (the
+        rest of a message refused whole): closing with its bytes unread would reset the
+        connection and lose the reply, so our side is half-closed and what arrives is
+        read and dropped until the client closes, for at most `LINGER_S`."""
         self.ending = True
-        self.close()
+        transport = self.transport
+        if transport is None or transport.is_closing() or not transport.can_write_eof():
+            self.close()
+            return
+        transport.write_eof()
+        self.eof_written = True
+        if self.paused:
+            self.paused = False
+            transport.resume_reading()
+        asyncio.get_running_loop().call_later(LINGER_S, self.close)
+
+    def write(self, data: bytes) -> None:
+        if not self.eof_written:
+            super().write(data)
 
     def data_received(self, data: bytes) -> None:
+        if self.ending:
+            return  # the session ended: what the client still sends is dropped
         items = self.decoder.feed(data)
         self.input_seen(self.decoder.in_message, bool(items))
         self.queue(items)
@@ -280,6 +301,9 @@ class ProtocolConnection(_Connection):
                 transport.resume_reading()
 
     def eof_received(self) -> bool:
+        if self.ending:
+            self.close()
+            return False
         self.queue(self.decoder.finish())
         asyncio.get_running_loop().create_task(close_when_idle(self))
         return True  # keep our half open to answer what is in flight

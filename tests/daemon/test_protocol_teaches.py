@@ -187,3 +187,15 @@ def test_a_malformed_position_is_refused_with_the_commands_usage(
         assert reply.error is not None, (name, literal)
         assert reply.error["code"] == "bad_position"
         assert reply.error["usage"].startswith(f"{name} POSITION"), reply.error
+
+
+def test_a_client_still_sending_a_refused_message_gets_its_reply(
+        jacquetd_server: DaemonProcess) -> None:
+    """A msgpack message refused whole ends the TCP session (the stream cannot be read
+    on), while the client may still be sending its megabytes: the server drops them until
+    the client closes, so that the reply arrives rather than a reset."""
+    frame = _issue_requests(_hello(jacquetd_server)["limits"])["msgpack"]
+    with socket.create_connection(jacquetd_server.tcp, timeout=30) as sock:
+        answer = _stream_ask(sock, frame * 4)  # long after the refusal, bytes keep coming
+    assert answer.error is not None
+    assert (answer.id, answer.error["code"]) == (7, "too_large")
