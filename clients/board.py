@@ -8,7 +8,10 @@ geometry: in backgammon (G4) their point q is the viewer's 25 - q; in the
 Jacquet variants (G3) both travel the same way round and their point q is the
 viewer's q + 12 (q <= 12) or q - 12.
 
-    render(position, viewer_on_roll=True, names=("you", "bot"), colour=False)
+    render(position, same_direction=True, viewer_on_roll=True, names=("you", "bot"))
+
+`same_direction` is the variant's geometry as the server's `hello` describes it
+(`JacquetClient.variant(name).same_direction`).
 """
 
 from __future__ import annotations
@@ -16,8 +19,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
-
-from .game import variant_info
 
 ROWS = 5
 MINE, THEIRS = "X", "O"
@@ -42,12 +43,13 @@ def pips(side: Sequence[int]) -> int:
     return sum(p * n for p, n in enumerate(side[:26]))
 
 
-def board_points(position: Mapping[str, Any], viewer_on_roll: bool = True
-                 ) -> dict[int, tuple[str, int]]:
-    """Viewer's point -> ("mine" | "theirs", count) for every occupied point 1-24."""
+def board_points(position: Mapping[str, Any], viewer_on_roll: bool = True, *,
+                 same_direction: bool) -> dict[int, tuple[str, int]]:
+    """Viewer's point -> ("mine" | "theirs", count) for every occupied point 1-24;
+    `same_direction` is the variant's geometry (G3, else G4), as the server describes it."""
     mine = position["on_roll"] if viewer_on_roll else position["opponent"]
     theirs = position["opponent"] if viewer_on_roll else position["on_roll"]
-    same = variant_info(position["variant"]).same_direction
+    same = same_direction
     out: dict[int, tuple[str, int]] = {}
     for p in range(1, 25):
         if mine[p]:
@@ -62,7 +64,7 @@ def board_points(position: Mapping[str, Any], viewer_on_roll: bool = True
     return out
 
 
-def render(position: Mapping[str, Any], *, viewer_on_roll: bool = True,
+def render(position: Mapping[str, Any], *, same_direction: bool, viewer_on_roll: bool = True,
            names: tuple[str, str] = ("you", "opponent"), colour: bool = False,
            score: tuple[int, int] | None = None, match_length: int = 0,
            dice: Sequence[int] | None = None, on_roll_is_viewer: bool | None = None) -> str:
@@ -73,7 +75,7 @@ def render(position: Mapping[str, Any], *, viewer_on_roll: bool = True,
         return f"{STYLES[style]}{text}{RESET}" if colour else text
 
     symbol = {"mine": paint(MINE, "mine"), "theirs": paint(THEIRS, "theirs")}
-    points = board_points(position, viewer_on_roll)
+    points = board_points(position, viewer_on_roll, same_direction=same_direction)
     mine = position["on_roll"] if viewer_on_roll else position["opponent"]
     theirs = position["opponent"] if viewer_on_roll else position["on_roll"]
 

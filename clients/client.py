@@ -65,6 +65,7 @@ from .transport import (
     Transport,
     ZmqTransport,
 )
+from .variants import VariantInfo, variant_infos
 
 log = logging.getLogger(__name__)
 
@@ -474,6 +475,16 @@ class JacquetClient:
     def supports(self, cmd: str) -> bool:
         """Whether `hello` listed `cmd` among the server's commands."""
         return cmd in self.server.get("commands", ())
+
+    def variant(self, name: str) -> VariantInfo:
+        """What the server's `hello` says of the variant `name` (`variant_rules`).
+        EngineError when `hello` was not called, when the server does not describe its
+        variants, or when it does not play `name`."""
+        infos = variant_infos(self.server)
+        if name not in infos:
+            raise EngineError(f"the rules server plays no variant {name!r} (it plays "
+                              f"{', '.join(infos) or 'none'})")
+        return infos[name]
 
     async def ping(self, *, timeout: float | None = None) -> None:
         await self.request("ping", timeout=timeout)

@@ -8,7 +8,10 @@ text (`apply_move`), asks each side's `Player` for its decisions, and rolls
 the dice from a `DiceSource`. A game is over when the play just made carries its
 `result` (SPEC 5.2: the rules server adds it to every play that ends the game,
 with the points by J12, B8 or C4 and the cube): the referee takes the result
-from there and applies no scoring rule of its own.
+from there and applies no scoring rule of its own. What else it must know of a
+variant (who starts with which dice, the names of the results) comes from the
+server's `hello` (`variant_rules`), and whether a side may double from its
+`position` reply (`may_double`).
 
 The dice are client-side and seeded (`SeededDice`) for now. A hosted match,
 where the server rolls, only needs another `DiceSource`.
@@ -31,32 +34,13 @@ from jacquetd_protocol.seeds import game_seed, move_seed
 
 from .client import JacquetClient
 from .errors import EngineError
+from .variants import VariantInfo
 
 log = logging.getLogger(__name__)
 
 PositionMap = dict[str, Any]
 PlayMap = Mapping[str, Any]
 Dice = tuple[int, int]
-
-
-@dataclass(frozen=True)
-class VariantInfo:
-    """What the referee and the board drawing need to know of a variant."""
-
-    same_direction: bool         # G3 (jacquet, jacquet-be) or G4 (backgammon)
-    opening_plays_opening_dice: bool   # J2 rolls again; B2 and backgammon play the opening dice
-    result_names: dict[int, str]
-
-
-VARIANTS: dict[str, VariantInfo] = {
-    "jacquet": VariantInfo(True, False, {1: "single", 2: "marcia", 3: "marcia per punto"}),
-    "jacquet-be": VariantInfo(True, True, {1: "single", 2: "double"}),
-    "backgammon": VariantInfo(False, True, {1: "single", 2: "gammon", 3: "backgammon"}),
-}
-
-
-def variant_info(name: str) -> VariantInfo:
-    return VARIANTS.get(name, VARIANTS["backgammon"])
 
 
 # -- dice ------------------------------------------------------------------------------
@@ -195,6 +179,7 @@ class GameState:
     position: PositionMap
     turn: int
     names: tuple[str, str]
+    rules: VariantInfo                      # what the rules server says of the variant
     score: tuple[int, int] = (0, 0)         # match score before this game, by seat
     match_length: int = 0
     crawford: bool = False
@@ -272,7 +257,7 @@ class Referee:
         """Play one game; seat 0 is `players[0]`. With `start` (a structured position, no
         double pending) the game goes on from there instead of the opening roll, seat 0
         on roll with the position's dice if it has any; its record has no opening."""
-        info = variant_info(variant)
+        info = self.rules.variant(variant)
         pending: Dice | None
         opening: Dice | None
         if start is not None:
@@ -287,7 +272,7 @@ class Referee:
             pos = await self.start_position(variant, cube=cube, score=view,
                                             match_length=match_length, crawford=crawford)
             pending = (max(opening), min(opening)) if info.opening_plays_opening_dice else None
-        state = GameState(variant, pos, first, (players[0].name, players[1].name), score,
+        state = GameState(variant, pos, first, (players[0].name, players[1].name), info, score,
                           match_length, crawford, opening=opening)
         record = GameRecord(number, score, crawford, opening)
         luck = [0.0, 0.0]
@@ -299,7 +284,7 @@ class Referee:
             seat = state.turn
             player = players[seat]
             try:
-                if pending is None and cube and self._may_double(state):
+                if pending is None and cube and await self._may_double(state):
                     outcome = await self._cube_turn(state, players, record)
                     if outcome is not None:
                         return await self._finish(state, outcome, luck)
@@ -413,17 +398,14 @@ class Referee:
             raise EngineFault("illegal", f"{text!r} does not lead to the position it claims")
         return play
 
-    def _may_double(self, state: GameState) -> bool:
-        cube = state.position.get("cube")
-        if not cube or cube.get("pending") or state.crawford:
-            return False
-        if cube["owner"] not in ("centre", "on_roll"):
-            return False
-        if state.match_length > 0:  # a side that has already won the match with the cube
-            me = state.score[state.turn]
-            if me + cube["value"] >= state.match_length:
-                return False
-        return True
+    async def _may_double(self, state: GameState) -> bool:
+        """Whether the side on roll may double now (C2, C5), as the rules server says of
+        the position (`position`'s `may_double`, protocol 1.4)."""
+        reply = await self.rules.position(state.position)
+        if "may_double" not in reply:
+            raise EngineError("the rules server's `position` reply has no `may_double` "
+                              "(protocol 1.4)")
+        return bool(reply["may_double"])
 
     async def _cube_turn(self, state: GameState, players: tuple[Player, Player],
                          record: GameRecord) -> GameOutcome | None:
@@ -452,7 +434,7 @@ class Referee:
         cube = int(state.position.get("cube", {}).get("value", 1))
         record.actions.append(Action(seat, "resign", value=value))
         record.actions.append(Action(1 - seat, "accept"))
-        name = variant_info(state.variant).result_names.get(value, str(value))
+        name = state.rules.result_name(value)
         record.result = GameResult(1 - seat, value * cube, "resign", name)
         return GameOutcome(1 - seat, value * cube, value, "resign", name, state.moves, cube,
                            record=record)

@@ -25,6 +25,7 @@ from .board import render
 from .client import JacquetClient
 from .errors import EngineError
 from .reconnect import ReconnectingClient
+from .variants import variant_infos
 
 POLL_S = 0.15
 LIST_LIMIT = 15
@@ -152,7 +153,9 @@ class HostedGame:
         me = self.seat.side
         on_roll = s["position_side"]
         score = (s["score"][me], s["score"][1 - me])
-        self.console.say(render(s["position"], viewer_on_roll=on_roll == me, names=self.names,
+        same = variant_infos(self.daemon.server)[s["position"]["variant"]].same_direction
+        self.console.say(render(s["position"], same_direction=same,
+                                viewer_on_roll=on_roll == me, names=self.names,
                                 colour=self.console.colour, score=score,
                                 match_length=s["length"], dice=s["dice"] or None,
                                 on_roll_is_viewer=on_roll == me))

@@ -59,7 +59,6 @@ from .game import (
     SeededDice,
     Turn,
     play_match,
-    variant_info,
 )
 from .reconnect import ReconnectingClient
 from .spawning import EXIT_ENGINE_START, default_engine_command, spawn_engine
@@ -110,7 +109,8 @@ class Display(Observer):
 
     def draw(self, state: GameState, dice: tuple[int, int] | None = None) -> None:
         me, other = self.viewer, 1 - self.viewer
-        self.console.say(render(state.position, viewer_on_roll=state.turn == me,
+        self.console.say(render(state.position, same_direction=state.rules.same_direction,
+                                viewer_on_roll=state.turn == me,
                                 names=(self.names[me], self.names[other]),
                                 colour=self.console.colour,
                                 score=(state.score[me], state.score[other]),
@@ -122,9 +122,9 @@ class Display(Observer):
         self.console.say(f"\n=== game, score {state.score[0]}-{state.score[1]}"
                          + (" (Crawford game)" if state.crawford else "") + " ===")
         if state.opening is not None:
-            info = variant_info(state.variant)
-            self.console.say(terminal.opening_line(state.opening, self.names, state.turn,
-                                                   not info.opening_plays_opening_dice))
+            self.console.say(terminal.opening_line(
+                state.opening, self.names, state.turn,
+                not state.rules.opening_plays_opening_dice))
         else:
             starter = self.names[state.turn]
             self.console.say(f"{starter} {terminal.verb(starter, 'start')}.")

@@ -203,6 +203,8 @@ RESULT_TYPES: dict[str, tuple[str, dict[str, Any]]] = {
     "cube_analyses": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "bot_matches": ("list of map", {"type": "array", "items": {"type": "object"}}),
     "rollout_lines": ("list of map", {"type": "array", "items": {"type": "object"}}),
+    "variant_rules": ("map variant -> map", {"type": "object", "additionalProperties": {
+        "type": "object", "required": ["direction", "opening", "results", "cube"]}}),
     "str_map": ("map str -> str", {"type": "object",
                                    "additionalProperties": {"type": "string"}}),
     "help_arguments": ("list of map", {"type": "array", "items": {
@@ -290,6 +292,12 @@ _COMMANDS: tuple[Command, ...] = (
          Field("engine", "str", "the server program's name (`jacquetd`)"),
          Field("version", "str", "the server program's version"),
          Field("variants", "str_list", "variant names the server plays"),
+         Field("variant_rules", "variant_rules", "for each variant, what a referee or a "
+               "board must know of it (protocol 1.4): `direction` (`same`, G3, or "
+               "`opposite`, G4), `opening` (`play`: the opening dice are the first turn's; "
+               "`reroll`: the side that won the opening rolls again), `results` (each game "
+               "result before the cube, `\"1\"`..`\"3\"`, and its name) and `cube` (whether "
+               "the cube is on unless a match says otherwise, C1)", required=False),
          Field("commands", "str_list", "commands this server implements"),
          Field("planned", "str_list", "command names reserved for later versions"),
          Field("encodings", "str_list", "`msgpack`, `text`, `json`"),
@@ -328,6 +336,10 @@ _COMMANDS: tuple[Command, ...] = (
         (_position(),),
         (Field("position_id", "str", "the compact id"),
          Field("position", "position", "the structured form"),
+         Field("may_double", "bool", "whether the side on roll may double now (C2, C5): "
+               "the position has no dice yet, the cube is in play, centred or its own, no "
+               "double is pending and this is not the Crawford game (protocol 1.4)",
+               required=False),
          *FOREIGN_ID_FIELDS),
     ),
     Command(

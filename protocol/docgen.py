@@ -243,6 +243,7 @@ PY_TYPES: dict[str, str] = {
     "cube_or_null": "dict[str, Any] | None", "resign_or_null": "dict[str, Any] | None",
     "match_summaries": "list[dict[str, Any]]", "str_map": "dict[str, str]",
     "help_arguments": "list[dict[str, Any]]", "request_map": "dict[str, Any]",
+    "variant_rules": "dict[str, dict[str, Any]]",
 }
 
 

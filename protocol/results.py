@@ -83,6 +83,7 @@ class HelloResult(TypedDict):
     engine: str
     version: str
     variants: list[str]
+    variant_rules: NotRequired[dict[str, dict[str, Any]]]
     commands: list[str]
     planned: list[str]
     encodings: list[str]
@@ -118,6 +119,7 @@ class PositionResult(TypedDict):
 
     position_id: str
     position: dict[str, Any]
+    may_double: NotRequired[bool]
     gnubg_id: NotRequired[str]
     xgid: NotRequired[str]
     warnings: NotRequired[list[FieldWarning]]

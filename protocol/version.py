@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from .errors import ErrorCode, ProtocolError
 
-PROTOCOL_VERSION = "1.3"
+PROTOCOL_VERSION = "1.4"
 #: Every version this library can serve, one per major.
 SUPPORTED_VERSIONS: tuple[str, ...] = (PROTOCOL_VERSION,)
 VERSION_RE = re.compile(r"^(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})$")

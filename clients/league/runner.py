@@ -36,7 +36,7 @@ from ..client import JacquetClient
 from ..errors import EngineError
 from ..game import Referee
 from ..spawning import spawn_engine
-from .config import LeagueConfig
+from .config import LeagueConfig, LeagueConfigError
 from .engines import make_player
 from .journal import Journal
 from .progress import Progress
@@ -126,14 +126,23 @@ class League:
         return compute(self.names, matches, sprt)
 
     async def _daemon(self) -> JacquetClient:
+        """The rules server, started or reached, once it said it plays the league's variant."""
         target = self.options.connect or self.config.daemon_connect
         if target:
-            return await JacquetClient.open(target, timeout=DAEMON_TIMEOUT_S)
-        stderr = None
-        if self.options.log_dir is not None:
-            stderr = open(self.options.log_dir / "daemon.stderr.log", "ab")  # noqa: SIM115
-        return await spawn_engine(self.config.daemon_command or None, timeout=DAEMON_TIMEOUT_S,
-                                  stderr=stderr, cwd=self.config.base_dir)
+            client = await JacquetClient.open(target, timeout=DAEMON_TIMEOUT_S)
+        else:
+            stderr = None
+            if self.options.log_dir is not None:
+                stderr = open(self.options.log_dir / "daemon.stderr.log", "ab")  # noqa: SIM115
+            client = await spawn_engine(self.config.daemon_command or None,
+                                        timeout=DAEMON_TIMEOUT_S, stderr=stderr,
+                                        cwd=self.config.base_dir)
+        plays = client.server.get("variants", [])
+        if self.config.variant not in plays:
+            await client.close()
+            raise LeagueConfigError(f"variant: the daemon plays {', '.join(plays)} (got "
+                                    f"{self.config.variant!r})")
+        return client
 
     async def run(self) -> LeagueResult:
         started = time.monotonic()

@@ -14,9 +14,13 @@ from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd.daemon.plays import play_dict, play_records, with_dice
 from jacquetd.daemon.positions import position_fields, resolve_position
 from jacquetd.rules import VARIANTS, apply_move
+from jacquetd.rules.describe import all_variant_rules
 from jacquetd.version import version
 
 ENGINE_NAME = "jacquetd"
+
+#: `hello`'s `variant_rules` (SPEC 5.2): clients learn the rules they need from here.
+VARIANT_RULES = all_variant_rules()
 
 
 class FrontContext(Protocol):
@@ -56,6 +60,7 @@ def handle_hello(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
         engine=ENGINE_NAME,
         version=version(),
         variants=list(VARIANTS),
+        variant_rules=VARIANT_RULES,
         levels=extra.pop("levels"),
     )
     result["limits"] = extra.pop("limits")
@@ -77,7 +82,8 @@ def handle_ping(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def handle_position(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:
     pos = resolve_position(args["position"])
-    return position_fields(pos)
+    # C2: a double is offered before the roll, so a position with its dice says no
+    return {**position_fields(pos), "may_double": not pos.dice and pos.may_double()}
 
 
 def handle_legal_moves(ctx: FrontContext, args: dict[str, Any]) -> dict[str, Any]:

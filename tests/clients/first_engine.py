@@ -40,6 +40,7 @@ from jacquetd.rules import (
     apply_move,
     legal_plays,
 )
+from jacquetd.rules.describe import all_variant_rules
 from jacquetd.rules.scoring import game_result, result_name
 
 COMMANDS = ["hello", "ping", "quit", "position", "legal_moves", "apply_move", "best_move"]
@@ -75,7 +76,7 @@ class Engine:
     def handle(self, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
         if cmd == "hello":
             return {"protocol": "1.0", "engine": "first-engine", "version": "1",
-                    "variants": list(VARIANTS),
+                    "variants": list(VARIANTS), "variant_rules": all_variant_rules(),
                     "commands": COMMANDS + (["luck"] if self.opts.luck else []), "planned": [],
                     "encodings": ["msgpack"], "levels": ["first"], "limits": {}}
         if cmd == "luck" and self.opts.luck:
@@ -86,7 +87,8 @@ class Engine:
             return {}
         if cmd == "position":
             pos = resolve(args["position"])
-            return {"position_id": pos.to_id(), "position": pos.to_dict()}
+            return {"position_id": pos.to_id(), "position": pos.to_dict(),
+                    "may_double": pos.may_double()}
         if cmd == "legal_moves":
             plays = [play_dict(p) for p in legal_plays(resolve(args["position"],
                                                                args.get("dice")))]

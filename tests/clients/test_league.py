@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from jacquetd_clients import SimpleClient
 from jacquetd_clients.league import League, LeagueOptions, load_league
+from jacquetd_clients.league.config import LeagueConfigError
 from jacquetd_clients.league.engines import find_gnubg
 from jacquetd_protocol.records import parse_record
 
@@ -100,6 +101,16 @@ def test_league_of_three_engines_plays_to_the_end(tmp_path: Path, levels: list[s
         parsed = parse_record(rec.read_text())
         assert parsed.games and parsed.games[0].result is not None
         assert parsed.variant == "jacquet"
+
+
+def test_a_variant_the_daemon_does_not_play_is_refused_at_start(tmp_path: Path,
+                                                               levels: list[str]) -> None:
+    # which variants exist is the daemon's to say (`hello`), not the league file's reader
+    path = write_league(tmp_path / "chess.toml", three_engines(levels)[:2], variant="chess")
+    with pytest.raises(LeagueConfigError, match=r"variant: the daemon plays jacquet, "
+                       r"jacquet-be, backgammon.* \(got 'chess'\)"):
+        run_league(path)
+    assert not path.with_suffix(".html").exists()
 
 
 def test_killed_league_resumes_to_the_same_totals(tmp_path: Path, levels: list[str]) -> None:

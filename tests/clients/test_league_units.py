@@ -48,7 +48,7 @@ def test_league_file_defaults_and_values(tmp_path: Path) -> None:
     ({"engines": ENGINES[:1]}, "at least two"),
     ({"engines": [ENGINES[0], ENGINES[0]]}, "unique"),
     ({"engines": [{"name": "a"}, ENGINES[1]]}, "exactly one of"),
-    ({"engines": ENGINES, "variant": "chess"}, "variant"),
+    ({"engines": ENGINES, "variant": "Chess!"}, "variant"),
     ({"engines": ENGINES, "format": "swiss"}, "format"),
     ({"engines": ENGINES, "games": 0}, "games"),
     ({"engines": ENGINES, "games": "4"}, "games"),

@@ -40,7 +40,7 @@ def error_code(reply: Reply) -> str:
 
 def test_hello_reports_every_limit(zc: ZmqClient) -> None:
     result = zc.call("hello").raise_for_error()
-    assert result["protocol"] == "1.3"
+    assert result["protocol"] == "1.4"
     assert result["engine"] == "jacquetd"
     assert set(result["variants"]) == {"jacquet", "jacquet-be", "backgammon"}
     assert "legal_moves" in result["commands"] and "random" in result["levels"]

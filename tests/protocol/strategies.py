@@ -141,6 +141,12 @@ def _field_values(field: Field) -> st.SearchStrategy[Any]:
              "required": st.booleans(), "doc": st.text(max_size=20)}), max_size=3),
         "request_map": st.fixed_dictionaries({"cmd": keys}),
         "thresholds": st.dictionaries(keys, finite, max_size=3),
+        "variant_rules": st.dictionaries(words, st.fixed_dictionaries({
+            "direction": st.sampled_from(["same", "opposite"]),
+            "opening": st.sampled_from(["play", "reroll"]),
+            "results": st.dictionaries(st.sampled_from(["1", "2", "3"]),
+                                       st.text(max_size=20), max_size=3),
+            "cube": st.booleans()}), max_size=3),
     }
     for name in ("seats", "events", "match_summaries", "move_analyses", "game_lucks",
                  "bot_matches", "rollout_lines", "player_summaries",

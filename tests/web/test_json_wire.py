@@ -13,7 +13,7 @@ from jacquetd_protocol.messages import Limits, Partial, Reply, Request
 from jacquetd_protocol.msgpack_wire import pack
 
 REQUESTS: list[dict[str, Any]] = [
-    {"id": 1, "cmd": "hello", "client": "web", "protocol": "1.3"},
+    {"id": 1, "cmd": "hello", "client": "web", "protocol": "1.4"},
     {"id": "a-string-id", "cmd": "ping"},
     {"cmd": "ping"},
     {"id": 9, "cmd": "legal_moves", "position": "start:backgammon", "dice": [6, 5]},
