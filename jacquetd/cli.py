@@ -239,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="prune: stored replies for retries older than D days "
                     f"(default {_D.keep_replies_days:g})")
 
-    from jacquetd.daemon import rollout_cli
+    from jacquetd import rollout_cli
 
     rollout = sub.add_parser("rollout", help="roll a position out (or compare plays), here "
                              "or on a Dask cluster", description=rollout_cli.__doc__)
@@ -376,7 +376,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "db":
         return db_command(args)
     if args.command == "rollout":
-        from jacquetd.daemon import rollout_cli
+        from jacquetd import rollout_cli
 
         return rollout_cli.main(args)
     if args.command == "keys":
