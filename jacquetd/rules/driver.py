@@ -216,7 +216,7 @@ class Flow:
             if kind != "roll" or self.pending() != ("opening", None):
                 raise GameStateError("only a seat may do this")
             return self._opening(dice)
-        if kind not in self.may(side):
+        if not self._turn_step(side, kind) and kind not in self.may(side):
             raise self.refusal(side, kind)
         g = self.game
         if kind == "roll":
@@ -275,6 +275,19 @@ class Flow:
         return None
 
     # -- internals ---------------------------------------------------------------------
+
+    def _turn_step(self, side: int, kind: str) -> bool:
+        """Whether `kind` is the roll or the move the side on turn owes now: the steps of
+        every turn, allowed without working out all that `may` lists."""
+        if kind not in ("roll", "move"):
+            return False
+        g = self._single
+        if g is None:
+            assert self.match is not None
+            if not self.match.games:
+                return False
+            g = self.match.games[-1]
+        return side == g.turn and g.phase == kind
 
     def _auto(self, raw: RawPlay) -> bool:
         return self.autoplay == "forced" or not raw.steps
@@ -396,12 +409,14 @@ def _run(flow: Flow, players: tuple[Player, Player], max_moves: int,
     once whether it resigns, then whether it doubles (where it may), before its roll."""
     moves = 0
     asked = -1  # the move number at which the side on turn was last asked to resign
+    rolled: Position | None = None  # the position with the dice of the move awaited
     if flow.match is None and flow.game.phase == "move" and on_turn is not None:
         g = flow.game
         on_turn(g, g.turn, g.position(), False)
     while True:
         step = flow.advance()
         if step is not None:
+            rolled = None
             kind = step.kind
             g = flow.game
             if kind == "move":
@@ -413,7 +428,8 @@ def _run(flow: Flow, players: tuple[Player, Player], max_moves: int,
                     raise GameStateError(f"a game passed {max_moves} moves")
             elif kind == "opening":
                 if g.phase == "move" and on_turn is not None:
-                    on_turn(g, g.turn, g.position(), False)
+                    rolled = g.position()
+                    on_turn(g, g.turn, rolled, False)
             elif kind == "game_start":
                 moves, asked = 0, -1
                 if on_game is not None:
@@ -439,12 +455,15 @@ def _run(flow: Flow, players: tuple[Player, Player], max_moves: int,
                 flow.apply(side, "double")
                 continue
             flow.apply(side, "roll")
-            if on_turn is not None:
-                on_turn(g, side, g.position(), True)
-        elif kind == "move":
             rolled = g.position()
+            if on_turn is not None:
+                on_turn(g, side, rolled, True)
+        elif kind == "move":
+            if rolled is None:
+                rolled = g.position()
             raw = player.choose(rolled, flow.plays(), moves)
             play = flow.apply(side, "move", move=Play(rolled, raw)).play
+            rolled = None
             assert play is not None
             moves += 1
             if on_move is not None:
