@@ -143,7 +143,8 @@ def match_model(variant: str) -> met.MatchModel:
     return met.model(gammon_rate(variant), met.PUBLISHED.get(variant))
 
 
-def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
+def cube_decision(pos: Position, *, plies: int = 0,
+                  should_stop: StopFn | None = None) -> cubemod.CubeDecision:
     """Double / no double / too good, and take / drop, with the equities behind them.
 
     Money play when the position has no match (equities per unit of the cube),
@@ -159,6 +160,8 @@ def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
     A decision in a short bear-off (at most seven checkers a side, all home) is
     exact at every depth and in every variant: money play from the two-sided
     table (`bearoff_cube.py`), match play solved at its score (`bearoff_match.py`).
+    The two-roll search polls `should_stop` before each roll and raises
+    `search.Stopped` when it turns true.
     """
     exact = (cubeful.exact_money_decision(pos) if pos.match is None
              else cubeful.exact_match_decision(pos, match_model(pos.variant)))
@@ -167,8 +170,9 @@ def cube_decision(pos: Position, *, plies: int = 0) -> cubemod.CubeDecision:
     if plies >= cubeful.DEEP_PLIES and pos.variant in cubeful.MEASURED_VARIANTS:
         searcher = _searcher(pos.variant)
         if pos.match is None:
-            return cubeful.money_decision_deep(searcher, pos, plies)
-        return cubeful.match_decision_deep(searcher, pos, match_model(pos.variant), plies)
+            return cubeful.money_decision_deep(searcher, pos, plies, should_stop)
+        return cubeful.match_decision_deep(searcher, pos, match_model(pos.variant), plies,
+                                           should_stop)
     if plies >= 1 and pos.variant in cubeful.MEASURED_VARIANTS:
         if pos.match is None:
             return cubeful.money_decision(_searcher(pos.variant), pos, plies)

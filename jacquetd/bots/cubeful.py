@@ -40,7 +40,7 @@ from . import bearoff_cube, bearoff_match, features, met
 from . import cube as cubemod
 from .net import equity, flip
 from .players import state_of
-from .search import ROLLS, Searcher, State, roll_replies
+from .search import ROLLS, Searcher, State, StopFn, Stopped, roll_replies
 
 DEEP_PLIES = 2
 """From this depth `analysis.cube_decision` searches two rolls deep (`money_decision_deep`,
@@ -196,18 +196,21 @@ def money_cubeful(searcher: Searcher, state: State, owner: str, plies: int = 1,
     return nd, 2.0 * dt
 
 
-def money_cubeful_deep(searcher: Searcher, state: State, owner: str, plies: int = 2
-                       ) -> tuple[float, float]:
+def money_cubeful_deep(searcher: Searcher, state: State, owner: str, plies: int = 2,
+                       should_stop: StopFn | None = None) -> tuple[float, float]:
     """(no double, double/take) equities of `state` searched two rolls deep: for each
     roll, the best play (cubeless, 0 plies), then the opponent's own cube action and
     rolls by `money_cubeful` at `plies - 1` (its leaves, the side on roll again, judged
     by Janowski's formula at `plies - 2` plies), as GNU Backgammon's 2-ply cubeful
-    evaluation plays the opponent's roll before judging. `owner`: 'centre' or 'me'."""
+    evaluation plays the opponent's roll before judging. `owner`: 'centre' or 'me'.
+    `should_stop` is polled before each roll: Stopped when it turns true."""
     root = _Replies(searcher, state)
     deeper = max(plies - 1, 1)
     nd = 0.0
     dt = 0.0
     for r, (_a, _b, w) in enumerate(ROLLS):
+        if should_stop is not None and should_stop():
+            raise Stopped
         if r not in root.live:  # the play ends the game: its result at this cube
             nd += w * float(root.eq[root.ks[r]])
             dt += w * float(root.eq[root.ks[r]])
@@ -225,15 +228,16 @@ def money_cubeful_deep(searcher: Searcher, state: State, owner: str, plies: int 
     return nd, 2.0 * dt
 
 
-def money_decision_deep(searcher: Searcher, pos: Position, plies: int = 2
-                        ) -> cubemod.CubeDecision:
+def money_decision_deep(searcher: Searcher, pos: Position, plies: int = 2,
+                        should_stop: StopFn | None = None) -> cubemod.CubeDecision:
     """The money cube decision of `pos` by `money_cubeful_deep` (exact in a short
     bear-off, as `money_decision` is not)."""
     exact = exact_money_decision(pos)
     if exact is not None:
         return exact
     base = pos.without_dice() if pos.dice else pos
-    nd, dt = money_cubeful_deep(searcher, state_of(base), _money_owner(pos), plies)
+    nd, dt = money_cubeful_deep(searcher, state_of(base), _money_owner(pos), plies,
+                                should_stop)
     return _money_decided(pos, nd, dt, cubemod.efficiency(pos))
 
 
@@ -348,10 +352,12 @@ def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int,
 
 def match_cubeful_deep(searcher: Searcher, state: State, need_me: int, need_opp: int,
                        cube: int, owner: str, crawford: bool, m: met.MatchModel,
-                       plies: int = 2) -> tuple[float, float, float]:
+                       plies: int = 2, should_stop: StopFn | None = None
+                       ) -> tuple[float, float, float]:
     """`match_cubeful` two rolls deep, as `money_cubeful_deep`: for each roll the best
     play, then the opponent's own cube action and rolls by `match_cubeful` at
-    `plies - 1`. (no double, double/take, double/pass) match-winning chances."""
+    `plies - 1`. (no double, double/take, double/pass) match-winning chances.
+    `should_stop` is polled before each roll: Stopped when it turns true."""
     post = not crawford and (need_me == 1 or need_opp == 1)
     deeper = max(plies - 1, 1)
 
@@ -369,6 +375,8 @@ def match_cubeful_deep(searcher: Searcher, state: State, need_me: int, need_opp:
     nd = 0.0
     dt = 0.0
     for r, (_a, _b, w) in enumerate(ROLLS):
+        if should_stop is not None and should_stop():
+            raise Stopped
         if r not in root.live:  # the play ends the game: the score it leaves
             points = round(float(root.eq[root.ks[r]]))
             nd += w * m.mwc(need_me - points * cube, need_opp, post or crawford)
@@ -382,7 +390,8 @@ def match_cubeful_deep(searcher: Searcher, state: State, need_me: int, need_opp:
 
 
 def match_decision_deep(searcher: Searcher, pos: Position, model: met.MatchModel,
-                        plies: int = 2) -> cubemod.CubeDecision:
+                        plies: int = 2, should_stop: StopFn | None = None
+                        ) -> cubemod.CubeDecision:
     """The match cube decision of `pos` by `match_cubeful_deep` (exact in a short
     bear-off); the limits of `match_decision`."""
     exact = exact_match_decision(pos, model)
@@ -390,7 +399,8 @@ def match_decision_deep(searcher: Searcher, pos: Position, model: met.MatchModel
         return exact
     return _match_decided(
         pos, lambda state, need_me, need_opp, cube, owner, crawford: match_cubeful_deep(
-            searcher, state, need_me, need_opp, cube, owner, crawford, model, plies),
+            searcher, state, need_me, need_opp, cube, owner, crawford, model, plies,
+            should_stop),
         cubemod.efficiency(pos), "match_decision_deep")
 
 

@@ -32,6 +32,7 @@ from .players import (
     get_bot,
     state_of,
 )
+from .search import Stopped
 
 StopFn = Callable[[], bool]
 
@@ -62,7 +63,8 @@ class Engine(Protocol):
 
     def evaluate(self, pos: Position, *, plies: int = 0) -> Evaluation: ...
 
-    def cube(self, pos: Position, *, plies: int = 0) -> CubeDecision: ...
+    def cube(self, pos: Position, *, plies: int = 0,
+             should_stop: StopFn | None = None) -> CubeDecision: ...
 
     def doubles(self, pos: Position, level: str) -> bool: ...
 
@@ -124,9 +126,11 @@ class BotsEngine:
         """Outcome probabilities and cubeless equity for the side on roll."""
         return analysis.evaluate(pos, plies=plies)
 
-    def cube(self, pos: Position, *, plies: int = 0) -> CubeDecision:
-        """The doubling decision of the side on roll, and the opponent's take."""
-        return analysis.cube_decision(pos, plies=plies)
+    def cube(self, pos: Position, *, plies: int = 0,
+             should_stop: StopFn | None = None) -> CubeDecision:
+        """The doubling decision of the side on roll, and the opponent's take (Stopped
+        when `should_stop` turns true during a search two rolls deep)."""
+        return analysis.cube_decision(pos, plies=plies, should_stop=should_stop)
 
     # ---- the one cube and resignation policy ------------------------------------------
 
@@ -204,4 +208,5 @@ class BotsEngine:
 ENGINE: Engine = BotsEngine()
 """The engine every caller uses."""
 
-__all__ = ["ENGINE", "RANDOM_LEVEL", "BotsEngine", "Engine", "UnknownLevel", "Unsupported"]
+__all__ = ["ENGINE", "RANDOM_LEVEL", "BotsEngine", "Engine", "Stopped", "UnknownLevel",
+           "Unsupported"]

@@ -155,12 +155,14 @@ class CubeJudgement:
         return abs(self.no_double - self.double_value) < limit
 
 
-def judge_cube(pos: Position, *, plies: int) -> CubeJudgement:
-    """The cube decision of the side on roll of `pos` (no dice) at `plies`."""
+def judge_cube(pos: Position, *, plies: int,
+               should_stop: StopFn | None = None) -> CubeJudgement:
+    """The cube decision of the side on roll of `pos` (no dice) at `plies`; `search.Stopped`
+    when `should_stop` turns true during the search."""
     from .interface import ENGINE
 
     base = pos.without_dice() if pos.dice else pos
-    d = ENGINE.cube(base, plies=plies)
+    d = ENGINE.cube(base, plies=plies, should_stop=should_stop)
     scale = match_scale(base) if d.mode == "match" else None
     if scale is None or scale[0] - scale[1] <= 1e-12:
         def conv(x: float) -> float:

@@ -19,7 +19,7 @@ from jacquetd_protocol.match_files import RecordTooLarge, detect, read_match_fil
 from jacquetd_protocol.records import FORMAT, MatchRecord, RecordError, format_game
 
 from jacquetd.bots import review
-from jacquetd.bots.interface import ENGINE
+from jacquetd.bots.interface import ENGINE, Stopped
 from jacquetd.matches.records import ReplayError, check, replay
 from jacquetd.rules import RulesError, apply_move
 
@@ -61,9 +61,9 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
     any move is analysed. `report` (if given) gets a partial after each decision: `done`
     and `total` (the record's actions, those of `game` only when given) and the entries
     `moves` and `cube` analysed since the previous partial. When `cancelled()` turns true
-    the analysis ends between two decisions and the result covers what is done, with
-    `stopped`; when `should_stop()` turns true otherwise (the deadline), ProtocolError
-    `timeout`."""
+    the analysis ends, inside a decision's search too, and the result covers the
+    decisions done before, with `stopped`; when `should_stop()` turns true otherwise (the
+    deadline), ProtocolError `timeout`."""
     try:
         check(record)
     except (ReplayError, RulesError) as exc:
@@ -81,6 +81,10 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
     sent = [0, 0]  # moves and cube entries already reported
     stopped = False
 
+    def halted() -> bool:
+        return bool((cancelled is not None and cancelled())
+                    or (should_stop is not None and should_stop()))
+
     def progress() -> None:
         if report is not None and (len(moves), len(cube)) != (sent[0], sent[1]):
             report({"done": done, "total": total, "moves": moves[sent[0]:],
@@ -96,13 +100,21 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
                 stopped = True
                 break
             if should_stop is not None and should_stop():
-                raise ProtocolError(ErrorCode.TIMEOUT, "the deadline passed during the analysis")
+                raise _deadline()
             done += 1
             pos = step.position
             side = step.action.side
             kind = step.action.kind
             if kind in ("roll", "double") and cube_on and pos.may_double():
-                judged_cube = review.judge_cube(pos, plies=plies)
+                try:
+                    judged_cube = review.judge_cube(pos, plies=plies, should_stop=halted)
+                except Stopped:
+                    judged_cube = None
+                if judged_cube is None or halted():  # cut short: the decision is not done
+                    if cancelled is not None and cancelled():
+                        done, stopped = done - 1, True
+                        break
+                    raise _deadline()
                 act = "double" if kind == "double" else "no_double"
                 cube.append(_cube_entry(step.game, step.index, side, act, judged_cube,
                                         limits))
@@ -119,7 +131,12 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
             first = step.game not in opened
             opened.add(step.game)
             chosen = apply_move(pos, played)
-            judged = review.judge_play(pos, chosen, plies=plies)
+            judged = review.judge_play(pos, chosen, plies=plies, should_stop=halted)
+            if halted():  # the search may have been cut short: the decision is not done
+                if cancelled is not None and cancelled():
+                    done, stopped = done - 1, True
+                    break
+                raise _deadline()
             loss = round(judged.loss, 6)
             entry: dict[str, Any] = {
                 "game": step.game, "index": step.index, "side": side,
@@ -185,3 +202,7 @@ def _plays_opening_dice(record: MatchRecord, number: int) -> bool:
     """Whether the first move of game `number` plays the opening dice (B2: no doubles)."""
     rec = next(g for g in record.games if g.number == number)
     return bool(rec.actions) and rec.actions[0].kind == "move"
+
+
+def _deadline() -> ProtocolError:
+    return ProtocolError(ErrorCode.TIMEOUT, "the deadline passed during the analysis")

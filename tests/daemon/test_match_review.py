@@ -207,3 +207,35 @@ def test_partials_stream_progress_and_cancel_returns_a_prefix(
         _check_sums(result, money=False)
     finally:
         client.close()
+
+
+CUBE_TURN = BLUNDER.format(move="24/13") + "1 31: 8/5 6/5\n"
+
+
+@pytest.mark.parametrize("at_poll", [1, 6])
+def test_a_cancel_inside_a_decision_drops_that_decision(at_poll: int) -> None:
+    """`cancelled` is polled inside a decision's search too, not only between decisions:
+    a cancel that comes while side 1's cube decision is searched two rolls deep ends the
+    analysis there, with the decisions before it and without the one cut short."""
+    from jacquetd_protocol.records import parse_record
+
+    from jacquetd.daemon.record_analysis import analyze_record
+
+    seen = {"reported": False, "polls": 0}
+
+    def report(partial: dict[str, Any]) -> None:  # the first move is done
+        seen["reported"] = True
+
+    def cancelled() -> bool:
+        # the first poll after the first move's partial is the one between two decisions;
+        # the cancel comes after it, during the cube decision's search
+        if seen["reported"]:
+            seen["polls"] += 1
+        return seen["polls"] > at_poll
+
+    record = parse_record(CUBE_TURN)
+    whole = analyze_record(record, plies=2, luck=False)
+    assert [c["side"] for c in whole["cube"]] == [1] and len(whole["moves"]) == 2
+    cut = analyze_record(record, plies=2, luck=False, cancelled=cancelled, report=report)
+    assert cut["stopped"] is True and cut["cube"] == []
+    assert cut["moves"] == whole["moves"][:1] and cut["done"] == 1
