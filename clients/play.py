@@ -372,6 +372,8 @@ async def _run_hosted(args: argparse.Namespace, daemon: ReconnectingClient,
                     f"{state['score'][side]}-{state['score'][1 - side]}"
                     + (f" (match to {state['length']})" if state["length"] else "") + ".")
     else:
+        if not _plays_variant(daemon.server, args.variant, console):
+            return 2
         levels = daemon.server.get("levels") or ["random"]
         if args.level and args.level not in levels:
             console.say(f"jacquet-play: no bot level {args.level!r}; the daemon has: "
@@ -428,6 +430,8 @@ async def run(args: argparse.Namespace, out: TextIO) -> int:
                 return 2
             return await run_hosted(args, daemon, console)
     async with daemon:
+        if not _plays_variant(daemon.server, args.variant, console):
+            return 2
         levels = daemon.server.get("levels") or ["random"]
         for level in (args.level, args.level2):
             if level and level not in levels:
@@ -526,8 +530,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the engine command to spawn instead (default: python -m "
                         "jacquetd stdio)")
     parser.add_argument("--variant", default="jacquet",
-                        choices=("jacquet", "jacquet-be", "backgammon"),
-                        help="the game (default: jacquet)")
+                        help="the game, one of the daemon's variants (default: jacquet)")
     parser.add_argument("--length", type=int, default=0, metavar="N",
                         help="match length in points (default 0: one money game)")
     parser.add_argument("--cube", action="store_true",
@@ -564,6 +567,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where the last hosted match is remembered "
                         f"(default: {hosted.state_file()})")
     return parser
+
+
+
+def _plays_variant(server: dict[str, Any], variant: str, console: Console) -> bool:
+    """Whether the daemon plays `variant` (its `hello` says which it plays); if not, say so."""
+    variants = server.get("variants") or []
+    if variant in variants:
+        return True
+    console.say(f"jacquet-play: no variant {variant!r}; the daemon plays: {', '.join(variants)}")
+    return False
 
 
 def main(argv: list[str] | None = None) -> int:

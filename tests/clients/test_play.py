@@ -66,3 +66,14 @@ def test_watch_two_bots(tmp_path: Path) -> None:
         child.close(force=True)
     assert child.exitstatus == 0
     assert parse_record(record.read_text()).games[0].result is not None
+
+
+def test_a_variant_the_daemon_does_not_play_is_refused() -> None:
+    # the variants are the daemon's to say (`hello`), not a list in the client
+    child = spawn("--variant", "chess", "--level", "random")
+    try:
+        child.expect(r"no variant 'chess'; the daemon plays: jacquet, jacquet-be, backgammon")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 2
