@@ -1,5 +1,4 @@
-"""`jacquet-analyze`: review a match record with the engine, as GNU Backgammon's `analyse
-match` does.
+"""`jacquet-analyze`: review a match record with the engine, as gnubg's `analyse match` does.
 
     jacquet-analyze match.jmat                  # our record (RECORDS.md)
     jacquet-analyze match.mat --plies 1         # a Jellyfish .mat (backgammon)
@@ -157,7 +156,7 @@ async def analyse(engine: JacquetClient, request: Mapping[str, Any],
     try:
         result: dict[str, Any] = {}
         async for ranking in analysis:
-            raw = dict(ranking.raw)
+            raw: dict[str, Any] = dict(ranking.raw)
             if ranking.final:
                 result = raw
                 break
@@ -299,7 +298,7 @@ def _threshold(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog=PROG, description=__doc__.split("\n")[0].strip("`").replace("`", ""),
+        prog=PROG, description=__doc__.split("\n")[0].replace("`", ""),
         epilog="Exit status: 0 the whole record analysed; 2 a file that cannot be read, a "
         f"bad argument or a refused request; {EXIT_ENGINE_START} the engine could not be "
         f"started; {EXIT_INTERRUPTED} interrupted (after one Ctrl-C the report covers the "

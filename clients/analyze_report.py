@@ -74,7 +74,8 @@ def summary_rows(report: Report) -> list[tuple[str, str, str]]:
     a, b = summary[0], summary[1]
 
     def row(label: str, fmt: str, get: Any) -> tuple[str, str, str]:
-        return (label, *(fmt.format(get(s)) if get(s) is not None else "n/a" for s in (a, b)))
+        x, y = (fmt.format(get(s)) if get(s) is not None else "n/a" for s in (a, b))
+        return label, x, y
 
     def marks(key: str) -> Any:
         return lambda s: "/".join(str(s[key].get(m, 0)) for m in MARKS)
@@ -289,9 +290,9 @@ def board_caption(position: Mapping[str, Any], on_roll: int, names: Sequence[str
                                                          else ""))
     primed = position.get("primed")
     if position.get("variant") == "jacquet" and primed:
-        for flag, who in ((primed[0], me), (primed[1], them)):
+        for flag, side in ((primed[0], me), (primed[1], them)):
             if flag:
-                bits.append(f"{_e(names[who])} has held a prime")
+                bits.append(f"{_e(names[side])} has held a prime")
     return "; ".join(bits)
 
 
@@ -403,7 +404,7 @@ def _decision_html(d: Mapping[str, Any], names: Sequence[str],
                        [("played", played, f"{d['no_double']:+.3f}",
                          f"{d['double_take']:+.3f}", f"{d['double_pass']:+.3f}"),
                         ("best", best, "", "", "")])
-    parts = [f'<section class="decision mark-{_e(d["mark"])}">',
+    parts = [f'<section class="decision" data-mark="{_e(d["mark"])}">',
              f"<h3>Game {d['game']}, move {d['number']}: {_e(what)} "
              f'<span class="mark-{_e(d["mark"])}">{_e(d["mark"])}</span>, cost '
              f"{d['loss']:.3f}</h3>"]

@@ -1,0 +1,249 @@
+"""`jacquet-analyze` run as a program (`python -m jacquetd_clients.analyze`) on three kinds
+of file: a match GNU Backgammon played and saved (SGF), the same match as the real gnubg
+exports it (`.mat`), and our own records of hosted matches between bots (jacquet with the
+cube, jacquet-be). Each file's terminal summary, `--json` and `--html` are read back: the
+summary's figures are the JSON's, the HTML parses, holds the equity graph and one board
+per marked decision, and fetches nothing. Ctrl-C in a terminal (pexpect) cancels the
+analysis and the report covers the prefix done; a malformed file is refused before any
+engine starts."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+from tests.conftest import DaemonProcess
+from tests.interchange.gnubg_cli import find_gnubg, run_gnubg
+from tests.matches.test_daemon_matches import Player
+
+REPO = Path(__file__).parents[2]
+SGF = REPO / "tests" / "interchange" / "data" / "gnubg" / "analysed-3.sgf"
+MARKS = ("doubtful", "error", "blunder")
+
+
+def analyze(*args: str, timeout: float = 300.0) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "jacquetd_clients.analyze", *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=timeout)
+
+
+class Page(HTMLParser):
+    """What the checks read of the report: the tags, their attributes and the text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def having(self, tag: str, cls: str) -> list[dict[str, str | None]]:
+        return [a for t, a in self.tags if t == tag and cls in (a.get("class") or "").split()]
+
+
+def _row(summary_text: str, label: str) -> list[str]:
+    """The two players' figures of a row of the terminal summary."""
+    for line in summary_text.splitlines():
+        if line.startswith(label + " ") and re.match(rf"{re.escape(label)}\s{{2,}}", line):
+            return line[len(label):].split()
+    raise AssertionError(f"no row {label!r} in:\n{summary_text}")
+
+
+def check_terminal(text: str, report: dict[str, Any]) -> None:
+    """The summary's figures are the JSON's, at the precision shown; the marked decisions
+    are listed, one line each."""
+    s0, s1 = report["analysis"]["summary"]
+    for label, fmt, key in (("checker decisions", "{}", "decisions"),
+                            ("forced moves", "{}", "forced"),
+                            ("checker loss", "{:.3f}", "loss"),
+                            ("cube decisions", "{}", "cube_decisions"),
+                            ("cube loss", "{:.3f}", "cube_loss"),
+                            ("error rate (per decision)", "{:.4f}", "error_rate"),
+                            ("PR", "{:.2f}", "pr"),
+                            ("luck", "{:+.3f}", "luck")):
+        assert _row(text, label) == [fmt.format(s0[key]), fmt.format(s1[key])], label
+    marks = _row(text, "doubtful/errors/blunders")
+    assert marks == ["/".join(str(s["marks"][m]) for m in MARKS) for s in (s0, s1)]
+    marked = [e for e in report["analysis"]["moves"] + report["analysis"]["cube"]
+              if e["mark"]]
+    assert f"Marked decisions ({len(marked)}):" in text
+    listed = text.split(f"Marked decisions ({len(marked)}):")[1].strip().splitlines()
+    assert len(listed) == (len(marked) + 1 if marked else 0)  # a heading, then one each
+    names = report["players"]
+    for line, entry in zip(listed[1:], sorted(marked, key=lambda e: (e["game"], e["index"])),
+                           strict=True):
+        assert line.split()[0] == str(entry["game"])
+        assert names[entry["side"]] in line and f"{entry['loss']:.3f}" in line
+        assert line.split()[-1] == entry["mark"]
+
+
+def check_html(page_text: str, report: dict[str, Any]) -> Page:
+    page = Page()
+    page.feed(page_text)
+    page.close()
+    assert not re.search(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", page_text), "an external URL"
+    for tag, attrs in page.tags:
+        assert tag not in ("script", "link", "img", "iframe"), tag
+        assert "src" not in attrs and "href" not in attrs, (tag, attrs)
+    assert [a for t, a in page.tags if t == "svg" and a.get("id") == "equity-graph"]
+    marked = [e for e in report["analysis"]["moves"] + report["analysis"]["cube"]
+              if e["mark"]]
+    assert len(page.having("svg", "board")) == len(marked)
+    assert len(page.having("section", "decision")) == len(marked)
+    assert len(page.having("circle", "mark")) == len(marked)  # each one a dot on the graph
+    text = "".join(page.text)
+    for name in report["players"]:
+        assert name in text
+    for entry in marked:
+        if "move" in entry:
+            assert entry["best"] in text or entry["best"] == ""
+    s0, s1 = report["analysis"]["summary"]
+    assert f"{s0['pr']:.2f}" in text and f"{s1['pr']:.2f}" in text
+    return page
+
+
+def review(path: Path, *extra: str, tmp: Path) -> tuple[dict[str, Any], str, Page]:
+    """`--json --html` and the terminal summary of `path`, each checked; the JSON."""
+    html_path = tmp / (path.stem + ".html")
+    both = analyze(str(path), "--json", "--html", str(html_path), *extra)
+    assert both.returncode == 0, both.stderr[-3000:]
+    report = json.loads(both.stdout)
+    assert report["analysis"]["done"] == report["analysis"]["total"] > 0
+    assert "stopped" not in report["analysis"]
+    page = check_html(html_path.read_text(encoding="utf-8"), report)
+    terminal = analyze(str(path), *extra)
+    assert terminal.returncode == 0, terminal.stderr[-3000:]
+    check_terminal(terminal.stdout, report)
+    return report, terminal.stdout, page
+
+
+def _connect(daemon: DaemonProcess) -> tuple[str, str]:
+    return "--connect", daemon.zmq
+
+
+def test_a_gnubg_sgf_and_the_same_match_as_gnubg_exports_it_to_mat(
+        jacquetd_server: DaemonProcess, tmp_path: Path) -> None:
+    """The SGF gnubg saved and the `.mat` the real gnubg exports of it are the same match:
+    their reviews agree figure for figure. The SGF is reviewed by an engine the program
+    spawns itself, the `.mat` by the shared daemon (`--connect`)."""
+    sgf, _text, _page = review(SGF, tmp=tmp_path)
+    assert sgf["analysis"]["format"] == "sgf" and sgf["players"] == ["gnubg", "root"]
+    assert sgf["variant"] == "backgammon" and sgf["length"] == 3
+    if find_gnubg() is None:
+        pytest.skip("GNU Backgammon is not installed: no real .mat to read")
+    mat = tmp_path / "analysed-3.mat"
+    out = run_gnubg([f"load match {SGF}", f"export match mat {mat}"], tmp_path / "home")
+    assert mat.exists(), out[-2000:]
+    from_mat, _text, _page = review(mat, *_connect(jacquetd_server), tmp=tmp_path)
+    assert from_mat["analysis"]["format"] == "mat"
+    for key in ("summary", "moves", "cube", "games"):
+        assert from_mat["analysis"][key] == sgf["analysis"][key], key
+
+
+def _hosted_record(daemon: DaemonProcess, tmp: Path, variant: str, length: int,
+                   seed: int) -> Path:
+    """Our record (`match_export`) of a hosted match, a random bot against the heuristic
+    one, with the cube."""
+    client = Player(daemon, "tcp")
+    try:
+        made = client.call("match_new", variant=variant, length=length, seed=seed,
+                           seat0="random", seat1="heuristic", cube=True,
+                           name0="Ann <&> \"Q\"", name1="bob")
+        mid = str(made["match_id"])
+        for _ in range(600):
+            if client.call("match_state", match_id=mid)["status"] != "playing":
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the bots' match did not end")
+        record = client.call("match_export", match_id=mid)["record"]
+    finally:
+        client.close()
+    path = tmp / f"{variant}-{length}.jmat"
+    path.write_text(record, encoding="utf-8")
+    return path
+
+
+def test_our_record_of_a_jacquet_match_with_its_boards(jacquetd_server: DaemonProcess,
+                                                       tmp_path: Path) -> None:
+    """A jacquet match to 3 with the cube (a random bot: many marked decisions, checker
+    and cube): every one drawn, the names (with HTML's special characters) escaped."""
+    path = _hosted_record(jacquetd_server, tmp_path, "jacquet", 3, seed=5)
+    report, text, page = review(path, *_connect(jacquetd_server), tmp=tmp_path)
+    analysis = report["analysis"]
+    assert analysis["format"] == "jacquet-match/1" and report["variant"] == "jacquet"
+    assert report["players"] == ["Ann <&> \"Q\"", "bob"]
+    assert sum(analysis["summary"][0]["marks"].values()) > 0  # the random bot erred
+    raw = path.with_suffix(".html").read_text(encoding="utf-8")
+    assert "Ann &lt;&amp;&gt; &quot;Q&quot;" in raw and "Ann <&>" not in raw
+    assert page.having("rect", "cube")  # the cube is drawn on the boards
+    assert "Ann <&> \"Q\"" in text
+
+
+def test_our_jacquet_be_record_at_one_ply_one_game(jacquetd_server: DaemonProcess,
+                                                   tmp_path: Path) -> None:
+    """`--plies 1` and `--game`, on a jacquet-be money game; the thresholds are options."""
+    path = _hosted_record(jacquetd_server, tmp_path, "jacquet-be", 0, seed=8)
+    report, _text, _page = review(path, "--plies", "1", "--game", "1",
+                                  *_connect(jacquetd_server), tmp=tmp_path)
+    analysis = report["analysis"]
+    assert analysis["plies"] == 1 and {m["game"] for m in analysis["moves"]} == {1}
+    assert all(m["plies"] == 1 for m in analysis["moves"] if not m["forced"])
+    assert all(m["units"] == "money" for m in analysis["moves"])
+    strict = analyze(str(path), "--json", "--doubtful", "0.01", "--error", "0.02",
+                     "--blunder", "0.5", *_connect(jacquetd_server))
+    assert strict.returncode == 0, strict.stderr[-2000:]
+    assert json.loads(strict.stdout)["analysis"]["thresholds"] == {
+        "doubtful": 0.01, "error": 0.02, "blunder": 0.5}
+
+
+def test_ctrl_c_cancels_and_the_summary_covers_the_prefix(tmp_path: Path) -> None:
+    """In a terminal: the progress bar runs; Ctrl-C (sent to the terminal, so to its whole
+    foreground process group) makes the program send `cancel`; the engine, in a session of
+    its own, answers with the decisions done, and the summary says how far it got."""
+    child = pexpect.spawn(sys.executable, ["-m", "jacquetd_clients.analyze", str(SGF),
+                                           "--plies", "1", "--html",
+                                           str(tmp_path / "part.html")],
+                          cwd=str(REPO), encoding="utf-8", timeout=300, dimensions=(40, 160))
+    try:
+        child.expect(r"\[#*\.+\] (\d+)/353 actions")
+        child.expect(r"\[#*\.+\] (\d+)/353 actions")  # a second redraw: the analysis runs
+        child.sendintr()
+        child.expect("interrupted; stopping after the decision in hand")
+        child.expect(r"analysed at 1 plies, (\d+) of 353 actions \(stopped early")
+        done = int(child.match.group(1))
+        child.expect(r"interrupted: the analysis covers (\d+) of 353 actions")
+        assert int(child.match.group(1)) == done
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 130
+    assert 0 < done < 353
+    page = Page()
+    page.feed((tmp_path / "part.html").read_text(encoding="utf-8"))
+    assert "stopped early" in "".join(page.text)
+
+
+def test_a_malformed_file_is_refused_before_any_engine_starts(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jmat"
+    bad.write_text('; [Variant "backgammon"]\n\ngame 1 score 0 0\nopening 6 5\n0 move 24/13\n'
+                   "7 88: 1/2\n")
+    done = analyze(str(bad), "--daemon", "/nonexistent/engine", timeout=60)
+    assert done.returncode == 2
+    assert "bad.jmat: line 6" in done.stderr, done.stderr
+    missing = analyze(str(tmp_path / "none.mat"), "--daemon", "/nonexistent/engine")
+    assert missing.returncode == 2 and "none.mat" in missing.stderr
+    engine = analyze(str(SGF), "--daemon", "/nonexistent/engine")
+    assert engine.returncode == 4 and "cannot start the engine" in engine.stderr
