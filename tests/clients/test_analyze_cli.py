@@ -9,6 +9,7 @@ engine starts."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
@@ -20,6 +21,10 @@ from typing import Any
 
 import pexpect
 import pytest
+from jacquetd_clients.analyze import replay_boards
+from jacquetd_clients.client import JacquetClient
+from jacquetd_protocol.match_files import read_match_file
+from jacquetd_protocol.records import parse_record
 
 from tests.conftest import DaemonProcess
 from tests.interchange.gnubg_cli import find_gnubg, run_gnubg
@@ -153,13 +158,13 @@ def test_a_gnubg_sgf_and_the_same_match_as_gnubg_exports_it_to_mat(
 
 
 def _hosted_record(daemon: DaemonProcess, tmp: Path, variant: str, length: int,
-                   seed: int) -> Path:
-    """Our record (`match_export`) of a hosted match, a random bot against the heuristic
-    one, with the cube."""
+                   seed: int, seat0: str = "random") -> Path:
+    """Our record (`match_export`) of a hosted match, a bot (`seat0`, by default the
+    random one) against the heuristic one, with the cube."""
     client = Player(daemon, "tcp")
     try:
         made = client.call("match_new", variant=variant, length=length, seed=seed,
-                           seat0="random", seat1="heuristic", cube=True,
+                           seat0=seat0, seat1="heuristic", cube=True,
                            name0="Ann <&> \"Q\"", name1="bob")
         mid = str(made["match_id"])
         for _ in range(600):
@@ -171,7 +176,7 @@ def _hosted_record(daemon: DaemonProcess, tmp: Path, variant: str, length: int,
         record = client.call("match_export", match_id=mid)["record"]
     finally:
         client.close()
-    path = tmp / f"{variant}-{length}.jmat"
+    path = tmp / f"{variant}-{length}-{seat0}.jmat"
     path.write_text(record, encoding="utf-8")
     return path
 
@@ -209,31 +214,98 @@ def test_our_jacquet_be_record_at_one_ply_one_game(jacquetd_server: DaemonProces
         "doubtful": 0.01, "error": 0.02, "blunder": 0.5}
 
 
-def test_ctrl_c_cancels_and_the_summary_covers_the_prefix(tmp_path: Path) -> None:
+def test_the_boards_are_the_positions_the_engine_judged(jacquetd_server: DaemonProcess,
+                                                        tmp_path: Path) -> None:
+    """The replay that draws the boards gives, before every move of the record, the
+    position the engine analysed: its legal plays with those dice are as many as the
+    analysis counted (`choices`), the move made among them; before a cube decision the
+    side on turn may double (no dice yet), and a take or a pass answers a pending double.
+    and each double raises the cube the replay has to the value the record says. On our
+    jacquet record with the cube and on gnubg's backgammon match."""
+    records = [_hosted_record(jacquetd_server, tmp_path, "jacquet", 3, seed=11,
+                              seat0="heuristic"), SGF]
+
+    async def check(path: Path) -> int:
+        text = path.read_text(encoding="utf-8")
+        record = read_match_file(text)
+        engine = await JacquetClient.connect(jacquetd_server.zmq, timeout=0)
+        async with engine:
+            analysis = await engine.request("analyze_record", record=text)
+            wanted = {(e["game"], e["index"]) for e in analysis["moves"] + analysis["cube"]}
+            boards = await replay_boards(engine, record, wanted)
+            assert set(boards) == {f"{g}:{i}" for g, i in wanted}
+            for entry in analysis["moves"]:
+                board = boards[f"{entry['game']}:{entry['index']}"]
+                assert board["on_roll"] == entry["side"]
+                position = board["position"]
+                assert sorted(position["dice"]) == sorted(entry["dice"])
+                plays = await engine.legal_moves(position)
+                assert len(plays) == entry["choices"], entry
+                assert entry["move"] in {p["move"] for p in plays}, entry
+            for entry in analysis["cube"]:
+                board = boards[f"{entry['game']}:{entry['index']}"]
+                cube = board["position"]["cube"]
+                assert board["position"]["dice"] == []
+                if entry["action"] in ("double", "no_double"):
+                    assert board["on_roll"] == entry["side"]
+                    assert cube["owner"] in ("centre", "on_roll") and not cube["pending"]
+                else:
+                    assert board["on_roll"] == 1 - entry["side"] and cube["pending"]
+            for rec in record.games:  # the score before the game, seen by the side on roll
+                for key, board in boards.items():
+                    if key.startswith(f"{rec.number}:"):
+                        me = board["on_roll"]
+                        assert board["position"]["match"] == {
+                            "length": 3, "score": [rec.score[me], rec.score[1 - me]],
+                            "crawford": rec.crawford}, key
+            doubles = 0
+            for rec in record.games:  # each double raises the cube the replay has to V
+                for i, action in enumerate(rec.actions):
+                    if action.kind == "double":
+                        doubles += 1
+                        cube = boards[f"{rec.number}:{i}"]["position"]["cube"]
+                        assert 2 * cube["value"] == action.value, (rec.number, i)
+                        assert cube["owner"] == ("centre" if action.value == 2 else "on_roll")
+            return doubles
+
+    assert asyncio.run(check(records[0])) > 0  # the bots doubled: the cubes are checked
+    asyncio.run(check(records[1]))
+
+
+def test_ctrl_c_cancels_and_the_summary_covers_the_prefix(jacquetd_server: DaemonProcess,
+                                                          tmp_path: Path) -> None:
     """In a terminal: the progress bar runs; Ctrl-C (sent to the terminal, so to its whole
-    foreground process group) makes the program send `cancel`; the engine, in a session of
-    its own, answers with the decisions done, and the summary says how far it got."""
-    child = pexpect.spawn(sys.executable, ["-m", "jacquetd_clients.analyze", str(SGF),
+    foreground process group) makes the program send `cancel`; the engine it spawned, in a
+    session of its own, answers with the decisions done and stays up: the summary says how
+    far it got, and the HTML report has the board of every decision marked so far."""
+    path = _hosted_record(jacquetd_server, tmp_path, "jacquet", 3, seed=5)
+    total = len(parse_record(path.read_text(encoding="utf-8")).games[0].actions)
+    child = pexpect.spawn(sys.executable, ["-m", "jacquetd_clients.analyze", str(path),
                                            "--plies", "1", "--html",
                                            str(tmp_path / "part.html")],
                           cwd=str(REPO), encoding="utf-8", timeout=300, dimensions=(40, 160))
     try:
-        child.expect(r"\[#*\.+\] (\d+)/353 actions")
-        child.expect(r"\[#*\.+\] (\d+)/353 actions")  # a second redraw: the analysis runs
+        while True:  # until a few marked decisions are in
+            child.expect(rf"\[#*\.+\] (\d+)/{total} actions, (\d+) marked")
+            if int(child.match.group(2)) >= 3:
+                break
         child.sendintr()
         child.expect("interrupted; stopping after the decision in hand")
-        child.expect(r"analysed at 1 plies, (\d+) of 353 actions \(stopped early")
+        child.expect(rf"analysed at 1 plies, (\d+) of {total} actions \(stopped early")
         done = int(child.match.group(1))
-        child.expect(r"interrupted: the analysis covers (\d+) of 353 actions")
+        child.expect(r"Marked decisions \((\d+)\)")
+        marked = int(child.match.group(1))
+        child.expect(rf"interrupted: the analysis covers (\d+) of {total} actions")
         assert int(child.match.group(1)) == done
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
     assert child.exitstatus == 130
-    assert 0 < done < 353
+    assert 0 < done < total and marked >= 3
     page = Page()
     page.feed((tmp_path / "part.html").read_text(encoding="utf-8"))
     assert "stopped early" in "".join(page.text)
+    assert len(page.having("svg", "board")) == len(page.having("section", "decision")) == marked
 
 
 def test_a_malformed_file_is_refused_before_any_engine_starts(tmp_path: Path) -> None:
