@@ -78,7 +78,8 @@ def check_terminal(text: str, report: dict[str, Any]) -> None:
                             ("error rate (per decision)", "{:.4f}", "error_rate"),
                             ("PR", "{:.2f}", "pr"),
                             ("luck", "{:+.3f}", "luck")):
-        assert _row(text, label) == [fmt.format(s0[key]), fmt.format(s1[key])], label
+        shown = ["n/a" if s[key] is None else fmt.format(s[key]) for s in (s0, s1)]
+        assert _row(text, label) == shown, label
     marks = _row(text, "doubtful/errors/blunders")
     assert marks == ["/".join(str(s["marks"][m]) for m in MARKS) for s in (s0, s1)]
     marked = [e for e in report["analysis"]["moves"] + report["analysis"]["cube"]
@@ -212,6 +213,41 @@ def test_our_jacquet_be_record_at_one_ply_one_game(jacquetd_server: DaemonProces
     assert strict.returncode == 0, strict.stderr[-2000:]
     assert json.loads(strict.stdout)["analysis"]["thresholds"] == {
         "doubtful": 0.01, "error": 0.02, "blunder": 0.5}
+
+
+CUBE_BLUNDERS = """; [Format "jacquet-match/1"]
+; [Variant "backgammon"]
+; [Length "0"]
+; [Cube "on"]
+; [Player0 "ann"]
+; [Player1 "bob"]
+
+game 1 score 0 0
+opening 6 5
+0 move 24/18 18/13
+1 double 2
+0 drop
+1 wins 1 drop drop
+"""
+
+
+def test_cube_errors_are_listed_and_drawn(jacquetd_server: DaemonProcess,
+                                          tmp_path: Path) -> None:
+    """A double after the opening move and the pass of it, both blunders in a money game:
+    listed as cube decisions, each drawn, the pass with the double offered."""
+    path = tmp_path / "cube.jmat"
+    path.write_text(CUBE_BLUNDERS, encoding="utf-8")
+    report, text, page = review(path, *_connect(jacquetd_server), tmp=tmp_path)
+    cube = report["analysis"]["cube"]
+    assert [(c["side"], c["action"], c["best"], c["mark"]) for c in cube] == [
+        (1, "double", "no_double", "blunder"), (0, "pass", "take", "blunder")]
+    assert re.search(r"^1\s+2\s+bob\s+cube\s+double\s+no double\s+\S+\s+blunder$", text,
+                     re.M), text
+    assert re.search(r"^1\s+2\s+ann\s+cube\s+pass\s+take\s+\S+\s+blunder$", text, re.M)
+    assert len(page.having("svg", "board")) == 2
+    captions = [t for t in page.text if "on roll" in t]
+    assert len(captions) == 2 and "offered" not in captions[0] and "offered" in captions[1]
+    assert all(t.startswith("bob (dark, bottom) on roll") for t in captions)
 
 
 def test_the_boards_are_the_positions_the_engine_judged(jacquetd_server: DaemonProcess,
