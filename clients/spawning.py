@@ -49,22 +49,27 @@ async def spawn_engine(argv: Sequence[str] | None = None, *,
                        cwd: str | os.PathLike[str] | None = None,
                        env: Mapping[str, str] | None = None,
                        stderr: int | IO[Any] | None = None,
-                       session: str | None = None) -> JacquetClient:
+                       session: str | None = None,
+                       start_new_session: bool = False) -> JacquetClient:
     """Start `argv` (default: `default_engine_command()`), say `hello` (presenting
     `session`, if given), return the client; its `reopen` starts the same command again.
+    `start_new_session` starts it in a session of its own, so that the terminal's Ctrl-C
+    reaches the client only (which may then `cancel` its requests).
 
     Raises EngineStartError when the program cannot be run, ends before its `hello`
     reply, or does not answer within `start_timeout` seconds."""
     command = list(argv) if argv else default_engine_command()
     try:
-        transport = await ProcessTransport.spawn(command, cwd=cwd, env=env, stderr=stderr)
+        transport = await ProcessTransport.spawn(command, cwd=cwd, env=env, stderr=stderr,
+                                                 start_new_session=start_new_session)
     except EngineStartError as exc:
         raise EngineStartError(f"{exc}; {start_hint(command)}") from None
     kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
     client = JacquetClient(transport, session=session, **kwargs)
     client.reopener = lambda key: spawn_engine(argv, timeout=timeout,
                                                start_timeout=start_timeout, cwd=cwd, env=env,
-                                               stderr=stderr, session=key)
+                                               stderr=stderr, session=key,
+                                               start_new_session=start_new_session)
     try:
         await client.hello(timeout=start_timeout)
     except (EngineTerminatedError, EngineTimeoutError) as exc:

@@ -175,13 +175,16 @@ class ProcessTransport(StreamTransport):
     @classmethod
     async def spawn(cls, argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None,
                     env: Mapping[str, str] | None = None,
-                    stderr: int | IO[Any] | None = None) -> ProcessTransport:
-        """Start `argv` with pipes for stdin and stdout (stderr: inherited unless given)."""
+                    stderr: int | IO[Any] | None = None,
+                    start_new_session: bool = False) -> ProcessTransport:
+        """Start `argv` with pipes for stdin and stdout (stderr: inherited unless given);
+        `start_new_session`: in a session of its own, out of reach of the terminal's
+        Ctrl-C."""
         try:
             process = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=stderr, cwd=cwd, env=dict(env) if env is not None else None,
-                limit=READ_CHUNK)
+                limit=READ_CHUNK, start_new_session=start_new_session)
         except OSError as exc:
             raise EngineStartError(f"cannot start {argv[0]!r}: {exc}") from None
         return cls(process, " ".join(argv))

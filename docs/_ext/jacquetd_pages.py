@@ -163,7 +163,7 @@ def parser_of(main: Callable[[list[str]], Any]) -> argparse.ArgumentParser:
 
 def programs() -> list[tuple[str, argparse.ArgumentParser]]:
     """Every program and subcommand, with its parser, as installed entry points run them."""
-    from jacquetd_clients import play
+    from jacquetd_clients import analyze, play
     from jacquetd_clients.league import cli as league_cli
 
     from jacquetd import cli
@@ -185,6 +185,7 @@ def programs() -> list[tuple[str, argparse.ArgumentParser]]:
     out.append(("jacquetd distill", supervised.build_parser()))
     walk("jacquet-play", play.build_parser())
     walk("jacquet-league", parser_of(league_cli.main))
+    walk("jacquet-analyze", analyze.build_parser())
     return out
 
 

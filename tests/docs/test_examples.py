@@ -106,7 +106,7 @@ def test_example_not_run_is_valid(example: Example) -> None:
                 assert (REPO / word).exists() or (word.count("/") == 1 and \
                     word.endswith((".npz", ".key_secret"))), f"{example.name}: no file {word}"
         program = words[0]
-        if program in ("jacquetd", "jacquet-play", "jacquet-league"):
+        if program in ("jacquetd", "jacquet-play", "jacquet-league", "jacquet-analyze"):
             name = program
             rest = words[1:]
             if rest and f"{program} {rest[0]}" in parsers:

@@ -56,8 +56,8 @@ def test_every_flag_has_an_entry(site: Path) -> None:
     import jacquetd_pages
 
     text = _text(site / "reference" / "generated" / "cli.html")
-    sections = re.split(r"\n(?=jacquetd[\w -]*¶|jacquet-play[\w -]*¶|jacquet-league[\w -]*¶)",
-                        text)
+    sections = re.split(r"\n(?=(?:jacquetd|jacquet-play|jacquet-league|jacquet-analyze)"
+                        r"[\w -]*¶)", text)
     for name, parser in jacquetd_pages.programs():
         section = next((s for s in sections if s.startswith(f"{name}¶")), None)
         assert section is not None, f"no section for `{name}`"
