@@ -41,7 +41,6 @@ from . import analyze_report
 from .about import version_text
 from .client import JacquetClient
 from .errors import EngineError, EngineStartError
-from .game import variant_info
 from .spawning import EXIT_ENGINE_START, default_engine_command, spawn_engine
 
 log = logging.getLogger(__name__)
@@ -180,12 +179,14 @@ async def replay_boards(engine: JacquetClient, record: MatchRecord,
                         wanted: set[tuple[int, int]]) -> dict[str, dict[str, Any]]:
     """The position before each decision of `wanted` (game, action index), replayed on the
     engine: `"GAME:INDEX"` -> `position` (structured, seen by the side on turn, with the
-    dice of a move; a double pending for the answer to one) and `on_roll` (that side).
+    dice of a move; a double pending for the answer to one), `on_roll` (that side) and
+    `same_direction` (the variant's geometry, as the engine's `hello` describes it).
     Only the games that hold a wanted decision are replayed, each up to its last one."""
     out: dict[str, dict[str, Any]] = {}
     start = dict((await engine.position(f"start:{record.variant}"))["position"])
     cube_on = record.cube if record.cube is not None else "cube" in start
-    plays_opening = variant_info(record.variant).opening_plays_opening_dice
+    rules = engine.variant(record.variant)
+    plays_opening = rules.opening_plays_opening_dice
     for rec in record.games:
         mine = [i for g, i in wanted if g == rec.number]
         if not mine or rec.opening is None:
@@ -206,7 +207,8 @@ async def replay_boards(engine: JacquetClient, record: MatchRecord,
                 seen = dict(pos, dice=list(dice))
                 if action.kind in ("take", "drop") and "cube" in pos:
                     seen["cube"] = dict(pos["cube"], pending=True)
-                out[f"{rec.number}:{i}"] = {"position": seen, "on_roll": turn}
+                out[f"{rec.number}:{i}"] = {"position": seen, "on_roll": turn,
+                                            "same_direction": rules.same_direction}
             if action.kind == "roll" and action.dice is not None:
                 dice = list(action.dice)
             elif action.kind == "move":

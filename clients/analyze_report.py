@@ -196,10 +196,11 @@ def _die(x: float, y: float, value: int) -> str:
     return "".join(out)
 
 
-def board_svg(position: Mapping[str, Any], on_roll: int, names: Sequence[str]) -> str:
+def board_svg(position: Mapping[str, Any], on_roll: int, names: Sequence[str], *,
+              same_direction: bool) -> str:
     """The board of `position` (seen by `on_roll`, side 0 or 1, drawn at the bottom) as an
     inline SVG element: points, checkers, bar, borne off, cube and dice; `names` are
-    side 0's and side 1's."""
+    side 0's and side 1's; `same_direction` is the variant's geometry (G3, else G4)."""
     me, them = on_roll, 1 - on_roll
     mine, theirs = position["on_roll"], position["opponent"]
     parts = [f'<svg class="board" width="{BOARD_W}" height="{BOARD_H}" '
@@ -225,7 +226,8 @@ def board_svg(position: Mapping[str, Any], on_roll: int, names: Sequence[str]) -
         parts.append(f'<polygon points="{pts}" fill="{colour}"/>')
         parts.append(f'<text x="{x + PW / 2}" y="{ly}" text-anchor="middle" font-size="9" '
                      f'fill="#fff">{p}</text>')
-    for p, (owner, count) in sorted(board_points(position).items()):
+    for p, (owner, count) in sorted(board_points(position,
+                                                 same_direction=same_direction).items()):
         side = me if owner == "mine" else them
         parts += _stack(_point_x(p) + PW / 2, p >= 13, count, side)
     centre = bar_x + BAR_W / 2
@@ -410,7 +412,8 @@ def _decision_html(d: Mapping[str, Any], names: Sequence[str],
              f"{d['loss']:.3f}</h3>"]
     if board is not None:
         position, on_roll = board["position"], int(board["on_roll"])
-        parts.append(board_svg(position, on_roll, names))
+        parts.append(board_svg(position, on_roll, names,
+                               same_direction=bool(board["same_direction"])))
         parts.append(f'<p class="note">{board_caption(position, on_roll, names)}</p>')
     else:
         parts.append('<p class="note">(no board: the position could not be replayed)</p>')
