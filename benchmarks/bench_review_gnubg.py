@@ -58,6 +58,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -84,14 +85,46 @@ def find_gnubg() -> str:
     return found
 
 
-def run_gnubg(commands: list[str], home: Path) -> tuple[str, float]:
-    """Feed `commands` to `gnubg -t -q -r`; (what it printed, wall seconds)."""
+def run_gnubg(commands: list[str], home: Path) -> tuple[str, float, float]:
+    """Feed `commands` to `gnubg -t -q -r`; (what it printed, wall seconds, CPU seconds
+    of gnubg, all its threads)."""
     home.mkdir(parents=True, exist_ok=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run([find_gnubg(), "-t", "-q", "-r"],
                           input="\n".join([*commands, ""]).encode(), capture_output=True,
                           timeout=24 * 3600, env={**os.environ, "HOME": str(home)})
-    return (proc.stdout + proc.stderr).decode(errors="replace"), time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return (proc.stdout + proc.stderr).decode(errors="replace"), wall, cpu
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds of process `root` and every live descendant (and what the reaped
+    ones left in their parents' counts), from /proc."""
+    parent: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    parent[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+    tree, grew = {root}, True
+    while grew:
+        more = {p for p, pp in parent.items() if pp in tree and p not in tree}
+        tree |= more
+        grew = bool(more)
+    total = 0.0
+    for pid in tree:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                f = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(x) for x in f[11:15]) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 # --- gnubg's side -------------------------------------------------------------------
@@ -189,25 +222,29 @@ def gnubg_analyse(mat: Path, plies: int, limits: dict[str, float], work: Path
                 f"set analysis threshold doubtful {limits['doubtful']}",
                 f"set analysis threshold bad {limits['error']}",
                 f"set analysis threshold verybad {limits['blunder']}"]
-    _, base = run_gnubg([*head, *settings], work / "home")
-    said, total = run_gnubg([*head, *settings, "analyse match", f"save match {sgf}",
+    _, base, base_cpu = run_gnubg([*head, *settings], work / "home")
+    said, total, cpu = run_gnubg([*head, *settings, "analyse match", f"save match {sgf}",
                              "show statistics match"], work / "home")
     if "not a valid" in said or not sgf.exists():
         raise SystemExit(f"gnubg could not analyse {mat}:\n{said[-2000:]}")
     overall, checker = gnubg_error_rates(said)
     return {"games": parse_gnubg_sgf(sgf.read_text()), "error_rate": overall,
             "checker_rate": checker, "seconds": total, "startup": base,
-            "analysis_seconds": max(total - base, 1e-9)}
+            "analysis_seconds": max(total - base, 1e-9),
+            "analysis_cpu_seconds": max(cpu - base_cpu, 0.0)}
 
 
 # --- our side -----------------------------------------------------------------------
 
 def our_analyse(client: Any, text: str, plies: int, limits: dict[str, float]
                 ) -> dict[str, Any]:
+    pid = client.client.transport.pid
+    cpu0 = tree_cpu_seconds(pid)
     t0 = time.perf_counter()
     result = client.request("analyze_record", record=text, plies=plies, luck=False,
                             timeout_ms=24 * 3600 * 1000, **limits)
     result["seconds"] = time.perf_counter() - t0
+    result["cpu_seconds"] = tree_cpu_seconds(pid) - cpu0
     return result
 
 
@@ -376,7 +413,9 @@ def main() -> None:
                 entry = {"match": path.name, "gnubg_seconds": theirs["seconds"],
                          "gnubg_startup_seconds": theirs["startup"],
                          "gnubg_analysis_seconds": theirs["analysis_seconds"],
+                         "gnubg_analysis_cpu_seconds": theirs["analysis_cpu_seconds"],
                          "our_seconds": ours["seconds"],
+                         "our_cpu_seconds": ours["cpu_seconds"],
                          "ratio": ours["seconds"] / theirs["analysis_seconds"],
                          "gnubg_error_rate": theirs["error_rate"],
                          "gnubg_checker_rate": theirs["checker_rate"],
@@ -387,7 +426,9 @@ def main() -> None:
                 report["matches"].append(entry)
                 print(f"{path.name}: gnubg {theirs['seconds']:.2f} s "
                       f"(analysis {theirs['analysis_seconds']:.2f} s after a "
-                      f"{theirs['startup']:.2f} s start), ours {ours['seconds']:.2f} s, "
+                      f"{theirs['startup']:.2f} s start; CPU "
+                      f"{theirs['analysis_cpu_seconds']:.2f} s), ours {ours['seconds']:.2f} s "
+                      f"(CPU {ours['cpu_seconds']:.2f} s), "
                       f"ratio ours/gnubg {entry['ratio']:.2f}; "
                       f"{len(cmp['decisions'])} decisions, "
                       f"{len(cmp['misaligned'])} misaligned", flush=True)
@@ -404,7 +445,9 @@ def summarise(report: dict[str, Any], limits: dict[str, float]) -> None:
     theirs_t = sum(m["gnubg_analysis_seconds"] for m in matches)
     print(f"\ntime: ours {ours_t:.2f} s, gnubg's analysis {theirs_t:.2f} s "
           f"(whole runs {sum(m['gnubg_seconds'] for m in matches):.2f} s), "
-          f"ratio ours/gnubg {ours_t / theirs_t:.2f}")
+          f"ratio ours/gnubg {ours_t / theirs_t:.2f}; CPU: ours "
+          f"{sum(m['our_cpu_seconds'] for m in matches):.2f} s, gnubg's analysis "
+          f"{sum(m['gnubg_analysis_cpu_seconds'] for m in matches):.2f} s")
     misaligned = [x for m in matches for x in m["misaligned"]]
     print(f"misaligned: {len(misaligned)}")
     for line in misaligned:
