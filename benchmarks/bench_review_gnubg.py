@@ -75,6 +75,9 @@ GAMES_DIR_GNUBG = Path("/usr/games/gnubg")
 THRESHOLDS = {"ours": {"doubtful": 0.04, "error": 0.08, "blunder": 0.16},
               "gnubg": {"doubtful": 0.03, "error": 0.06, "blunder": 0.12}}
 SERIOUS = ("error", "blunder")
+#: A decision marked by one side only is "near" when the other side's loss is this close
+#: below the `error` threshold.
+NEAR = 0.02
 
 
 def find_gnubg() -> str:
@@ -393,7 +396,15 @@ def main() -> None:
     ap.add_argument("--thresholds", choices=sorted(THRESHOLDS), default="ours")
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--json", type=Path, help="write every figure here")
+    ap.add_argument("--summary-of", type=Path, metavar="JSON",
+                    help="print the comparison of a run saved with --json; run nothing")
     args = ap.parse_args()
+    if args.summary_of:
+        saved = json.loads(args.summary_of.read_text())
+        print(f"plies {saved['plies']}, thresholds {saved['thresholds']} on both sides, "
+              f"{len(saved['matches'])} matches")
+        summarise(saved, saved["thresholds"])
+        return
     limits = THRESHOLDS[args.thresholds]
     from jacquetd_clients.spawning import default_engine_command
     from jacquetd_clients.sync import SimpleClient
@@ -466,6 +477,13 @@ def summarise(report: dict[str, Any], limits: dict[str, float]) -> None:
         print(f"marks error/blunder ({kind}): gnubg {len(g)}, ours {len(o)}, both "
               f"{len(both)} of {either} marked by either: {100 * share:.1f}%")
     report["marks"] = out
+    split = [d for d in decisions if (d["gnubg_mark"] in SERIOUS) != (d["our_mark"] in SERIOUS)]
+    near = [d for d in split
+            if min(x for x in (d["gnubg_loss"], d["our_loss"]) if x is not None)
+            >= limits["error"] - NEAR]
+    print(f"of the {len(split)} decisions marked by one side only, {len(near)} have the "
+          f"other side's loss within {NEAR} of the `error` threshold")
+    report["marks"]["near_threshold"] = len(near)
     print("disagreements (decision marked error/blunder by one side only):")
     for d in decisions:
         if (d["gnubg_mark"] in SERIOUS) != (d["our_mark"] in SERIOUS):
@@ -489,8 +507,11 @@ def summarise(report: dict[str, Any], limits: dict[str, float]) -> None:
             print(f"  {m['match']} player {p}: {xs[-1]:.4f} / {ys[-1]:.4f}  "
                   f"[{cx[-1]:.4f} / {cy[-1]:.4f}]")
     r, rc = pearson(xs, ys), pearson(cx, cy)
-    print(f"Pearson r over {len(xs)} players: overall {r:.3f}, checker play {rc:.3f}")
+    slope = sum(x * y for x, y in zip(xs, ys, strict=True)) / sum(x * x for x in xs)
+    print(f"Pearson r over {len(xs)} players: overall {r:.3f}, checker play {rc:.3f}; "
+          f"ours / gnubg's (least squares through 0): {slope:.3f}")
     report["pearson_r"] = {"overall": r, "checker": rc}
+    report["rate_slope"] = slope
     print(f"\ncube decisions either side finds costly (>= {limits['doubtful']}):")
     print("  match game #action side action: gnubg right/cost/mark | ours right/cost/mark")
     for d in decisions:
