@@ -21,7 +21,7 @@ from jacquetd_protocol.records import FORMAT, MatchRecord, RecordError, format_g
 from jacquetd.bots import review
 from jacquetd.bots.interface import ENGINE
 from jacquetd.matches.records import ReplayError, check, replay
-from jacquetd.rules import RulesError, apply_move
+from jacquetd.rules import Position, RulesError, apply_move
 
 
 def read_record(text: Any) -> MatchRecord:
@@ -105,12 +105,12 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
                 judged_cube = review.judge_cube(pos, plies=plies)
                 act = "double" if kind == "double" else "no_double"
                 cube.append(_cube_entry(step.game, step.index, side, act, judged_cube,
-                                        limits))
+                                        limits, pos))
                 offered = judged_cube if kind == "double" else None
                 continue
             if kind in ("take", "drop") and offered is not None:
                 act = "take" if kind == "take" else "pass"
-                cube.append(_cube_entry(step.game, step.index, side, act, offered, limits))
+                cube.append(_cube_entry(step.game, step.index, side, act, offered, limits, pos))
                 offered = None
                 continue
             if kind != "move":
@@ -129,6 +129,7 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
                 "loss": loss, "choices": judged.choices,
                 "forced": judged.forced, "plies": judged.plies, "units": judged.units,
                 "mark": None if judged.forced else review.mark(loss, limits),
+                "position": pos.to_dict(), "chances": _chances(pos),
             }
             if judge_luck:
                 opening = first and _plays_opening_dice(record, step.game)
@@ -167,9 +168,10 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
 
 
 def _cube_entry(game: int, index: int, side: int, act: str, judged: review.CubeJudgement,
-                limits: dict[str, float]) -> dict[str, Any]:
+                limits: dict[str, float], pos: Position) -> dict[str, Any]:
     """One cube decision of `side`: `double`/`no_double` (the doubler) or `take`/`pass`
-    (its opponent), with the doubler's figures and what the action cost."""
+    (its opponent), with the doubler's figures, what the action cost, and the position
+    `pos` where it was taken with its chances."""
     loss = round(judged.loss(act), 6)
     right = judged.action if act in ("double", "no_double") else judged.take
     counted = act != "no_double" or loss > 0 or judged.close(limits["blunder"])
@@ -178,7 +180,13 @@ def _cube_entry(game: int, index: int, side: int, act: str, judged: review.CubeJ
             "double_take": round(judged.double_take, 6),
             "double_pass": round(judged.double_pass, 6),
             "loss": loss, "mark": review.mark(loss, limits), "counted": counted,
-            "plies": judged.plies, "units": judged.units}
+            "plies": judged.plies, "units": judged.units,
+            "position": pos.to_dict(), "chances": _chances(pos)}
+
+
+def _chances(pos: Position) -> dict[str, float]:
+    """The side on turn's chances before its roll (cubeless, 0 plies)."""
+    return ENGINE.evaluate(pos.without_dice() if pos.dice else pos).to_dict()
 
 
 def _plays_opening_dice(record: MatchRecord, number: int) -> bool:
