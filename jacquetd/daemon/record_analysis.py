@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from jacquetd_protocol.annotate import annotated
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.match_files import RecordTooLarge, detect, read_match_file
 from jacquetd_protocol.records import FORMAT, MatchRecord, RecordError, format_game
@@ -55,7 +56,7 @@ def read_record(text: Any) -> MatchRecord:
 def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool = True,
                    plies: int = 0, thresholds: dict[str, float] | None = None,
                    should_stop: Any = None, cancelled: Any = None,
-                   report: Any = None) -> dict[str, Any]:
+                   report: Any = None, annotate: bool = False) -> dict[str, Any]:
     """The result map of ``analyze_record`` (see protocol/SPEC.md). The whole record is
     replayed on the rules first: a move the rules refuse, however late, is refused before
     any move is analysed. `report` (if given) gets a partial after each decision: `done`
@@ -164,6 +165,8 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
            "done": done, "total": total}
     if stopped:
         out["stopped"] = True
+    if annotate:
+        out["annotated"] = annotated(record, out)
     return out
 
 

@@ -240,9 +240,12 @@ export class Review {
       dot.appendChild(svgEl("title", {}, title));
       svg.appendChild(dot);
     });
+    // a click anywhere on the graph goes to the decision nearest to it along the match
     svg.addEventListener("click", (e) => {
-      const t = e.target.closest("[data-index]");
-      if (t) this.go(Number(t.dataset.index));
+      const at = new DOMPoint(e.clientX, e.clientY).matrixTransform(svg.getScreenCTM().inverse()).x;
+      let best = 0;
+      for (let i = 1; i < n; i++) if (Math.abs(x(i) - at) < Math.abs(x(best) - at)) best = i;
+      if (n) this.go(best);
     });
     return svg;
   }
