@@ -94,8 +94,10 @@ export class Review {
 
   /** Analyse `source` ({record} or {match_id}) at `plies`, then show it. */
   async start(source, names, plies, onProgress) {
+    this.cancel(); // an analysis still under way is not wanted any more
     const seq = ++this.seq;
     this.names = names.map((n, i) => n || `Player ${i + 1}`);
+    if (this.names[0] === this.names[1]) this.names = this.names.map((n, i) => `${n} (${i + 1})`);
     const id = this.app.nextId();
     this.running = id;
     this.app.status("analysing the match…");
@@ -314,9 +316,9 @@ export class Review {
       this.summary(),
       this.graph(),
       h("div", { class: "review-nav" },
-        nav("⏮", "review-first", 0, "first (Home)"), nav("◀", "review-prev", at - 1, "previous (←)"),
+        nav("|◀", "review-first", 0, "first (Home)"), nav("◀", "review-prev", at - 1, "previous (←)"),
         h("span", { "data-testid": "review-position" }, this.decisions.length ? `${at + 1} / ${this.decisions.length}` : "no decision"),
-        nav("▶", "review-next", at + 1, "next (→)"), nav("⏭", "review-last", this.decisions.length - 1, "last (End)")),
+        nav("▶", "review-next", at + 1, "next (→)"), nav("▶|", "review-last", this.decisions.length - 1, "last (End)")),
       h("div", { "data-testid": "review-current", class: "review-current" }, d ? this.describe(d) : "no decision to review"),
       h("div", { class: "review-list" }, list));
     document.body.dataset.reviewIndex = String(at);

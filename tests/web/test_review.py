@@ -138,4 +138,23 @@ def test_review_a_finished_match_graph_jump_summary_and_export(
         " && document.body.dataset.reviewing === ''")
     assert page.locator("[data-testid=graph-point]").count() == decisions
     assert summary_cells(page) == cells
+
+    # the annotated record, picked as a file: read back, the same review
+    page.fill("[data-testid=rv-text]", "")
+    page.set_input_files("[data-testid=rv-file]", str(tmp_path / "export.jmat"))
+    page.wait_for_function("() => document.getElementById('rv-text').value.includes(';@ move')")
+    page.click("[data-testid=rv-start]")
+    page.wait_for_function("() => document.body.dataset.reviewing === ''")
+    assert page.locator("[data-testid=graph-point]").count() == decisions
+    assert summary_cells(page) == cells
+
+    # a deeper analysis cancelled while it runs: the review of what was done
+    page.select_option("[data-testid=rv-plies]", "2")
+    page.click("[data-testid=rv-start]")
+    page.wait_for_function(
+        "() => /^[1-9][0-9]* \\/ /.test(document.getElementById('rv-progress-text').textContent)")
+    page.click("[data-testid=rv-cancel]")
+    page.wait_for_function("() => document.body.dataset.reviewing === ''")
+    assert "stopped" in page.inner_text("[data-testid=review-title]")
+    assert 0 < page.locator("[data-testid=graph-point]").count() < decisions
     assert not page.js_errors, page.js_errors
