@@ -93,6 +93,7 @@ def test_review_a_finished_match_graph_jump_summary_and_export(
     assert page.get_attribute("[data-testid=board]", "data-decision") == str(target)
     assert page.inner_html("[data-testid=board]") != first_board
     assert page.inner_text("[data-testid=review-position]") == f"{target + 1} / {decisions}"
+    page.screenshot(path=str(tmp_path / "review-jump.png"), full_page=True)
     # a move decision shows its played play, as text and as arrows on the board
     move_row = page.locator("[data-testid=review-row][data-kind=move]").nth(3)
     move_row.click()
