@@ -20,11 +20,12 @@ returned for it (protocol/SPEC.md):
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .mat import move_steps
+from .mat import MatchFileError, move_steps
 from .records import (
     GameRecord,
     MatchRecord,
@@ -243,5 +244,6 @@ def annotated(record: MatchRecord, analysis: Mapping[str, Any]) -> dict[str, str
     played with the cube (what gnubg's SGF can hold)."""
     out = {"record": annotated_record(record, analysis)}
     if record.variant == "backgammon" and record.cube is not False:
-        out["sgf"] = annotated_sgf(record, analysis)
+        with contextlib.suppress(MatchFileError):  # one SGF has no form for: no `sgf`
+            out["sgf"] = annotated_sgf(record, analysis)
     return out
