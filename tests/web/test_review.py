@@ -159,3 +159,40 @@ def test_review_a_finished_match_graph_jump_summary_and_export(
     assert "stopped" in page.inner_text("[data-testid=review-title]")
     assert 0 < page.locator("[data-testid=graph-point]").count() < decisions
     assert not page.js_errors, page.js_errors
+
+
+def test_review_a_jacquet_record_pasted_and_a_bad_one(
+        web_daemon: DaemonProcess, new_page: Callable[[], Any]) -> None:
+    with connect(f"ws://{web_daemon.endpoints['ws']}/ws", open_timeout=10) as conn:
+        ws = Ws(conn)
+        made = ws("match_new", variant="jacquet", length=1, seed=5, seat0="random",
+                  seat1="random")
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while ws("match_state", match_id=made["match_id"])["status"] != "over":
+            assert time.monotonic() < deadline, "the bots' match did not end"
+            time.sleep(0.2)
+        record = ws("match_export", match_id=made["match_id"])["record"]
+        daemon = ws("analyze_record", record=record)
+    page = new_page()
+    open_app(page, web_daemon.endpoints["web"])
+    page.click("[data-testid=tab-review]")
+    page.fill("[data-testid=rv-text]", record)
+    page.click("[data-testid=rv-start]")
+    page.wait_for_function("() => document.body.dataset.reviewing === ''")
+    assert page.locator("[data-testid=graph-point]").count() == len(daemon["moves"])
+    # the first move of each side: its arrows start and end on the board's points
+    for row in (page.locator("[data-testid=review-row]").nth(i) for i in (0, 1)):
+        row.click()
+        page.wait_for_function("i => document.body.dataset.reviewIndex === i",
+                               arg=row.get_attribute("data-index"))
+        arrows = page.eval_on_selector_all(
+            "[data-testid=board] line.arrow.played",
+            "ls => ls.map(l => [Number(l.dataset.from), Number(l.dataset.to)])")
+        assert arrows and all(0 <= a <= 25 and 0 <= b <= 25 for a, b in arrows), arrows
+    assert page.get_attribute("[data-testid=board]", "data-variant") == "jacquet"
+    # a record the daemon cannot read: its error, named
+    page.fill("[data-testid=rv-text]", "game 1 score 0 0\nopening 3 1\n0 move 24/20\n")
+    page.click("[data-testid=rv-start]")
+    page.wait_for_selector("#status.error")
+    assert page.inner_text("#status").startswith("bad_argument")
+    assert not page.js_errors, page.js_errors
