@@ -193,7 +193,7 @@ def _cube_props(entry: Mapping[str, Any]) -> str:
         probs = " ".join(_fmt(chances[k]) for k in ("win", "win_gammon", "win_backgammon",
                                                      "lose_gammon", "lose_backgammon"))
         cubeless = _fmt(chances["equity"])
-        props += (f"DA[E ver 3 {entry['plies']} 1 0.000000 1 {probs} {cubeless} "
+        props += (f"DA[E ver 3 {entry['plies']}C 1 0.000000 1 {probs} {cubeless} "
                   f"{_fmt(entry['no_double'])} {probs} {cubeless} {_fmt(entry['double_take'])}]")
     if entry.get("mark"):
         props += _SGF_CUBE_MARK[entry["mark"]]

@@ -82,7 +82,7 @@ def test_the_sgf_puts_gnubg_properties_on_the_nodes() -> None:
     sgf = annotated_sgf(parse_record(RECORD), ANALYSIS)
     nodes = sgf.split("\n;")
     assert nodes[1].startswith("W[31hefe]A[0][hefe ]LU[+0.200]C[")
-    assert nodes[2].startswith("B[double]DA[E ver 3 0 1 0.000000 1 0.600000 0.200000 "
+    assert nodes[2].startswith("B[double]DA[E ver 3 0C 1 0.000000 1 0.600000 0.200000 "
                                "0.010000 0.100000 0.005000 0.300000 0.200000 0.600000 ")
     assert "0.300000 0.100000]BC[1]C[" in nodes[2]
     assert nodes[3].startswith("W[take]C[jacquetd 0-ply cube (money): take, right take")
