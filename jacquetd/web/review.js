@@ -59,9 +59,10 @@ export function equity0(d) {
   return owner(d) === 0 ? v : -v;
 }
 
-/** Side 0's chance of winning the game before the decision, or null when unknown. */
+/** Side 0's chance of winning the game before the decision, or null when unknown. The
+ * chances are those of the decision's position's side on roll: the side deciding. */
 export function win0(d) {
-  if (!d.chances || d.kind === "cube" && (d.action === "take" || d.action === "pass")) return null;
+  if (!d.chances) return null;
   return d.side === 0 ? d.chances.win : 1 - d.chances.win;
 }
 
@@ -149,7 +150,7 @@ export class Review {
     if (!d) return;
     const pos = d.position;
     const v = pos.variant;
-    const onRoll = d.kind === "move" ? d.side : owner(d);
+    const onRoll = d.side; // the decision's position has the side deciding on roll
     const mine = onRoll === 0 ? pos.on_roll : pos.opponent;
     const theirs = mapTheirs(v, onRoll === 0 ? pos.opponent : pos.on_roll);
     const rel = (w) => (w === "centre" ? null : (w === "on_roll") === (onRoll === 0) ? "me" : "them");
@@ -174,7 +175,7 @@ export class Review {
     const mark = d.mark ? ` ${MARKS[d.mark]} (${d.mark})` : "";
     const units = d.units === "match" ? "match equity" : "money equity";
     if (d.kind === "cube") {
-      const right = d.best === d.action || (d.best === "double" && d.action === "double") ? "right" : `right: ${CUBE_ACTS[d.best]}`;
+      const right = d.best === d.action ? "right" : `right: ${CUBE_ACTS[d.best]}`;
       return [
         h("div", { "data-testid": "review-played" },
           `Game ${d.game}: ${who} ${CUBE_ACTS[d.action]}${mark} — ${right}, cost ${d.loss.toFixed(3)}`),
