@@ -13,9 +13,10 @@ returned for it (protocol/SPEC.md):
   `BM[2]`, `DO[]` (error, blunder, doubtful move), `BC`/`DC` the same for cube actions,
   `LU[+0.123]` (the roll's luck), `DA[...]` (money play only: the cube decision as gnubg
   stores it, the doubler's chances before the roll with its no-double and double/take
-  cubeful equities), and `C[...]` (a comment with the figures). The candidate plays
-  carry no evaluation of their own (the analysis has no per-play chances): their
-  equities are in the comment.
+  cubeful equities), and `C[...]` (a comment with the figures). A candidate play has
+  its evaluation (`E ver 3`: its chances, cubeless, and its equity) when the move
+  entry has `play_chances` (`analyze_record annotate=true` gives them), else its move
+  alone.
 """
 
 from __future__ import annotations
@@ -172,13 +173,29 @@ def _fmt(x: float) -> str:
     return f"{x:.6f}"
 
 
+_PROBS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+
+def _evaluation(chances: Mapping[str, float] | None, equity: float, plies: int) -> str:
+    """A candidate play's evaluation as gnubg writes it (cubeless at `plies`), or nothing
+    when its chances are unknown."""
+    if not chances:
+        return ""
+    probs = " ".join(_fmt(chances[k]) for k in _PROBS)
+    return f"E ver 3 {probs} {_fmt(equity)} {plies} 0 1 0.000000 1"
+
+
 def _move_props(entry: Mapping[str, Any]) -> str:
     side = entry["side"]
     played = entry.get("move") or ""
     best = entry.get("best") or ""
-    plays = [best] if best == played else [best, played]
-    index = plays.index(played)
-    props = f"A[{index}]" + "".join(f"[{_sgf_move(side, p)} ]" for p in plays)
+    chances = entry.get("play_chances") or [None, None]
+    plays = [(best, chances[1], entry["best_equity"])]
+    if best != played:
+        plays.append((played, chances[0], entry["equity"]))
+    index = len(plays) - 1
+    props = f"A[{index}]" + "".join(
+        f"[{_sgf_move(side, p)} {_evaluation(c, e, entry['plies'])}]" for p, c, e in plays)
     if entry.get("luck") is not None:
         props += f"LU[{entry['luck']:+.3f}]"
     if entry.get("mark"):
@@ -190,8 +207,7 @@ def _cube_props(entry: Mapping[str, Any]) -> str:
     props = ""
     chances = entry.get("chances")
     if entry.get("units") == "money" and chances and entry["action"] in ("double", "no_double"):
-        probs = " ".join(_fmt(chances[k]) for k in ("win", "win_gammon", "win_backgammon",
-                                                     "lose_gammon", "lose_backgammon"))
+        probs = " ".join(_fmt(chances[k]) for k in _PROBS)
         cubeless = _fmt(chances["equity"])
         props += (f"DA[E ver 3 {entry['plies']}C 1 0.000000 1 {probs} {cubeless} "
                   f"{_fmt(entry['no_double'])} {probs} {cubeless} {_fmt(entry['double_take'])}]")

@@ -22,7 +22,7 @@ from jacquetd_protocol.records import FORMAT, MatchRecord, RecordError, format_g
 from jacquetd.bots import review
 from jacquetd.bots.interface import ENGINE
 from jacquetd.matches.records import ReplayError, check, replay
-from jacquetd.rules import Position, RulesError, apply_move
+from jacquetd.rules import Play, Position, RulesError, apply_move
 
 
 def read_record(text: Any) -> MatchRecord:
@@ -137,6 +137,8 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
                 entry["luck"] = round(ENGINE.luck(pos.without_dice(),
                                                   (pos.dice[0], pos.dice[1]),
                                                   opening=opening), 6)
+            if annotate:  # the two plays' own chances, for gnubg's move analysis
+                entry["play_chances"] = [_after(p, judged.plies) for p in (chosen, judged.best)]
             moves.append(entry)
             g = games.setdefault(step.game, {"game": step.game, "moves": 0, "loss": [0.0, 0.0],
                                              "luck": [0.0, 0.0]})
@@ -190,6 +192,15 @@ def _cube_entry(game: int, index: int, side: int, act: str, judged: review.CubeJ
 def _chances(pos: Position) -> dict[str, float]:
     """The side on turn's chances before its roll (cubeless, 0 plies)."""
     return ENGINE.evaluate(pos.without_dice() if pos.dice else pos).to_dict()
+
+
+def _after(play: Play, plies: int) -> dict[str, float]:
+    """The mover's chances after `play` (cubeless, at `plies`)."""
+    e = ENGINE.evaluate(play.after, plies=plies)
+    return {"win": round(1 - e.win, 6), "win_gammon": round(e.lose_gammon, 6),
+            "win_backgammon": round(e.lose_backgammon, 6),
+            "lose_gammon": round(e.win_gammon, 6), "lose_backgammon": round(e.win_backgammon, 6),
+            "equity": round(-e.equity, 6)}
 
 
 def _plays_opening_dice(record: MatchRecord, number: int) -> bool:

@@ -57,7 +57,9 @@ def test_the_annotated_record_reads_back_as_the_same_match(
     # analysed again from the annotated text: the same analysis
     client = _client(jacquetd_server)
     again = client.call("analyze_record", record=text)
-    assert again["summary"] == r["summary"] and again["moves"] == r["moves"]
+    assert again["summary"] == r["summary"]
+    assert again["moves"] == [{k: v for k, v in m.items() if k != "play_chances"}
+                              for m in r["moves"]]
 
 
 def test_the_annotated_sgf_holds_gnubg_analysis_and_gnubg_loads_it(
@@ -66,6 +68,10 @@ def test_the_annotated_sgf_holds_gnubg_analysis_and_gnubg_loads_it(
     sgf = r["annotated"]["sgf"]
     assert _story(parse_sgf(sgf)) == _story(parse_record(plain))
     assert len(MOVE_ANALYSIS.findall(sgf)) == len(r["moves"])
+    # each candidate play with its evaluation: the best play first, its equity the entry's
+    assert all(len(m["play_chances"]) == 2 for m in r["moves"])
+    evaluated = re.findall(r"(?<![A-Z])A\[\d+\]\[[a-z]* E ver 3 (?:\S+ ){5}(\S+) ", sgf)
+    assert [float(x) for x in evaluated] == [round(m["best_equity"], 6) for m in r["moves"]]
     assert sgf.count("BM[2]") == sum(m["mark"] == "blunder" for m in r["moves"])
     assert sgf.count("DO[]") == sum(m["mark"] == "doubtful" for m in r["moves"])
     judged = [c for c in r["cube"] if c["action"] in ("double", "no_double")]
@@ -82,6 +88,7 @@ def test_the_annotated_sgf_holds_gnubg_analysis_and_gnubg_loads_it(
     # gnubg kept the match, every move's candidate list, every cube analysis and luck
     assert _story(parse_sgf(again)) == _story(parse_record(plain))
     assert len(MOVE_ANALYSIS.findall(again)) == len(r["moves"])
+    assert again.count(" E ver 3 ") >= sgf.count(" E ver 3 ") - len(judged)
     assert again.count("LU[") == len(r["moves"])
     assert again.count("DA[") >= len(judged)
     assert "jacquetd 0-ply" in again
