@@ -28,12 +28,13 @@ from typing import Any
 
 from .mat import MatchFileError, move_steps
 from .records import (
+    FORMAT,
     GameRecord,
     MatchRecord,
     _action_lines,
     format_game,
     format_header,
-    format_record,
+    ordered_headers,
 )
 from .sgf import _escape, _letter, format_sgf
 
@@ -107,12 +108,11 @@ def _headers(analysis: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def annotated_record(record: MatchRecord, analysis: Mapping[str, Any]) -> str:
-    """The record in RECORDS.md's format with the analysis as annotation lines; a reader
-    that skips comments reads the same record back."""
-    plain = format_record(record).split("\n")
-    headers = [line for line in plain if line.startswith("; [")]
-    out = headers + [format_header(k, v) for k, v in _headers(analysis)
-                     if k not in record.headers]
+    """The record in RECORDS.md's format (whatever it was read from) with the analysis as
+    annotation lines, its headers `Annotator`, `Analysis` and `Summary0`/`Summary1`
+    replacing any it had; a reader that skips comments reads the same match back."""
+    headers = {**record.headers, "Format": FORMAT, **dict(_headers(analysis))}
+    out = [format_header(k, v) for k, v in ordered_headers(headers)]
     entries = _by_action(analysis)
     for game in record.games:
         out.append("")

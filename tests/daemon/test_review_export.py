@@ -18,6 +18,7 @@ from tests.conftest import DaemonProcess
 from tests.daemon.test_match_review import _client, _finished_match
 from tests.interchange.gnubg_cli import NO_GNUBG, find_gnubg, run_gnubg
 
+DATA = Path(__file__).resolve().parent.parent / "interchange" / "data" / "gnubg"
 MOVE_ANALYSIS = re.compile(r"(?<![A-Z])A\[\d+\]")
 
 
@@ -60,6 +61,25 @@ def test_the_annotated_record_reads_back_as_the_same_match(
     assert again["summary"] == r["summary"]
     assert again["moves"] == [{k: v for k, v in m.items() if k != "play_chances"}
                               for m in r["moves"]]
+
+
+def test_a_gnubg_match_annotated_and_annotated_again(jacquetd_server: DaemonProcess) -> None:
+    sgf = (DATA / "analysed-7.sgf").read_text()
+    client = _client(jacquetd_server)
+    first = client.call("analyze_record", record=sgf, annotate=True)
+    text = first["annotated"]["record"]
+    assert text.startswith('; [Format "jacquet-match/1"]\n')
+    assert _story(parse_record(text)) == _story(parse_sgf(sgf))
+    again = client.call("analyze_record", record=text, annotate=True, blunder=0.5)
+    def unmarked(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in m.items() if k != "mark"} for m in moves]
+
+    assert unmarked(again["moves"]) == unmarked(first["moves"])  # the same match
+    # annotated again: the new analysis' headers replace the old ones, once each
+    headers = re.findall(r"^; \[(\w+) ", again["annotated"]["record"], re.M)
+    assert sorted(set(headers)) == sorted(headers)
+    assert '; [Analysis "plies=0 doubtful=0.04 error=0.08 blunder=0.5"]' in \
+        again["annotated"]["record"]
 
 
 def test_the_annotated_sgf_holds_gnubg_analysis_and_gnubg_loads_it(
