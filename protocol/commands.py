@@ -438,7 +438,10 @@ _COMMANDS: tuple[Command, ...] = (
                "`blunder` (protocol 1.3)", default=0.16, minimum=0, maximum=10),
          Param("partials", ArgType.BOOL, "stream a partial result after each decision: "
                "`done`, `total` and the `moves` and `cube` entries new since the previous "
-               "partial (protocol 1.3)", default=False)),
+               "partial (protocol 1.3)", default=False),
+         Param("annotate", ArgType.BOOL, "also return the annotated match (`annotated`): "
+               "the record with the analysis (protocol/RECORDS.md), and for backgammon "
+               "gnubg's SGF with its analysis properties (protocol 1.3)", default=False)),
         (Field("format", "str", "the record's format (`jacquet-match/1`, `mat` or `sgf`)"),
          Field("plies", "int", "depth of the analysis (`plies`)"),
          Field("moves", "move_analyses", "one map per move of a side that had a choice, in "
@@ -449,7 +452,10 @@ _COMMANDS: tuple[Command, ...] = (
                "protocol 1.3: `forced` (one legal play), `plies` (the depth both equities "
                "are at), `units` (`money`: cubeless money equity; `match`: match-winning "
                "chances at the score converted to normalised equity), `mark` (`doubtful`, "
-               "`error`, `blunder` or null)"),
+               "`error`, `blunder` or null), `position` (the position before the move, with "
+               "its dice), `chances` (the mover's chances before its roll, cubeless, 0 "
+               "plies: `evaluate`'s fields); with `annotate`, `play_chances` (the mover's "
+               "chances after the play made and after the best play, at `plies`)"),
          Field("games", "game_lucks", "one map per game analysed: `game`, `moves` (analysed), "
                "`loss` (per side, summed), `luck` (per side, summed; null when not judged), "
                "`result` (the game's result line, or null if unfinished)"),
@@ -458,7 +464,8 @@ _COMMANDS: tuple[Command, ...] = (
                "`action` (`double`, `no_double`, `take` or `pass`), `best` (the right one), "
                "`no_double`, `double_take`, `double_pass` (the doubler's cubeful figures, in "
                "`units`), `loss` (what the action cost, ≥ 0), `mark`, `counted` (whether it "
-               "counts in the error rate), `plies`, `units`", required=False),
+               "counts in the error rate), `plies`, `units`, `position` (where it was "
+               "taken), `chances` (of that position's side on roll)", required=False),
          Field("thresholds", "thresholds", "the marks' thresholds used: `doubtful`, `error`, "
                "`blunder` (protocol 1.3)", required=False),
          Field("summary", "player_summaries", "one map per side, 0 then 1 (protocol 1.3): `side`, "
@@ -472,7 +479,11 @@ _COMMANDS: tuple[Command, ...] = (
          Field("total", "int", "the record's actions to go through (those of `game` when "
                "given; protocol 1.3)", required=False),
          Field("stopped", "bool", "true when a `cancel` ended the analysis: the result "
-               "covers the actions done (protocol 1.3)", required=False)),
+               "covers the actions done (protocol 1.3)", required=False),
+         Field("annotated", "str_map", "with `annotate`: `record`, the record with the "
+               "analysis (protocol/RECORDS.md), and for a backgammon match with the cube "
+               "`sgf`, gnubg's SGF with its analysis properties (protocol 1.3)",
+               required=False)),
         streams=True,
     ),
     Command(

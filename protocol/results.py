@@ -213,6 +213,7 @@ class AnalyzeRecordResult(TypedDict):
     done: NotRequired[int]
     total: NotRequired[int]
     stopped: NotRequired[bool]
+    annotated: NotRequired[dict[str, str]]
     warnings: NotRequired[list[FieldWarning]]
 
 

@@ -21,6 +21,7 @@ resignation leaves no node: the result (`RE`, with `R`) ends the game.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from .mat import (
     MatchFileError,
@@ -68,9 +69,12 @@ def _colour(side: int) -> str:
     return "B" if side else "W"
 
 
-def format_sgf(record: MatchRecord, *, date: str | None = None) -> str:
+def format_sgf(record: MatchRecord, *, date: str | None = None,
+               annotations: Mapping[tuple[int, int], str] | None = None) -> str:
     """The record as gnubg's SGF; MatchFileError for a non-backgammon record. `date`
-    (`YYYY-MM-DD`) defaults to the day of the record's `Created` header."""
+    (`YYYY-MM-DD`) defaults to the day of the record's `Created` header. `annotations`
+    maps (game number, node number in the game from 0, as `mat.turns` counts them) to
+    properties written after that node's move (`protocol.annotate`)."""
     check_backgammon(record, "an SGF file")
     names = gnubg_names(record)
     if date is None:
@@ -93,7 +97,7 @@ def format_sgf(record: MatchRecord, *, date: str | None = None) -> str:
             head.append(f"RE[{_colour(r.winner)}+{r.points}"
                         f"{'R' if r.reason == 'resign' else ''}]")
         lines = ["".join(head)]
-        for act in turns(game):
+        for node, act in enumerate(turns(game)):
             side = int(str(act[1]))
             if act[0] == "move":
                 dice = act[2]
@@ -103,6 +107,8 @@ def format_sgf(record: MatchRecord, *, date: str | None = None) -> str:
                 lines.append(f";{_colour(side)}[{dice[0]}{dice[1]}{steps}]")
             else:
                 lines.append(f";{_colour(side)}[{act[0]}]")
+            if annotations and (game.number, node) in annotations:
+                lines[-1] += annotations[(game.number, node)]
         out.append("\n".join(lines) + ")\n")
     return "".join(out)
 

@@ -141,7 +141,8 @@ def run_analyze_record(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]
                           luck=bool(args.get("luck", True)), plies=int(args.get("plies") or 0),
                           thresholds=thresholds, should_stop=call.should_stop,
                           cancelled=call.stop_flag,
-                          report=call.report if args.get("partials") else None)
+                          report=call.report if args.get("partials") else None,
+                          annotate=bool(args.get("annotate")))
 
 
 def run_match_bot(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:

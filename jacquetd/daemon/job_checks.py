@@ -124,7 +124,8 @@ def prepare_analyze_record(ctx: FrontContext | None, args: dict[str, Any]) -> di
         record = ctx.match_record(args["match_id"])
     read_record(record)
     job = {k: v for k, v in args.items()
-           if k in ("game", "luck", "plies", "doubtful", "error", "blunder", "partials")}
+           if k in ("game", "luck", "plies", "doubtful", "error", "blunder", "partials",
+                     "annotate")}
     job["record"] = record
     return job
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from jacquetd_protocol.annotate import annotated
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.match_files import RecordTooLarge, detect, read_match_file
 from jacquetd_protocol.records import FORMAT, MatchRecord, RecordError, format_game
@@ -21,7 +22,7 @@ from jacquetd_protocol.records import FORMAT, MatchRecord, RecordError, format_g
 from jacquetd.bots import review
 from jacquetd.bots.interface import ENGINE, Stopped
 from jacquetd.matches.records import ReplayError, check, replay
-from jacquetd.rules import RulesError, apply_move
+from jacquetd.rules import Play, Position, RulesError, apply_move
 
 
 def read_record(text: Any) -> MatchRecord:
@@ -55,7 +56,7 @@ def read_record(text: Any) -> MatchRecord:
 def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool = True,
                    plies: int = 0, thresholds: dict[str, float] | None = None,
                    should_stop: Any = None, cancelled: Any = None,
-                   report: Any = None) -> dict[str, Any]:
+                   report: Any = None, annotate: bool = False) -> dict[str, Any]:
     """The result map of ``analyze_record`` (see protocol/SPEC.md). The whole record is
     replayed on the rules first: a move the rules refuse, however late, is refused before
     any move is analysed. `report` (if given) gets a partial after each decision: `done`
@@ -117,12 +118,12 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
                     raise _deadline()
                 act = "double" if kind == "double" else "no_double"
                 cube.append(_cube_entry(step.game, step.index, side, act, judged_cube,
-                                        limits))
+                                        limits, pos))
                 offered = judged_cube if kind == "double" else None
                 continue
             if kind in ("take", "drop") and offered is not None:
                 act = "take" if kind == "take" else "pass"
-                cube.append(_cube_entry(step.game, step.index, side, act, offered, limits))
+                cube.append(_cube_entry(step.game, step.index, side, act, offered, limits, pos))
                 offered = None
                 continue
             if kind != "move":
@@ -146,12 +147,15 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
                 "loss": loss, "choices": judged.choices,
                 "forced": judged.forced, "plies": judged.plies, "units": judged.units,
                 "mark": None if judged.forced else review.mark(loss, limits),
+                "position": pos.to_dict(), "chances": _chances(pos),
             }
             if judge_luck:
                 opening = first and _plays_opening_dice(record, step.game)
                 entry["luck"] = round(ENGINE.luck(pos.without_dice(),
                                                   (pos.dice[0], pos.dice[1]),
                                                   opening=opening), 6)
+            if annotate:  # the two plays' own chances, for gnubg's move analysis
+                entry["play_chances"] = [_after(p, judged.plies) for p in (chosen, judged.best)]
             moves.append(entry)
             g = games.setdefault(step.game, {"game": step.game, "moves": 0, "loss": [0.0, 0.0],
                                              "luck": [0.0, 0.0]})
@@ -180,13 +184,16 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
            "done": done, "total": total}
     if stopped:
         out["stopped"] = True
+    if annotate:
+        out["annotated"] = annotated(record, out)
     return out
 
 
 def _cube_entry(game: int, index: int, side: int, act: str, judged: review.CubeJudgement,
-                limits: dict[str, float]) -> dict[str, Any]:
+                limits: dict[str, float], pos: Position) -> dict[str, Any]:
     """One cube decision of `side`: `double`/`no_double` (the doubler) or `take`/`pass`
-    (its opponent), with the doubler's figures and what the action cost."""
+    (its opponent), with the doubler's figures, what the action cost, and the position
+    `pos` where it was taken with its chances."""
     loss = round(judged.loss(act), 6)
     right = judged.action if act in ("double", "no_double") else judged.take
     counted = act != "no_double" or loss > 0 or judged.close(limits["blunder"])
@@ -195,7 +202,22 @@ def _cube_entry(game: int, index: int, side: int, act: str, judged: review.CubeJ
             "double_take": round(judged.double_take, 6),
             "double_pass": round(judged.double_pass, 6),
             "loss": loss, "mark": review.mark(loss, limits), "counted": counted,
-            "plies": judged.plies, "units": judged.units}
+            "plies": judged.plies, "units": judged.units,
+            "position": pos.to_dict(), "chances": _chances(pos)}
+
+
+def _chances(pos: Position) -> dict[str, float]:
+    """The side on turn's chances before its roll (cubeless, 0 plies)."""
+    return ENGINE.evaluate(pos.without_dice() if pos.dice else pos).to_dict()
+
+
+def _after(play: Play, plies: int) -> dict[str, float]:
+    """The mover's chances after `play` (cubeless, at `plies`)."""
+    e = ENGINE.evaluate(play.after, plies=plies)
+    return {"win": round(1 - e.win, 6), "win_gammon": round(e.lose_gammon, 6),
+            "win_backgammon": round(e.lose_backgammon, 6),
+            "lose_gammon": round(e.win_gammon, 6), "lose_backgammon": round(e.win_backgammon, 6),
+            "equity": round(-e.equity, 6)}
 
 
 def _plays_opening_dice(record: MatchRecord, number: int) -> bool:

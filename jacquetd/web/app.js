@@ -11,12 +11,13 @@ import { drawBoard, mapTheirs, pointAt, startPosition, theirsToMine } from "./bo
 import { h, fill } from "./dom.js";
 import { TurnBuilder, formatSteps } from "./moves.js";
 import { moveLog, playerName, says, winText } from "./names.js";
+import { Review, download, namesOf } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
 const S = {
   client: null,
   hello: null,
-  mode: "idle", // idle | match | watch | editor
+  mode: "idle", // idle | match | watch | editor | review
   match: null, // {id, token}
   st: null, // the last match_state
   builder: null,
@@ -284,12 +285,16 @@ function render() {
   } else if (S.mode === "editor" && S.ed) {
     drawBoard($("board"), { ...S.ed, dice: parseDice($("ed-dice").value) || [], diceOwner: "me", sources: null, targets: null });
     body.phase = "editor";
+  } else if (S.mode === "review") {
+    S.review.drawBoard();
+    body.phase = "review";
   } else if (S.mode === "idle") {
     const start = startPosition($("variant").value);
     drawBoard($("board"), { variant: start.variant, mine: start.on_roll, theirs: mapTheirs(start.variant, start.opponent), dice: [], sources: null, targets: null });
     body.phase = "idle";
   }
-  if (S.mode !== "match" && S.mode !== "watch") $("game-over").hidden = true;
+  const reviewingIt = S.mode === "review" && S.st && S.review.source?.match_id === S.st.match_id;
+  if (S.mode !== "match" && S.mode !== "watch" && !reviewingIt) $("game-over").hidden = true;
   const my = S.mode === "match" && S.st && S.st.to_act === S.st.you;
   $("roll").disabled = !(my && may.includes("roll"));
   $("double").disabled = !(my && may.includes("double"));
@@ -560,34 +565,63 @@ function newGameAfter() {
   $("new-game").requestSubmit();
 }
 
-/** The finished match's record analysed move by move (analyze_record), shown in the
- * analysis area: each side's total equity loss and luck, then every move with a choice. */
+/** The finished match under review (the end-of-game panel's "Review"): the Review tab,
+ * the match's record analysed by the daemon. */
 async function review() {
   const st = S.st;
   if (!st || st.status !== "over") return;
+  switchTab("review");
+  await startReview({ match_id: st.match_id }, [playerName(st, 0), playerName(st, 1)]);
+}
+
+/** The Review tab's own loading: a hosted match id, or a record's text (typed, pasted or
+ * read from a file). */
+async function reviewLoaded() {
+  const id = $("rv-id").value.trim();
+  const text = $("rv-text").value;
+  if (!id && !text.trim()) { status("give a record (a file or its text) or a hosted match id", true); return; }
+  if (!id) { await startReview({ record: text }, namesOf(text)); return; }
+  let names = [null, null];
   try {
-    status("reviewing the match…");
-    const r = await req("analyze_record", { match_id: st.match_id });
-    if (S.st?.match_id !== st.match_id) return;
-    const total = (key, side) => r.games.reduce((sum, g) => sum + (g[key]?.[side] ?? 0), 0);
-    const count = (side) => r.moves.filter((m) => m.side === side).length;
-    const summary = h("table", { "data-testid": "review-summary" },
-      h("tr", {}, ["player", "moves", "equity lost", "luck"].map((t) => h("th", {}, t))),
-      [0, 1].map((side) => h("tr", {},
-        h("td", { class: "name" }, playerName(st, side)), h("td", {}, count(side)),
-        h("td", {}, total("loss", side).toFixed(3)),
-        h("td", {}, r.games.some((g) => g.luck) ? signed(total("luck", side)) : "—"))));
-    const moves = h("table", { "data-testid": "review-moves" },
-      h("tr", {}, ["game", "player", "dice", "played", "best", "loss"].map((t) => h("th", {}, t))),
-      r.moves.map((m) => h("tr", { dataset: { testid: "review-row" } },
-        h("td", {}, m.game), h("td", { class: "name" }, playerName(st, m.side)),
-        h("td", {}, (m.dice || []).join("-")), h("td", { class: "move" }, m.move || "no legal play"),
-        h("td", { class: "move" }, m.loss > 0 ? m.best || "no legal play" : "="),
-        h("td", { class: m.loss >= 0.08 ? "loss-big" : "" }, m.loss.toFixed(3)))));
-    showAnalysis("review", h("h3", { "data-testid": "review-title" },
-      `Review: ${playerName(st, 0)} v ${playerName(st, 1)} (${r.plies}-ply)`), summary, moves);
-    status(resultText());
+    const st = await req("match_state", { match_id: id });
+    names = [playerName(st, 0), playerName(st, 1)];
+  } catch { /* the analysis says what is wrong with the id */ }
+  await startReview({ match_id: id }, names);
+}
+
+async function startReview(source, names) {
+  S.review.source = source;
+  $("rv-export-sgf").disabled = true;
+  $("rv-export-record").disabled = true;
+  try {
+    await S.review.start(source, names, Number($("rv-plies").value) || 0, reviewProgress);
+    $("rv-export-sgf").disabled = !S.review.annotated("sgf");
+    $("rv-export-record").disabled = !S.review.annotated("record");
   } catch (err) { showError(err); }
+}
+
+function reviewProgress(p) {
+  const box = $("rv-progress-box");
+  $("rv-cancel").disabled = p === null;
+  box.hidden = p === null;
+  document.body.dataset.reviewing = p === null ? "" : "yes";
+  if (p === null) return;
+  const bar = $("rv-progress");
+  if (p.total) { bar.max = p.total; bar.value = p.done; }
+  $("rv-progress-text").textContent = p.total ? `${p.done} / ${p.total}` : "starting…";
+}
+
+function enterReview() {
+  S.mode = "review";
+  clearAnalysis();
+  render();
+}
+
+function exportReview(format) {
+  const text = S.review.annotated(format);
+  if (!text) return;
+  const base = S.review.source?.match_id ? `match-${S.review.source.match_id}` : "match";
+  download(text, `${base}-review.${format === "sgf" ? "sgf" : "jmat"}`);
 }
 
 async function showEditorStart() {
@@ -616,9 +650,15 @@ async function analyzeEditor() {
 
 function switchTab(name) {
   for (const t of document.querySelectorAll(".tab")) t.classList.toggle("active", t.dataset.tab === name);
-  for (const p of ["play", "host", "editor"]) $(`panel-${p}`).hidden = p !== name;
+  for (const p of ["play", "host", "editor", "review"]) $(`panel-${p}`).hidden = p !== name;
   if (name === "editor") showEditorStart().catch(showError);
+  else if (name === "review") { if (S.review.active) enterReview(); }
   else if (S.mode === "editor") { clearAnalysis(); showIdle(); }
+  if (name !== "review" && S.mode === "review") {
+    clearAnalysis();
+    S.mode = S.match ? (S.match.token ? "match" : "watch") : "idle";
+    if (S.mode === "idle") showIdle(); else render();
+  }
 }
 
 function wire() {
@@ -676,6 +716,16 @@ function wire() {
   $("export").addEventListener("click", exportRecord);
   $("again").addEventListener("click", newGameAfter);
   $("review").addEventListener("click", review);
+  $("rv-load").addEventListener("submit", (e) => { e.preventDefault(); reviewLoaded(); });
+  $("rv-cancel").addEventListener("click", () => S.review.cancel());
+  $("rv-file").addEventListener("change", async () => {
+    const file = $("rv-file").files[0];
+    if (!file) return;
+    $("rv-text").value = await file.text();
+    $("rv-id").value = "";
+  });
+  $("rv-export-sgf").addEventListener("click", () => exportReview("sgf"));
+  $("rv-export-record").addEventListener("click", () => exportReview("record"));
   $("variant").addEventListener("change", () => { if (S.mode === "idle") render(); });
   $("analysis").addEventListener("click", (e) => {
     const row = e.target.closest("tr.play");
@@ -735,6 +785,10 @@ function wire() {
       e: () => evaluate(),
       m: () => $("move-input").focus(),
     };
+    if (S.mode === "review" && !e.ctrlKey && !e.metaKey && !e.altKey && S.review.key(e.key)) {
+      e.preventDefault();
+      return;
+    }
     if (keys[e.key] && !e.ctrlKey && !e.metaKey && !e.altKey) {
       e.preventDefault();
       keys[e.key]();
@@ -742,6 +796,10 @@ function wire() {
   });
 }
 
+S.review = new Review({
+  req, nextId: () => S.client.nextId, status, showError, showAnalysis,
+  enter: enterReview, board: $("board"),
+});
 wire();
 showIdle(); // the board is drawn before any connection
 connect().then((ok) => ok && resume()).catch(showError);

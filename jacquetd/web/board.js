@@ -171,3 +171,36 @@ export function pointAt(event) {
   const target = event.target.closest("[data-point]");
   return target ? Number(target.dataset.point) : null;
 }
+
+/** Where a checker of `whose` ("mine" or "theirs") stands on the viewer's point `point`
+ * (25 the bar, 0 the tray: the viewer's below the middle, the opponent's above). */
+export function pointXY(point, whose = "mine") {
+  const down = whose === "mine";
+  if (point === 25) return { x: LEFT + 6 * COL + BAR / 2, y: H / 2 + (down ? 1 : -1) * (R + 30) };
+  if (point === 0) return { x: TRAY_X + TRAY / 2, y: down ? H - M - 40 : M + 40 };
+  const { col, top } = column(point);
+  return { x: columnX(col) + COL / 2, y: top ? M + R + 2 : H - M - R - 2 };
+}
+
+/** Arrows over the board, one per step {from, to} (the viewer's numbering) of `whose`
+ * checkers, of class `cls` ("played" or "best"), shifted by `shift` pixels so that two
+ * plays on the same points stay apart. */
+export function drawArrows(svg, steps, whose, cls, shift = 0) {
+  let defs = svg.querySelector("defs");
+  if (!defs) defs = svg.appendChild(el("defs"));
+  const id = `arrow-${cls}`;
+  if (!svg.querySelector(`#${id}`)) {
+    const marker = el("marker", { id, viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 5,
+      markerHeight: 5, orient: "auto-start-reverse", class: `arrowhead ${cls}` });
+    marker.appendChild(el("path", { d: "M 0 0 L 10 5 L 0 10 z" }));
+    defs.appendChild(marker);
+  }
+  for (const s of steps) {
+    const a = pointXY(s.from, whose);
+    const b = pointXY(s.to, whose);
+    svg.appendChild(el("line", {
+      x1: a.x + shift, y1: a.y, x2: b.x + shift, y2: b.y, class: `arrow ${cls}`,
+      "marker-end": `url(#${id})`, "data-from": s.from, "data-to": s.to,
+    }));
+  }
+}
