@@ -441,7 +441,7 @@ _COMMANDS: tuple[Command, ...] = (
                "partial (protocol 1.3)", default=False),
          Param("annotate", ArgType.BOOL, "also return the annotated match (`annotated`): "
                "the record with the analysis (protocol/RECORDS.md), and for backgammon "
-               "gnubg's SGF with its analysis properties (protocol 1.3)", default=False)),
+               "gnubg's SGF with its analysis properties (protocol 1.4)", default=False)),
         (Field("format", "str", "the record's format (`jacquet-match/1`, `mat` or `sgf`)"),
          Field("plies", "int", "depth of the analysis (`plies`)"),
          Field("moves", "move_analyses", "one map per move of a side that had a choice, in "
@@ -452,9 +452,9 @@ _COMMANDS: tuple[Command, ...] = (
                "protocol 1.3: `forced` (one legal play), `plies` (the depth both equities "
                "are at), `units` (`money`: cubeless money equity; `match`: match-winning "
                "chances at the score converted to normalised equity), `mark` (`doubtful`, "
-               "`error`, `blunder` or null), `position` (the position before the move, with "
-               "its dice), `chances` (the mover's chances before its roll, cubeless, 0 "
-               "plies: `evaluate`'s fields); with `annotate`, `play_chances` (the mover's "
+               "`error`, `blunder` or null); protocol 1.4: `position` (the position before the "
+               "move, with its dice), `chances` (the mover's chances before its roll, "
+               "cubeless, 0 plies: `evaluate`'s fields); with `annotate`, `play_chances` (the mover's "
                "chances after the play made and after the best play, at `plies`)"),
          Field("games", "game_lucks", "one map per game analysed: `game`, `moves` (analysed), "
                "`loss` (per side, summed), `luck` (per side, summed; null when not judged), "
@@ -464,8 +464,8 @@ _COMMANDS: tuple[Command, ...] = (
                "`action` (`double`, `no_double`, `take` or `pass`), `best` (the right one), "
                "`no_double`, `double_take`, `double_pass` (the doubler's cubeful figures, in "
                "`units`), `loss` (what the action cost, ≥ 0), `mark`, `counted` (whether it "
-               "counts in the error rate), `plies`, `units`, `position` (where it was "
-               "taken), `chances` (of that position's side on roll)", required=False),
+               "counts in the error rate), `plies`, `units`; protocol 1.4: `position` (where "
+               "it was taken), `chances` (of that position's side on roll)", required=False),
          Field("thresholds", "thresholds", "the marks' thresholds used: `doubtful`, `error`, "
                "`blunder` (protocol 1.3)", required=False),
          Field("summary", "player_summaries", "one map per side, 0 then 1 (protocol 1.3): `side`, "
@@ -482,7 +482,7 @@ _COMMANDS: tuple[Command, ...] = (
                "covers the actions done (protocol 1.3)", required=False),
          Field("annotated", "str_map", "with `annotate`: `record`, the record with the "
                "analysis (protocol/RECORDS.md), and for a backgammon match with the cube "
-               "`sgf`, gnubg's SGF with its analysis properties (protocol 1.3)",
+               "`sgf`, gnubg's SGF with its analysis properties (protocol 1.4)",
                required=False)),
         streams=True,
     ),

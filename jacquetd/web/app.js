@@ -7,7 +7,7 @@
 // into the page as text: elements are made with dom.js's `h`, never from HTML strings.
 
 import { Client, ProtocolError, REFUSALS } from "./client.js";
-import { drawBoard, mapTheirs, pointAt, startPosition, theirsToMine } from "./board.js";
+import { drawBoard, learnVariants, mapTheirs, pointAt, startPosition, theirsToMine } from "./board.js";
 import { h, fill } from "./dom.js";
 import { TurnBuilder, formatSteps } from "./moves.js";
 import { moveLog, playerName, says, winText } from "./names.js";
@@ -94,10 +94,21 @@ async function connect() {
     setTimeout(() => connect().then((ok) => ok && resume()), 1000);
   };
   S.hello = hello;
+  learnVariants(hello.variant_rules);
+  fillVariants(hello.variants || []);
   $("conn").textContent = `connected: ${S.hello.engine?.name || "jacquetd"} protocol ${S.hello.protocol}`;
   document.body.dataset.conn = "open";
   fillLevels();
   return true;
+}
+
+/** Every variant the daemon plays in the variant lists (a new one under its own name). */
+function fillVariants(variants) {
+  for (const id of ["variant", "host-variant", "ed-variant"]) {
+    const select = $(id);
+    const known = new Set([...select.options].map((o) => o.value));
+    for (const name of variants) if (!known.has(name)) select.add(new Option(name, name));
+  }
 }
 
 function fillLevels() {

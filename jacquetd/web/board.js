@@ -11,10 +11,20 @@ const W = 800, H = 520, M = 20, COL = 50, BAR = 50, TRAY = 70, R = 21;
 const LEFT = M, RIGHT = M + 6 * COL + BAR;
 const TRAY_X = M + 12 * COL + BAR + 10;
 
+// Each variant's geometry, `same` or `opposite`, as the daemon's `hello` describes it
+// (`variant_rules`, protocol 1.4): a variant the daemon adds is drawn with nothing else
+// to learn. Until `hello` has come, the three variants this page was written with.
+const DIRECTION = { jacquet: "same", "jacquet-be": "same", backgammon: "opposite" };
+
+/** Take the geometry of every variant of `hello`'s `variant_rules`. */
+export function learnVariants(rules) {
+  for (const [name, r] of Object.entries(rules || {})) DIRECTION[name] = r.direction;
+}
+
 /** The opponent's point q (its own numbering) as the viewer's point number. */
 export function theirsToMine(variant, q) {
   if (q === 0 || q === 25) return q;
-  if (variant === "backgammon") return 25 - q;
+  if (DIRECTION[variant] === "opposite") return 25 - q;
   return q <= 12 ? q + 12 : q - 12;
 }
 

@@ -115,7 +115,8 @@ def _play(play: Any) -> dict[str, Any]:
 def _handle(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
     pos = _resolve(args["position"], args.get("dice"))
     if cmd == "position":
-        return {"position_id": pos.to_id(), "position": pos.to_dict(), **foreign_ids(pos)}
+        return {"position_id": pos.to_id(), "position": pos.to_dict(), **foreign_ids(pos),
+                "may_double": not pos.dice and pos.may_double()}  # C2: before the roll
     if not pos.dice:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, "no dice", field="dice")
     if cmd == "legal_moves":
