@@ -454,8 +454,9 @@ _COMMANDS: tuple[Command, ...] = (
                "chances at the score converted to normalised equity), `mark` (`doubtful`, "
                "`error`, `blunder` or null); protocol 1.4: `position` (the position before the "
                "move, with its dice), `chances` (the mover's chances before its roll, "
-               "cubeless, 0 plies: `evaluate`'s fields); with `annotate`, `play_chances` (the mover's "
-               "chances after the play made and after the best play, at `plies`)"),
+               "cubeless, 0 plies: `evaluate`'s fields); with `annotate`, `play_chances` "
+               "(the mover's chances after the play made and after the best play, at "
+               "`plies`)"),
          Field("games", "game_lucks", "one map per game analysed: `game`, `moves` (analysed), "
                "`loss` (per side, summed), `luck` (per side, summed; null when not judged), "
                "`result` (the game's result line, or null if unfinished)"),
