@@ -21,7 +21,7 @@ import numpy as np
 
 from jacquetd.rules import RawPlay, Variant, find_variant
 
-from . import bearoff, bearoff_store, features
+from . import bearoff, bearoff_store, fastencode, fastnet, features
 from .net import LOSE_BG, LOSE_G, WIN, WIN_BG, WIN_G, Net, flip
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
@@ -102,6 +102,8 @@ class NeuralEvaluator:
         self.use_bearoff = use_bearoff
         self._db: bearoff.OneSided | None = None
         self.feature_version = int(net.meta.get("feature_version", 1))
+        self.compiled = self.feature_version in fastencode.SUPPORTED
+        """Whether `probs` may run the compiled kernel (the feature version has one)."""
         for n in (net, race_net, crashed_net):
             if n is None:
                 continue
@@ -145,18 +147,34 @@ class NeuralEvaluator:
 
     def probs(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
               opp_flag: np.ndarray) -> np.ndarray:
+        """(N, 5) probabilities for the side on roll: the compiled kernel
+        (`fastnet`) when it is there, else `probs_reference`; the two agree
+        within float32 rounding."""
+        if self.compiled and fastnet.available():
+            p, home = fastnet.evaluate(self.variant, self.feature_version, self.net,
+                                       self.race_net, self.crashed_net, me, opp,
+                                       me_flag, opp_flag)
+            return self._bear_off(p, home, me, opp, me_flag, opp_flag)
+        return self.probs_reference(me, opp, me_flag, opp_flag)
+
+    def probs_reference(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
+                        opp_flag: np.ndarray) -> np.ndarray:
+        """`probs` in numpy operations over the batch: encoding, the networks, `tidy`."""
         x = features.encode(self.variant, me, opp, me_flag, opp_flag, self.feature_version)
         p = tidy(self.variant, self.forward(x, me, opp), me_flag, opp_flag)
-        if self.use_bearoff:
-            race = all_home(me) & all_home(opp)
-            if race.any() and self._table_ready():
-                idx = np.nonzero(race)[0]
-                exact = bearoff.race_probabilities(
-                    self.db, me[idx, 1:7], opp[idx, 1:7], me[idx, 0], opp[idx, 0])
-                if self.variant.tracks_primes:
-                    exact[:, WIN_BG] = exact[:, WIN_G] * ~me_flag[idx]
-                    exact[:, LOSE_BG] = exact[:, LOSE_G] * ~opp_flag[idx]
-                p[idx] = exact
+        return self._bear_off(p, all_home(me) & all_home(opp), me, opp, me_flag, opp_flag)
+
+    def _bear_off(self, p: np.ndarray, race: np.ndarray, me: np.ndarray, opp: np.ndarray,
+                  me_flag: np.ndarray, opp_flag: np.ndarray) -> np.ndarray:
+        """`p` with the rows `race` (both sides all home) from the exact bear-off tables."""
+        if self.use_bearoff and race.any() and self._table_ready():
+            idx = np.nonzero(race)[0]
+            exact = bearoff.race_probabilities(
+                self.db, me[idx, 1:7], opp[idx, 1:7], me[idx, 0], opp[idx, 0])
+            if self.variant.tracks_primes:
+                exact[:, WIN_BG] = exact[:, WIN_G] * ~me_flag[idx]
+                exact[:, LOSE_BG] = exact[:, LOSE_G] * ~opp_flag[idx]
+            p[idx] = exact
         return p
 
 
