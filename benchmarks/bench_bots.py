@@ -28,7 +28,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy: one core, no
 import numpy as np
 
 from jacquetd.bots import features, get_bot
-from jacquetd.bots.evaluator import neural_evaluator
+from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
 from jacquetd.bots.search import State, roll_replies
 from jacquetd.rules import Position, legal_plays
 
@@ -137,7 +137,10 @@ def main(argv: list[str] | None = None) -> int:
         positions = sample_positions(variant, args.positions, args.seed)
         if variant == "backgammon":
             bg_positions = positions
-        ev = neural_evaluator(variant)
+        shipped = neural_evaluator(variant)
+        # the rates are of evaluations, not of the shipped evaluator's position cache
+        ev = NeuralEvaluator(shipped.variant, shipped.net, race_net=shipped.race_net,
+                             crashed_net=shipped.crashed_net)
         d_me, d_opp = distinct_replies(variant, positions)
         # rounds interleave ours and gnubg's so that both see the same load; medians
         figures: dict[str, list[float]] = {}

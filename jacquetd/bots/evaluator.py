@@ -94,12 +94,18 @@ class NeuralEvaluator:
     """
 
     def __init__(self, variant: Variant, net: Net, *, race_net: Net | None = None,
-                 crashed_net: Net | None = None, use_bearoff: bool = True) -> None:
+                 crashed_net: Net | None = None, use_bearoff: bool = True,
+                 cache_size: int = 0) -> None:
         self.variant = variant
         self.net = net
         self.race_net = race_net
         self.crashed_net = crashed_net
         self.use_bearoff = use_bearoff
+        self.cache_size = cache_size
+        """Most positions whose 0-ply figures `probs` keeps (0: none). The cache is
+        keyed by the position (both sides' counts and the J12 flags) and emptied
+        when full; an evaluator whose networks change must have none."""
+        self._cache: dict[bytes, list[float]] = {}
         self._db: bearoff.OneSided | None = None
         self.feature_version = int(net.meta.get("feature_version", 1))
         self.compiled = self.feature_version in fastencode.SUPPORTED
@@ -149,7 +155,40 @@ class NeuralEvaluator:
               opp_flag: np.ndarray) -> np.ndarray:
         """(N, 5) probabilities for the side on roll: the compiled kernel
         (`fastnet`) when it is there, else `probs_reference`; the two agree
-        within float32 rounding."""
+        within float32 rounding. Positions held in the cache (`cache_size`)
+        are answered from it."""
+        if not self.cache_size:
+            return self._probs(me, opp, me_flag, opp_flag)
+        n = me.shape[0]
+        key = np.empty((n, 54), dtype=np.int8)
+        key[:, :26] = me
+        key[:, 26:52] = opp
+        key[:, 52] = me_flag
+        key[:, 53] = opp_flag
+        raw = key.tobytes()
+        keys = [raw[54 * i:54 * i + 54] for i in range(n)]
+        cache = self._cache
+        found = [cache.get(k) for k in keys]
+        miss = [i for i, f in enumerate(found) if f is None]
+        if not miss:
+            return np.array(found, dtype=np.float64)
+        if len(miss) == n:
+            p = self._probs(me, opp, me_flag, opp_flag)
+            rows = p.tolist()
+        else:
+            idx = np.array(miss)
+            rows = self._probs(me[idx], opp[idx], me_flag[idx], opp_flag[idx]).tolist()
+            for i, row in zip(miss, rows, strict=True):
+                found[i] = row
+            p = np.array(found, dtype=np.float64)
+        if len(cache) + len(miss) > self.cache_size:
+            cache.clear()
+        for i, row in zip(miss, rows, strict=True):
+            cache[keys[i]] = row
+        return p
+
+    def _probs(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
+               opp_flag: np.ndarray) -> np.ndarray:
         if self.compiled and fastnet.available():
             p, home = fastnet.evaluate(self.variant, self.feature_version, self.net,
                                        self.race_net, self.crashed_net, me, opp,
@@ -268,4 +307,8 @@ def neural_evaluator(variant_name: str) -> NeuralEvaluator:
     tables."""
     v = find_variant(variant_name)
     return NeuralEvaluator(v, load_net(v.name), race_net=load_race_net(v.name),
-                           crashed_net=load_crashed_net(v.name))
+                           crashed_net=load_crashed_net(v.name), cache_size=CACHE_SIZE)
+
+
+CACHE_SIZE = 1 << 16
+"""Positions whose 0-ply figures a shipped evaluator keeps (`NeuralEvaluator.cache_size`)."""

@@ -68,21 +68,18 @@ def _forward_row(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
     for j in range(n_hidden):
         h[j] = b1[j]
     for i in range(x.shape[0]):
-        xi = x[i]
+        xi = np.float64(x[i])
         if xi != 0.0:
             for j in range(n_hidden):
                 h[j] += xi * w1[i, j]
-    one = np.float32(1.0)
     for j in range(n_hidden):
-        z = min(max(h[j], np.float32(-40.0)), np.float32(40.0))
-        h[j] = one / (one + np.float32(math.exp(-z)))
+        h[j] = 1.0 / (1.0 + math.exp(-min(max(h[j], -40.0), 40.0)))
     for k in range(5):
-        s = np.float32(0.0)
+        s = 0.0
         for j in range(n_hidden):
             s += h[j] * w2[j, k]
         s += b2[k]
-        z = min(max(s, np.float32(-40.0)), np.float32(40.0))
-        out[k] = one / (one + np.float32(math.exp(-z)))
+        out[k] = 1.0 / (1.0 + math.exp(-min(max(s, -40.0), 40.0)))
 
 
 def _evaluate(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndarray,
@@ -94,8 +91,8 @@ def _evaluate(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np
               out: np.ndarray, home: np.ndarray) -> None:
     n = me.shape[0]
     x = np.zeros((1, w1.shape[0]), dtype=np.float32)
-    h = np.zeros(max(w1.shape[1], rw1.shape[1], cw1.shape[1]), dtype=np.float32)
-    raw = np.zeros(5, dtype=np.float32)
+    h = np.zeros(max(w1.shape[1], rw1.shape[1], cw1.shape[1]), dtype=np.float64)
+    raw = np.zeros(5, dtype=np.float64)
     for r in range(n):
         x[0, :] = 0.0
         fastencode._encode_rows(me[r:r + 1], opp[r:r + 1], me_flag[r:r + 1],
@@ -252,8 +249,8 @@ def _batched(variant: Variant, version: int, table: np.ndarray, net: _Layers,
              race: _Layers | None, crashed: _Layers | None, me: np.ndarray, opp: np.ndarray,
              me_flag: np.ndarray, opp_flag: np.ndarray, out: np.ndarray,
              home: np.ndarray) -> None:
-    """`evaluate` of a batch: the compiled encoder, each network in use run by
-    its own `forward` on its rows (matrix products), routing and tidying compiled."""
+    """`evaluate` of a batch: the compiled encoder, the networks' own `forward`
+    (matrix products), routing and tidying compiled."""
     n = me.shape[0]
     width = fastencode.side_width(version)
     x = np.zeros((n, 2 * width + 3), dtype=np.float32)
@@ -262,17 +259,14 @@ def _batched(variant: Variant, version: int, table: np.ndarray, net: _Layers,
                             fastencode.ESCAPES, x)
     route = np.empty(n, dtype=np.int8)
     _route(me, opp, x, 2 * width, race is not None, crashed is not None, route)
-    raw = np.empty((n, 5), dtype=np.float32)
-    for which, layers in ((_CONTACT, net), (_RACE, race), (_CRASHED, crashed)):
-        if layers is None:
-            continue
-        rows = np.flatnonzero(route == which)
-        if not len(rows):
-            continue
-        if len(rows) == n:
-            raw = layers.forward(x)
-        else:
-            raw[rows] = layers.forward(x[rows])
+    # the contact network on every row, then the others on theirs, as
+    # `NeuralEvaluator.forward` does (the same matrix products, the same figures)
+    raw = net.forward(x)
+    for which, layers in ((_RACE, race), (_CRASHED, crashed)):
+        if layers is not None:
+            rows = np.flatnonzero(route == which)
+            if len(rows):
+                raw[rows] = layers.forward(x[rows])
     _tidy(raw, me, opp, me_flag, opp_flag, tidy_flags(variant), out, home)
 
 

@@ -1,11 +1,14 @@
-"""The compiled 0-ply evaluation (`fastnet`) against the numpy reference path.
+"""The compiled 0-ply evaluation (`fastnet`) and the position cache against the
+numpy reference path.
 
 On seeded positions of every variant (every play of every roll from
-positions of random games, so contact, crashed, race and bear-off rows all
-occur, with random J12 prime flags) the compiled path must give the same
-probabilities and equities as `NeuralEvaluator.probs_reference` within 1e-6,
-batched and one position at a time, and the searches built on it the same
-plays.
+positions of random games, plus scattered late-game sides, so contact,
+crashed, race and bear-off rows all occur, with random J12 prime flags):
+a batch gives exactly the reference's figures for the same batch (the same
+matrix products); one position at a time (the row-by-row kernel) gives
+probabilities and equities within 1e-6 of the reference's for that
+position; the cache answers exactly what the evaluation gave; the searches
+choose the same plays.
 """
 
 from __future__ import annotations
@@ -53,12 +56,17 @@ def _scattered(rng: np.random.Generator, n: int) -> np.ndarray:
     return sides
 
 
-def _reference(variant: str) -> NeuralEvaluator:
+def _plain(variant: str, *, compiled: bool = True, cache_size: int = 0) -> NeuralEvaluator:
+    """The shipped networks in an evaluator of its own (no cache unless asked)."""
     ev = neural_evaluator(variant)
-    ref = NeuralEvaluator(ev.variant, ev.net, race_net=ev.race_net,
-                          crashed_net=ev.crashed_net)
-    ref.compiled = False
-    return ref
+    out = NeuralEvaluator(ev.variant, ev.net, race_net=ev.race_net,
+                          crashed_net=ev.crashed_net, cache_size=cache_size)
+    out.compiled = compiled
+    return out
+
+
+def _reference(variant: str) -> NeuralEvaluator:
+    return _plain(variant, compiled=False)
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> None:
@@ -69,8 +77,8 @@ def _close(a: np.ndarray, b: np.ndarray) -> None:
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_batched_path_equals_the_reference(variant):
-    ev = neural_evaluator(variant)
-    assert ev.compiled
+    ev = _plain(variant)
+    assert ev.compiled and neural_evaluator(variant).compiled
     me, opp = _batch(variant, 24)
     rng = np.random.default_rng(7)
     me_flag = rng.random(len(me)) < 0.3
@@ -79,30 +87,34 @@ def test_batched_path_equals_the_reference(variant):
     assert min(routes.values()) > 0, routes  # every class of row is compared
     assert routes["race"] == (~features.contact(ev.variant, me, opp)).sum()
     fast = ev.probs(me, opp, me_flag, opp_flag)
-    _close(fast, ev.probs_reference(me, opp, me_flag, opp_flag))
+    np.testing.assert_array_equal(fast, ev.probs_reference(me, opp, me_flag, opp_flag))
 
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
-def test_single_position_path_equals_the_reference(variant):
-    ev = neural_evaluator(variant)
+def test_single_position_path_is_the_reference_within_1e_6(variant):
+    ev = _plain(variant)
     me, opp = _batch(variant, 8)
     rng = np.random.default_rng(11)
-    pick = rng.choice(len(me), size=min(300, len(me)), replace=False)
+    pick = np.r_[0:200, len(me) - 200:len(me)]  # from games, then the scattered sides
     me, opp = me[pick], opp[pick]
     me_flag = rng.random(len(me)) < 0.3
     opp_flag = rng.random(len(me)) < 0.3
-    ref = ev.probs_reference(me, opp, me_flag, opp_flag)
-    one = np.concatenate([ev.probs(me[i:i + 1], opp[i:i + 1], me_flag[i:i + 1],
-                                   opp_flag[i:i + 1]) for i in range(len(me))])
-    _close(one, ref)
+    assert min(fastnet.routes(ev.variant, ev.feature_version, me, opp).values()) > 0
+
+    def one_by_one(probs):
+        return np.concatenate([probs(me[i:i + 1], opp[i:i + 1], me_flag[i:i + 1],
+                                     opp_flag[i:i + 1]) for i in range(len(me))])
+
+    _close(one_by_one(ev.probs), one_by_one(ev.probs_reference))
     small = fastnet.BATCH_ROWS - 1  # the row-by-row kernel on a small batch
     _close(ev.probs(me[:small], opp[:small], me_flag[:small], opp_flag[:small]),
-           ref[:small])
+           one_by_one(ev.probs_reference)[:small])
 
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_searches_choose_the_same_plays(variant):
-    fast = Searcher(neural_evaluator(variant))
+    fast = Searcher(_plain(variant))
+    shipped = Searcher(neural_evaluator(variant))  # compiled and cached
     ref = Searcher(_reference(variant))
     compared = 0
     for seed in range(40):
@@ -114,9 +126,38 @@ def test_searches_choose_the_same_plays(variant):
         plies = 1 if seed % 4 else 2
         if plies == 2 and seed > 8:
             continue
-        assert fast.best(state, raws, plies) == ref.best(state, raws, plies)
-        a = fast.evaluate_states([state], 1)
-        b = ref.evaluate_states([state], 1)
-        _close(a, b)
+        want = ref.best(state, raws, plies)
+        assert fast.best(state, raws, plies) == want
+        assert shipped.best(state, raws, plies) == want
+        _close(fast.evaluate_states([state], 1), ref.evaluate_states([state], 1))
         compared += 1
     assert compared >= 15
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_position_cache_answers_what_the_evaluation_gave_and_stays_bounded(variant):
+    assert neural_evaluator(variant).cache_size > 0
+    ref = _reference(variant)
+    cached = _plain(variant, cache_size=500)
+    me, opp = _batch(variant, 3)
+    _, first_seen = np.unique(np.concatenate([me, opp], axis=1), axis=0, return_index=True)
+    me, opp = me[np.sort(first_seen)], opp[np.sort(first_seen)]  # each position once
+    rng = np.random.default_rng(3)
+    me_flag = rng.random(len(me)) < 0.5
+    opp_flag = rng.random(len(me)) < 0.5
+    first = cached.probs(me[:300], opp[:300], me_flag[:300], opp_flag[:300])  # all misses
+    np.testing.assert_array_equal(
+        first, ref.probs_reference(me[:300], opp[:300], me_flag[:300], opp_flag[:300]))
+    assert len(cached._cache) == 300
+    mixed = cached.probs(me[100:450], opp[100:450], me_flag[100:450], opp_flag[100:450])
+    np.testing.assert_array_equal(mixed[:200], first[100:])  # hits: as first computed
+    np.testing.assert_array_equal(  # misses: evaluated as one batch
+        mixed[200:], ref.probs_reference(me[300:450], opp[300:450], me_flag[300:450],
+                                         opp_flag[300:450]))
+    assert len(cached._cache) <= 500  # full: emptied, then filled with the misses
+    again = cached.probs(me[300:450], opp[300:450], me_flag[300:450], opp_flag[300:450])
+    np.testing.assert_array_equal(again, mixed[200:])
+    # the same counts with other prime flags are another position
+    other = cached.probs(me[300:350], opp[300:350], ~me_flag[300:350], ~opp_flag[300:350])
+    np.testing.assert_array_equal(other, ref.probs_reference(
+        me[300:350], opp[300:350], ~me_flag[300:350], ~opp_flag[300:350]))
