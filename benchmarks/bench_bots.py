@@ -28,9 +28,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy: one core, no
 import numpy as np
 
 from jacquetd.bots import features, get_bot
-from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
-from jacquetd.bots.search import State, roll_replies
-from jacquetd.rules import Position, legal_plays
+from jacquetd.bots.evaluator import NeuralEvaluator, cached_evaluator, neural_evaluator
+from jacquetd.bots.search import Searcher, State, roll_replies
+from jacquetd.rules import Position, generate_raw, legal_plays
 
 
 def sample_positions(variant: str, n: int, seed: int) -> list[Position]:
@@ -138,7 +138,6 @@ def main(argv: list[str] | None = None) -> int:
         if variant == "backgammon":
             bg_positions = positions
         shipped = neural_evaluator(variant)
-        # the rates are of evaluations, not of the shipped evaluator's position cache
         ev = NeuralEvaluator(shipped.variant, shipped.net, race_net=shipped.race_net,
                              crashed_net=shipped.crashed_net)
         d_me, d_opp = distinct_replies(variant, positions)
@@ -208,6 +207,14 @@ def main(argv: list[str] | None = None) -> int:
             med, p90 = latency(lambda p, b=bot: b.choose(p), items)
             print(f"{variant}: best_move at {plies} plies: median {med:.1f} ms, "
                   f"p90 {p90:.1f} ms ({len(items)} positions)")
+        searcher = Searcher(cached_evaluator(variant))
+        for plies in (1, 2):
+            items = positions if plies < 2 else positions[: max(5, len(positions) // 3)]
+            med, p90 = latency(lambda p, n=plies, s=searcher: s.best(
+                State(p.me, p.opp, p.primed[0], p.primed[1]),
+                generate_raw(s.variant, p.me, p.opp, p.dice), n), items)
+            print(f"{variant}: best play at {plies} plies with the position cache "
+                  f"(Searcher): median {med:.1f} ms, p90 {p90:.1f} ms ({len(items)} positions)")
     if bg_positions and not args.rates_only:
         try:
             import gnubg

@@ -307,8 +307,22 @@ def neural_evaluator(variant_name: str) -> NeuralEvaluator:
     tables."""
     v = find_variant(variant_name)
     return NeuralEvaluator(v, load_net(v.name), race_net=load_race_net(v.name),
-                           crashed_net=load_crashed_net(v.name), cache_size=CACHE_SIZE)
+                           crashed_net=load_crashed_net(v.name))
 
 
 CACHE_SIZE = 1 << 16
-"""Positions whose 0-ply figures a shipped evaluator keeps (`NeuralEvaluator.cache_size`)."""
+"""Positions whose 0-ply figures `cached_evaluator` keeps."""
+
+
+@lru_cache(maxsize=8)
+def cached_evaluator(variant_name: str) -> NeuralEvaluator:
+    """The shipped networks with a position cache of `CACHE_SIZE` positions.
+
+    Its figures are the shipped evaluator's, except that a position met again
+    gets the figures of its first evaluation: a batch's matrix product can
+    round a row differently with other rows beside it (float32, far below
+    1e-6), so its answers depend, at that level, on what it evaluated before.
+    """
+    shipped = neural_evaluator(variant_name)
+    return NeuralEvaluator(shipped.variant, shipped.net, race_net=shipped.race_net,
+                           crashed_net=shipped.crashed_net, cache_size=CACHE_SIZE)

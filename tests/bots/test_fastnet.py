@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from jacquetd.bots import fastnet, features
-from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
+from jacquetd.bots.evaluator import NeuralEvaluator, cached_evaluator, neural_evaluator
 from jacquetd.bots.net import equity
 from jacquetd.bots.search import Searcher, State, roll_replies
 from jacquetd.rules import generate_raw
@@ -114,7 +114,7 @@ def test_single_position_path_is_the_reference_within_1e_6(variant):
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_searches_choose_the_same_plays(variant):
     fast = Searcher(_plain(variant))
-    shipped = Searcher(neural_evaluator(variant))  # compiled and cached
+    shipped = Searcher(cached_evaluator(variant))  # compiled and cached
     ref = Searcher(_reference(variant))
     compared = 0
     for seed in range(40):
@@ -136,7 +136,7 @@ def test_searches_choose_the_same_plays(variant):
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_position_cache_answers_what_the_evaluation_gave_and_stays_bounded(variant):
-    assert neural_evaluator(variant).cache_size > 0
+    assert cached_evaluator(variant).cache_size > 0
     ref = _reference(variant)
     cached = _plain(variant, cache_size=500)
     me, opp = _batch(variant, 3)
