@@ -1,19 +1,27 @@
-"""The 0-ply evaluation compiled in one kernel: encoding, network routing, forward, tidy.
+"""The 0-ply evaluation compiled: encoding, network routing, forward, tidy.
 
-`NeuralEvaluator.probs` runs, per batch, the compiled encoder
+`NeuralEvaluator.probs_reference` runs, per batch, the compiled encoder
 (`fastencode`), then in numpy the routing of each row to the contact, race
-or crashed network, the matrix products and `evaluator.tidy`, then the
-bear-off lookups. `evaluate` does all of that but the bear-off lookups in
-one compiled call, row by row, in float32 as the networks store their
-weights: each row is encoded into a scratch vector, routed, and multiplied
-by the first layer skipping the inputs that are zero (most of the one-hot
-point inputs), as GNU Backgammon's evaluator does. It returns the rows that
-the exact bear-off tables must replace. The numpy path stays the reference:
-the tests compare the two on seeded positions of every variant (equal
-within float32 rounding, far below 1e-6 in equity).
+or crashed network, the matrix products and `evaluator.tidy`. `evaluate`
+gives the same figures with less work around them:
 
-Without numba (or with JACQUETD_FASTGEN=0) `available()` is False and the
-evaluator uses the numpy path alone.
+- a batch of `BATCH_ROWS` rows or more is encoded, routed and tidied by
+  compiled loops around the very matrix products of the reference (the
+  contact network on every row, the race and crashed networks on theirs),
+  so its figures are the reference's exactly;
+- a smaller batch (one position: a `best_move` at 0 plies) runs in one
+  compiled call, row by row: the row is encoded into a scratch vector,
+  routed, and multiplied by the first layer skipping the inputs that are
+  zero (most of the one-hot point inputs), as GNU Backgammon's evaluator
+  does, accumulating in float64 from the float32 weights; its figures are
+  within 1e-6 of the reference's (the reference itself rounds a row
+  differently with other rows beside it, by as much).
+
+Both return the rows whose sides are all home, which the caller replaces by
+the exact bear-off tables. The tests compare both paths with the reference
+on seeded positions of every variant. Without numba (or with
+JACQUETD_FASTGEN=0) `available()` is False and the evaluator uses the numpy
+path alone.
 """
 
 from __future__ import annotations
