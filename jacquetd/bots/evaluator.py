@@ -21,7 +21,7 @@ import numpy as np
 
 from jacquetd.rules import RawPlay, Variant, find_variant
 
-from . import bearoff, bearoff_store, features
+from . import bearoff, bearoff_store, fastencode, fastnet, features
 from .net import LOSE_BG, LOSE_G, WIN, WIN_BG, WIN_G, Net, flip
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
@@ -94,14 +94,22 @@ class NeuralEvaluator:
     """
 
     def __init__(self, variant: Variant, net: Net, *, race_net: Net | None = None,
-                 crashed_net: Net | None = None, use_bearoff: bool = True) -> None:
+                 crashed_net: Net | None = None, use_bearoff: bool = True,
+                 cache_size: int = 0) -> None:
         self.variant = variant
         self.net = net
         self.race_net = race_net
         self.crashed_net = crashed_net
         self.use_bearoff = use_bearoff
+        self.cache_size = cache_size
+        """Most positions whose 0-ply figures `probs` keeps (0: none). The cache is
+        keyed by the position (both sides' counts and the J12 flags) and emptied
+        when full; an evaluator whose networks change must have none."""
+        self._cache: dict[bytes, list[float]] = {}
         self._db: bearoff.OneSided | None = None
         self.feature_version = int(net.meta.get("feature_version", 1))
+        self.compiled = self.feature_version in fastencode.SUPPORTED
+        """Whether `probs` may run the compiled kernel (the feature version has one)."""
         for n in (net, race_net, crashed_net):
             if n is None:
                 continue
@@ -145,18 +153,67 @@ class NeuralEvaluator:
 
     def probs(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
               opp_flag: np.ndarray) -> np.ndarray:
+        """(N, 5) probabilities for the side on roll: the compiled kernel
+        (`fastnet`) when it is there, else `probs_reference`; the two agree
+        within float32 rounding. Positions held in the cache (`cache_size`)
+        are answered from it."""
+        if not self.cache_size:
+            return self._probs(me, opp, me_flag, opp_flag)
+        n = me.shape[0]
+        key = np.empty((n, 54), dtype=np.int8)
+        key[:, :26] = me
+        key[:, 26:52] = opp
+        key[:, 52] = me_flag
+        key[:, 53] = opp_flag
+        raw = key.tobytes()
+        keys = [raw[54 * i:54 * i + 54] for i in range(n)]
+        cache = self._cache
+        found = [cache.get(k) for k in keys]
+        miss = [i for i, f in enumerate(found) if f is None]
+        if not miss:
+            return np.array(found, dtype=np.float64)
+        if len(miss) == n:
+            p = self._probs(me, opp, me_flag, opp_flag)
+            rows = p.tolist()
+        else:
+            idx = np.array(miss)
+            rows = self._probs(me[idx], opp[idx], me_flag[idx], opp_flag[idx]).tolist()
+            for i, row in zip(miss, rows, strict=True):
+                found[i] = row
+            p = np.array(found, dtype=np.float64)
+        if len(cache) + len(miss) > self.cache_size:
+            cache.clear()
+        for i, row in zip(miss, rows, strict=True):
+            cache[keys[i]] = row
+        return p
+
+    def _probs(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
+               opp_flag: np.ndarray) -> np.ndarray:
+        if self.compiled and fastnet.available():
+            p, home = fastnet.evaluate(self.variant, self.feature_version, self.net,
+                                       self.race_net, self.crashed_net, me, opp,
+                                       me_flag, opp_flag)
+            return self._bear_off(p, home, me, opp, me_flag, opp_flag)
+        return self.probs_reference(me, opp, me_flag, opp_flag)
+
+    def probs_reference(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
+                        opp_flag: np.ndarray) -> np.ndarray:
+        """`probs` in numpy operations over the batch: encoding, the networks, `tidy`."""
         x = features.encode(self.variant, me, opp, me_flag, opp_flag, self.feature_version)
         p = tidy(self.variant, self.forward(x, me, opp), me_flag, opp_flag)
-        if self.use_bearoff:
-            race = all_home(me) & all_home(opp)
-            if race.any() and self._table_ready():
-                idx = np.nonzero(race)[0]
-                exact = bearoff.race_probabilities(
-                    self.db, me[idx, 1:7], opp[idx, 1:7], me[idx, 0], opp[idx, 0])
-                if self.variant.tracks_primes:
-                    exact[:, WIN_BG] = exact[:, WIN_G] * ~me_flag[idx]
-                    exact[:, LOSE_BG] = exact[:, LOSE_G] * ~opp_flag[idx]
-                p[idx] = exact
+        return self._bear_off(p, all_home(me) & all_home(opp), me, opp, me_flag, opp_flag)
+
+    def _bear_off(self, p: np.ndarray, race: np.ndarray, me: np.ndarray, opp: np.ndarray,
+                  me_flag: np.ndarray, opp_flag: np.ndarray) -> np.ndarray:
+        """`p` with the rows `race` (both sides all home) from the exact bear-off tables."""
+        if self.use_bearoff and race.any() and self._table_ready():
+            idx = np.nonzero(race)[0]
+            exact = bearoff.race_probabilities(
+                self.db, me[idx, 1:7], opp[idx, 1:7], me[idx, 0], opp[idx, 0])
+            if self.variant.tracks_primes:
+                exact[:, WIN_BG] = exact[:, WIN_G] * ~me_flag[idx]
+                exact[:, LOSE_BG] = exact[:, LOSE_G] * ~opp_flag[idx]
+            p[idx] = exact
         return p
 
 
@@ -251,3 +308,21 @@ def neural_evaluator(variant_name: str) -> NeuralEvaluator:
     v = find_variant(variant_name)
     return NeuralEvaluator(v, load_net(v.name), race_net=load_race_net(v.name),
                            crashed_net=load_crashed_net(v.name))
+
+
+CACHE_SIZE = 1 << 16
+"""Positions whose 0-ply figures `cached_evaluator` keeps."""
+
+
+@lru_cache(maxsize=8)
+def cached_evaluator(variant_name: str) -> NeuralEvaluator:
+    """The shipped networks with a position cache of `CACHE_SIZE` positions.
+
+    Its figures are the shipped evaluator's, except that a position met again
+    gets the figures of its first evaluation: a batch's matrix product can
+    round a row differently with other rows beside it (float32, far below
+    1e-6), so its answers depend, at that level, on what it evaluated before.
+    """
+    shipped = neural_evaluator(variant_name)
+    return NeuralEvaluator(shipped.variant, shipped.net, race_net=shipped.race_net,
+                           crashed_net=shipped.crashed_net, cache_size=CACHE_SIZE)

@@ -1,0 +1,295 @@
+"""The 0-ply evaluation compiled: encoding, network routing, forward, tidy.
+
+`NeuralEvaluator.probs_reference` runs, per batch, the compiled encoder
+(`fastencode`), then in numpy the routing of each row to the contact, race
+or crashed network, the matrix products and `evaluator.tidy`. `evaluate`
+gives the same figures with less work around them:
+
+- a batch of `BATCH_ROWS` rows or more is encoded, routed and tidied by
+  compiled loops around the very matrix products of the reference (the
+  contact network on every row, the race and crashed networks on theirs),
+  so its figures are the reference's exactly;
+- a smaller batch (one position: a `best_move` at 0 plies) runs in one
+  compiled call, row by row: the row is encoded into a scratch vector,
+  routed, and multiplied by the first layer skipping the inputs that are
+  zero (most of the one-hot point inputs), as GNU Backgammon's evaluator
+  does, accumulating in float64 from the float32 weights; its figures are
+  within 1e-6 of the reference's (the reference itself rounds a row
+  differently with other rows beside it, by as much).
+
+Both return the rows whose sides are all home, which the caller replaces by
+the exact bear-off tables. The tests compare both paths with the reference
+on seeded positions of every variant. Without numba (or with
+JACQUETD_FASTGEN=0) `available()` is False and the evaluator uses the numpy
+path alone.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Protocol
+
+import numpy as np
+
+from jacquetd.rules import Variant
+from jacquetd.rules.variants import opponent_point_map
+
+from . import fastencode
+
+_njit: Any = fastencode._njit
+
+TRACKS_PRIMES, NO_THIRD_LEVEL = 1, 2
+"""`tidy_flags` bits: zero the third level by the prime flags (J12), or always (B8)."""
+
+_CONTACT, _RACE, _CRASHED = 0, 1, 2
+CRASHED_CHECKERS = 6  # features.CRASHED_CHECKERS
+
+
+def available() -> bool:
+    """Whether the compiled kernel is there (numba installed and not disabled)."""
+    return _njit is not None
+
+
+def tidy_flags(variant: Variant) -> int:
+    """The `tidy` rules of a variant as `evaluate`'s flags."""
+    if variant.tracks_primes:
+        return TRACKS_PRIMES
+    if variant.name != "backgammon":
+        return NO_THIRD_LEVEL
+    return 0
+
+
+def _crashed_side(side: np.ndarray) -> bool:
+    one = side[1]
+    two = side[2]
+    left = 15 - side[0]
+    if one > 1:
+        left -= one
+    if two > 1:
+        left -= two - 1
+    return bool(left <= CRASHED_CHECKERS)
+
+
+def _forward_row(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
+                 b2: np.ndarray, h: np.ndarray, out: np.ndarray) -> None:
+    n_hidden = w1.shape[1]
+    for j in range(n_hidden):
+        h[j] = b1[j]
+    for i in range(x.shape[0]):
+        xi = np.float64(x[i])
+        if xi != 0.0:
+            for j in range(n_hidden):
+                h[j] += xi * w1[i, j]
+    for j in range(n_hidden):
+        h[j] = 1.0 / (1.0 + math.exp(-min(max(h[j], -40.0), 40.0)))
+    for k in range(5):
+        s = 0.0
+        for j in range(n_hidden):
+            s += h[j] * w2[j, k]
+        s += b2[k]
+        out[k] = 1.0 / (1.0 + math.exp(-min(max(s, -40.0), 40.0)))
+
+
+def _evaluate(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndarray,
+              table: np.ndarray, vflags: int, version: int, width: int, escapes: np.ndarray,
+              w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
+              rw1: np.ndarray, rb1: np.ndarray, rw2: np.ndarray, rb2: np.ndarray,
+              cw1: np.ndarray, cb1: np.ndarray, cw2: np.ndarray, cb2: np.ndarray,
+              has_race: bool, has_crashed: bool, tflags: int,
+              out: np.ndarray, home: np.ndarray) -> None:
+    n = me.shape[0]
+    x = np.zeros((1, w1.shape[0]), dtype=np.float32)
+    h = np.zeros(max(w1.shape[1], rw1.shape[1], cw1.shape[1]), dtype=np.float64)
+    raw = np.zeros(5, dtype=np.float64)
+    for r in range(n):
+        x[0, :] = 0.0
+        fastencode._encode_rows(me[r:r + 1], opp[r:r + 1], me_flag[r:r + 1],
+                                opp_flag[r:r + 1], table, vflags, version, width,
+                                escapes, x)
+        contact = x[0, 2 * width] != 0.0
+        route = _CONTACT
+        if not contact:
+            if has_race:
+                route = _RACE
+        elif has_crashed and (_crashed_side(me[r]) or _crashed_side(opp[r])):
+            route = _CRASHED
+        if route == _RACE:
+            _forward_row(x[0], rw1, rb1, rw2, rb2, h, raw)
+        elif route == _CRASHED:
+            _forward_row(x[0], cw1, cb1, cw2, cb2, h, raw)
+        else:
+            _forward_row(x[0], w1, b1, w2, b2, h, raw)
+        win = float(raw[0])
+        win_g = min(float(raw[1]), win)
+        win_bg = min(float(raw[2]), win_g)
+        lose_g = min(float(raw[3]), 1.0 - win)
+        lose_bg = min(float(raw[4]), lose_g)
+        if tflags & TRACKS_PRIMES:
+            if me_flag[r]:
+                win_bg = 0.0
+            if opp_flag[r]:
+                lose_bg = 0.0
+        elif tflags & NO_THIRD_LEVEL:
+            win_bg = 0.0
+            lose_bg = 0.0
+        out[r, 0] = win
+        out[r, 1] = win_g
+        out[r, 2] = win_bg
+        out[r, 3] = lose_g
+        out[r, 4] = lose_bg
+        at_home = True
+        for i in range(7, 26):
+            if me[r, i] != 0 or opp[r, i] != 0:
+                at_home = False
+                break
+        home[r] = at_home
+
+
+def _route(me: np.ndarray, opp: np.ndarray, x: np.ndarray, contact_col: int,
+           has_race: bool, has_crashed: bool, route: np.ndarray) -> None:
+    for r in range(me.shape[0]):
+        if x[r, contact_col] == 0.0:
+            route[r] = _RACE if has_race else _CONTACT
+        elif has_crashed and (_crashed_side(me[r]) or _crashed_side(opp[r])):
+            route[r] = _CRASHED
+        else:
+            route[r] = _CONTACT
+
+
+def _tidy(raw: np.ndarray, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
+          opp_flag: np.ndarray, tflags: int, out: np.ndarray, home: np.ndarray) -> None:
+    for r in range(raw.shape[0]):
+        win = float(raw[r, 0])
+        win_g = min(float(raw[r, 1]), win)
+        win_bg = min(float(raw[r, 2]), win_g)
+        lose_g = min(float(raw[r, 3]), 1.0 - win)
+        lose_bg = min(float(raw[r, 4]), lose_g)
+        if tflags & TRACKS_PRIMES:
+            if me_flag[r]:
+                win_bg = 0.0
+            if opp_flag[r]:
+                lose_bg = 0.0
+        elif tflags & NO_THIRD_LEVEL:
+            win_bg = 0.0
+            lose_bg = 0.0
+        out[r, 0] = win
+        out[r, 1] = win_g
+        out[r, 2] = win_bg
+        out[r, 3] = lose_g
+        out[r, 4] = lose_bg
+        at_home = True
+        for i in range(7, 26):
+            if me[r, i] != 0 or opp[r, i] != 0:
+                at_home = False
+                break
+        home[r] = at_home
+
+
+if _njit is not None:
+    _crashed_side = _njit(cache=True)(_crashed_side)
+    _forward_row = _njit(cache=True, nogil=True)(_forward_row)
+    _evaluate = _njit(cache=True, nogil=True)(_evaluate)
+    _route = _njit(cache=True, nogil=True)(_route)
+    _tidy = _njit(cache=True, nogil=True)(_tidy)
+
+BATCH_ROWS = 16
+"""From this many rows on, `evaluate` multiplies the first layer as one matrix product."""
+
+
+class _Layers(Protocol):
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    def forward(self, x: np.ndarray) -> np.ndarray: ...
+
+
+def _f32(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+_NONE = (np.zeros((1, 1), np.float32), np.zeros(1, np.float32), np.zeros((1, 5), np.float32),
+         np.zeros(5, np.float32))
+
+
+def _layers(net: _Layers | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    if net is None:
+        return _NONE
+    return _f32(net.w1), _f32(net.b1), _f32(net.w2), _f32(net.b2)
+
+
+def evaluate(variant: Variant, version: int, net: _Layers, race: _Layers | None,
+             crashed: _Layers | None, me: np.ndarray, opp: np.ndarray,
+             me_flag: np.ndarray, opp_flag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(N, 5) float64 tidied probabilities and the (N,) mask of rows with both sides
+    all home (whose figures the caller replaces by the bear-off tables).
+
+    The networks are read as they are at the call (a network being trained
+    is seen with its current weights).
+    """
+    n = me.shape[0]
+    out = np.empty((n, 5), dtype=np.float64)
+    home = np.empty(n, dtype=np.bool_)
+    if n == 0:
+        return out, home
+    table = fastencode._TABLES.get(variant.name)
+    if table is None:
+        table = fastencode._TABLES[variant.name] = np.array(
+            opponent_point_map(variant), dtype=np.int64)
+    me = np.ascontiguousarray(me, dtype=np.int16)
+    opp = np.ascontiguousarray(opp, dtype=np.int16)
+    me_flag = np.ascontiguousarray(me_flag, dtype=np.bool_)
+    opp_flag = np.ascontiguousarray(opp_flag, dtype=np.bool_)
+    if n >= BATCH_ROWS:
+        _batched(variant, version, table, net, race, crashed, me, opp, me_flag, opp_flag,
+                 out, home)
+        return out, home
+    _evaluate(me, opp, me_flag, opp_flag,
+              table, fastencode.variant_flags(variant), version,
+              fastencode.side_width(version), fastencode.ESCAPES,
+              *_layers(net), *_layers(race), *_layers(crashed),
+              race is not None, crashed is not None, tidy_flags(variant), out, home)
+    return out, home
+
+
+def _batched(variant: Variant, version: int, table: np.ndarray, net: _Layers,
+             race: _Layers | None, crashed: _Layers | None, me: np.ndarray, opp: np.ndarray,
+             me_flag: np.ndarray, opp_flag: np.ndarray, out: np.ndarray,
+             home: np.ndarray) -> None:
+    """`evaluate` of a batch: the compiled encoder, the networks' own `forward`
+    (matrix products), routing and tidying compiled."""
+    n = me.shape[0]
+    width = fastencode.side_width(version)
+    x = np.zeros((n, 2 * width + 3), dtype=np.float32)
+    fastencode._encode_rows(me, opp, me_flag, opp_flag, table,
+                            fastencode.variant_flags(variant), version, width,
+                            fastencode.ESCAPES, x)
+    route = np.empty(n, dtype=np.int8)
+    _route(me, opp, x, 2 * width, race is not None, crashed is not None, route)
+    # the contact network on every row, then the others on theirs, as
+    # `NeuralEvaluator.forward` does (the same matrix products, the same figures)
+    raw = net.forward(x)
+    for which, layers in ((_RACE, race), (_CRASHED, crashed)):
+        if layers is not None:
+            rows = np.flatnonzero(route == which)
+            if len(rows):
+                raw[rows] = layers.forward(x[rows])
+    _tidy(raw, me, opp, me_flag, opp_flag, tidy_flags(variant), out, home)
+
+
+def routes(variant: Variant, version: int, me: np.ndarray, opp: np.ndarray
+           ) -> dict[str, int]:
+    """How many rows of a batch are contact (not crashed), crashed contact, contact
+    over, and all home: the classes `evaluate` routes (for tests and benchmarks)."""
+    me = np.ascontiguousarray(me, dtype=np.int16)
+    opp = np.ascontiguousarray(opp, dtype=np.int16)
+    n = me.shape[0]
+    width = fastencode.side_width(version)
+    x = fastencode.encode(variant, me, opp, np.zeros(n, np.bool_), np.zeros(n, np.bool_),
+                          version)
+    route = np.empty(n, dtype=np.int8)
+    _route(me, opp, x, 2 * width, True, True, route)
+    home = ~(me[:, 7:26].any(axis=1) | opp[:, 7:26].any(axis=1))
+    return {"contact": int((route == _CONTACT).sum()), "crashed": int((route == _CRASHED).sum()),
+            "race": int((route == _RACE).sum()), "home": int(home.sum())}

@@ -1,0 +1,163 @@
+"""The compiled 0-ply evaluation (`fastnet`) and the position cache against the
+numpy reference path.
+
+On seeded positions of every variant (every play of every roll from
+positions of random games, plus scattered late-game sides, so contact,
+crashed, race and bear-off rows all occur, with random J12 prime flags):
+a batch gives exactly the reference's figures for the same batch (the same
+matrix products); one position at a time (the row-by-row kernel) gives
+probabilities and equities within 1e-6 of the reference's for that
+position; the cache answers exactly what the evaluation gave; the searches
+choose the same plays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jacquetd.bots import fastnet, features
+from jacquetd.bots.evaluator import NeuralEvaluator, cached_evaluator, neural_evaluator
+from jacquetd.bots.net import equity
+from jacquetd.bots.search import Searcher, State, roll_replies
+from jacquetd.rules import generate_raw
+
+from .conftest import VARIANT_NAMES, random_position
+
+pytestmark = pytest.mark.skipif(not fastnet.available(), reason="numba not available")
+
+
+def _batch(variant: str, n_positions: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every position after every play of every roll of seeded random positions
+    (the opponent of the mover on roll)."""
+    ev = neural_evaluator(variant)
+    me, opp = [], []
+    for seed in range(n_positions):
+        pos = random_position(variant, seed, 4 + (seed * 7) % 90)
+        after_me, after_opp, _, _ = roll_replies(ev, State(pos.me, pos.opp))
+        live = after_me[:, 0] < 15
+        me.append(after_opp[live])
+        opp.append(after_me[live])
+    rng = np.random.default_rng(n_positions)
+    me.append(_scattered(rng, 40 * n_positions))
+    opp.append(_scattered(rng, 40 * n_positions))
+    return np.concatenate(me), np.concatenate(opp)
+
+
+def _scattered(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Sides with 15 checkers dropped at random on the tray and points 1..m (m from
+    6 to 25): late-game shapes (races, bear-offs, crashed boards) that random
+    games reach rarely. The kernels read counts only, so these need not be
+    reachable."""
+    sides = np.zeros((n, 26), dtype=np.int16)
+    for r in range(n):
+        top = int(rng.choice([6, 6, 9, 12, 18, 25]))
+        np.add.at(sides[r], rng.integers(0, top + 1, size=15), 1)
+    return sides
+
+
+def _plain(variant: str, *, compiled: bool = True, cache_size: int = 0) -> NeuralEvaluator:
+    """The shipped networks in an evaluator of its own (no cache unless asked)."""
+    ev = neural_evaluator(variant)
+    out = NeuralEvaluator(ev.variant, ev.net, race_net=ev.race_net,
+                          crashed_net=ev.crashed_net, cache_size=cache_size)
+    out.compiled = compiled
+    return out
+
+
+def _reference(variant: str) -> NeuralEvaluator:
+    return _plain(variant, compiled=False)
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> None:
+    assert a.shape == b.shape
+    assert np.abs(a - b).max() <= 1e-6
+    assert np.abs(equity(a) - equity(b)).max() <= 1e-6
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_batched_path_equals_the_reference(variant):
+    ev = _plain(variant)
+    assert ev.compiled and neural_evaluator(variant).compiled
+    me, opp = _batch(variant, 24)
+    rng = np.random.default_rng(7)
+    me_flag = rng.random(len(me)) < 0.3
+    opp_flag = rng.random(len(me)) < 0.3
+    routes = fastnet.routes(ev.variant, ev.feature_version, me, opp)
+    assert min(routes.values()) > 0, routes  # every class of row is compared
+    assert routes["race"] == (~features.contact(ev.variant, me, opp)).sum()
+    fast = ev.probs(me, opp, me_flag, opp_flag)
+    np.testing.assert_array_equal(fast, ev.probs_reference(me, opp, me_flag, opp_flag))
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_single_position_path_is_the_reference_within_1e_6(variant):
+    ev = _plain(variant)
+    me, opp = _batch(variant, 8)
+    rng = np.random.default_rng(11)
+    pick = np.r_[0:200, len(me) - 200:len(me)]  # from games, then the scattered sides
+    me, opp = me[pick], opp[pick]
+    me_flag = rng.random(len(me)) < 0.3
+    opp_flag = rng.random(len(me)) < 0.3
+    assert min(fastnet.routes(ev.variant, ev.feature_version, me, opp).values()) > 0
+
+    def one_by_one(probs):
+        return np.concatenate([probs(me[i:i + 1], opp[i:i + 1], me_flag[i:i + 1],
+                                     opp_flag[i:i + 1]) for i in range(len(me))])
+
+    _close(one_by_one(ev.probs), one_by_one(ev.probs_reference))
+    small = fastnet.BATCH_ROWS - 1  # the row-by-row kernel on a small batch
+    _close(ev.probs(me[:small], opp[:small], me_flag[:small], opp_flag[:small]),
+           one_by_one(ev.probs_reference)[:small])
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_searches_choose_the_same_plays(variant):
+    fast = Searcher(_plain(variant))
+    shipped = Searcher(cached_evaluator(variant))  # compiled and cached
+    ref = Searcher(_reference(variant))
+    compared = 0
+    for seed in range(40):
+        pos = random_position(variant, 1000 + seed, 3 + seed * 2)
+        raws = generate_raw(fast.variant, pos.me, pos.opp, pos.dice)
+        if len(raws) < 2:
+            continue
+        state = State(pos.me, pos.opp)
+        plies = 1 if seed % 4 else 2
+        if plies == 2 and seed > 8:
+            continue
+        want = ref.best(state, raws, plies)
+        assert fast.best(state, raws, plies) == want
+        assert shipped.best(state, raws, plies) == want
+        _close(fast.evaluate_states([state], 1), ref.evaluate_states([state], 1))
+        compared += 1
+    assert compared >= 15
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_position_cache_answers_what_the_evaluation_gave_and_stays_bounded(variant):
+    assert cached_evaluator(variant).cache_size > 0
+    ref = _reference(variant)
+    cached = _plain(variant, cache_size=500)
+    me, opp = _batch(variant, 3)
+    _, first_seen = np.unique(np.concatenate([me, opp], axis=1), axis=0, return_index=True)
+    me, opp = me[np.sort(first_seen)], opp[np.sort(first_seen)]  # each position once
+    rng = np.random.default_rng(3)
+    me_flag = rng.random(len(me)) < 0.5
+    opp_flag = rng.random(len(me)) < 0.5
+    first = cached.probs(me[:300], opp[:300], me_flag[:300], opp_flag[:300])  # all misses
+    np.testing.assert_array_equal(
+        first, ref.probs_reference(me[:300], opp[:300], me_flag[:300], opp_flag[:300]))
+    assert len(cached._cache) == 300
+    mixed = cached.probs(me[100:450], opp[100:450], me_flag[100:450], opp_flag[100:450])
+    np.testing.assert_array_equal(mixed[:200], first[100:])  # hits: as first computed
+    np.testing.assert_array_equal(  # misses: evaluated as one batch
+        mixed[200:], ref.probs_reference(me[300:450], opp[300:450], me_flag[300:450],
+                                         opp_flag[300:450]))
+    assert len(cached._cache) <= 500  # full: emptied, then filled with the misses
+    again = cached.probs(me[300:450], opp[300:450], me_flag[300:450], opp_flag[300:450])
+    np.testing.assert_array_equal(again, mixed[200:])
+    # the same counts with other prime flags are another position
+    other = cached.probs(me[300:350], opp[300:350], ~me_flag[300:350], ~opp_flag[300:350])
+    np.testing.assert_array_equal(other, ref.probs_reference(
+        me[300:350], opp[300:350], ~me_flag[300:350], ~opp_flag[300:350]))
