@@ -63,6 +63,8 @@ class Engine(Protocol):
 
     def evaluate(self, pos: Position, *, plies: int = 0) -> Evaluation: ...
 
+    def compile_evaluation(self) -> None: ...
+
     def cube(self, pos: Position, *, plies: int = 0,
              should_stop: StopFn | None = None) -> CubeDecision: ...
 
@@ -121,6 +123,20 @@ class BotsEngine:
                 should_stop: StopFn | None = None) -> Iterator[list[RankedPlay]]:
         """A ranking of the plays of `pos` after each depth; the last is final."""
         return analysis.analyze(pos, plies=plies, max_plays=max_plays, should_stop=should_stop)
+
+    def compile_evaluation(self) -> None:
+        """Compile (or load from the cache) the network evaluation's kernels, its one-row
+        and its batched path, so that no worker does it at its first request."""
+        import numpy as np
+
+        from .evaluator import neural_evaluator
+
+        start = Position.initial("jacquet")
+        ev = neural_evaluator("jacquet")
+        for rows in (1, 16):
+            ev.probs(np.array([start.me] * rows, dtype=np.int16),
+                     np.array([start.opp] * rows, dtype=np.int16),
+                     np.zeros(rows, dtype=bool), np.zeros(rows, dtype=bool))
 
     def evaluate(self, pos: Position, *, plies: int = 0) -> Evaluation:
         """Outcome probabilities and cubeless equity for the side on roll."""

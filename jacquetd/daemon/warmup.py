@@ -83,6 +83,9 @@ def warm_up_encoder() -> float:
     try:
         features.encode(find_variant("jacquet"), np.array([pos.me], dtype=np.int16),
                         np.array([pos.opp], dtype=np.int16))
+        from jacquetd.bots.interface import ENGINE
+
+        ENGINE.compile_evaluation()
     except Exception:  # the workers will meet (and report) the same failure
         log.warning("event=encoder_warm_up_failed", exc_info=True)
     return time.perf_counter() - t0
