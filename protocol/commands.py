@@ -471,8 +471,8 @@ _COMMANDS: tuple[Command, ...] = (
          Param("seed", ArgType.INT, "the dice stream: `random.Random(seed)` as the league's "
                "referee draws it; bots that use chance get the referee's per-move seeds",
                required=True, position=1, minimum=0, maximum=MAX_ID),
-         Param("variant", ArgType.WORD, "`jacquet`, `jacquet-be` or `backgammon`",
-               default="jacquet", max_len=16),
+         Param("variant", ArgType.WORD, "`jacquet`, `jacquet-be`, `backgammon` or "
+               "`long-nardy`", default="jacquet", max_len=16),
          Param("length", ArgType.INT, "match length in points; 0: one money game", default=0,
                minimum=0, maximum=64),
          Param("swap", ArgType.BOOL, "also play the same dice stream with the seats swapped "
@@ -585,12 +585,13 @@ _SIMPLE = (MATCH_ID, TOKEN)
 MATCH_COMMANDS: tuple[Command, ...] = (
     Command(
         "match_new", "Create a hosted match; returns its id and the secret tokens.",
-        (Param("variant", ArgType.WORD, "`jacquet`, `jacquet-be` or `backgammon`",
-               default="jacquet", position=0, max_len=32),
-         Param("length", ArgType.INT, "points to win the match; 0: money play (one game)",
-               default=0, position=1, minimum=0, maximum=99),
+        (Param("variant", ArgType.WORD, "`jacquet`, `jacquet-be`, `backgammon` or "
+               "`long-nardy`", default="jacquet", position=0, max_len=32),
+         Param("length", ArgType.INT, "points to win the match; 0: money play (one game); "
+               "default: the variant's (7 in long-nardy, N10; 0 in the others)",
+               position=1, minimum=0, maximum=99),
          Param("cube", ArgType.BOOL, "use the doubling cube; default: the variant's (off in "
-               "both Jacquet variants, on in backgammon)"),
+               "both Jacquet variants and long-nardy, on in backgammon)"),
          Param("crawford", ArgType.BOOL, "the Crawford rule (C5), with the cube in a match",
                default=True),
          Param("seat0", ArgType.WORD, "who plays side 0: `client` (a token is returned) or a "

@@ -535,7 +535,9 @@ class MatchService:
             variant = find_variant(args.get("variant") or "jacquet")
         except (KeyError, ValueError):
             raise bad_argument("variant", f"one of {', '.join(VARIANTS)}") from None
-        length = _within(args, "length", 0, lim.max_length)
+        # N10: a variant may set the length of a match created without one
+        length = _within(args, "length", min(variant.default_match_length, lim.max_length),
+                         lim.max_length)
         cube = variant.cube_default if args.get("cube") is None else bool(args["cube"])
         crawford = True if args.get("crawford") is None else bool(args["crawford"])
         dice = args.get("dice") or "seeded"
