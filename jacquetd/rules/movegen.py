@@ -188,8 +188,9 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int |
         if r.closures and (me[dst] == 0 or me2[src] == 0) and closure_breach(
                 me2, src, dst, me[dst] == 0):
             continue  # B5
-        if r.block and me[dst] == 0 and block_breach(me2, dst, lowest):
-            continue  # N6
+        if r.block and me[dst] == 0 and (dst + 12 if dst <= 12 else dst - 12) < lowest \
+                and block_breach(me2, dst, lowest):
+            continue  # N6: only a point below the opponent's lowest checker can close a block
         if n:
             opp2 = opp.copy()
             opp2[oq] = 0
