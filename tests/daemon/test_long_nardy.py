@@ -4,6 +4,7 @@ and hosted matches (to 7 points by default, N10)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -108,5 +109,18 @@ def test_hosted_match_is_to_seven_points_by_default(
         other = client.call("match_new", variant="long-nardy", length=3,
                             cube=True).raise_for_error()
         assert (other["events"][0]["length"], other["events"][0]["cube"]) == (3, True)
+        # two bots play a match to its end; its record names the variant and the result
+        bots = client.call("match_new", variant="long-nardy", length=1, seat0="random",
+                           seat1="heuristic", seed=4).raise_for_error()
+        deadline = time.monotonic() + 60
+        while client.call("match_state", match_id=bots["match_id"]).raise_for_error()[
+                "status"] != "over":
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        record = client.call("match_export", match_id=bots["match_id"]).raise_for_error()
+        text = record["record"]
+        assert '[Variant "long-nardy"]' in text
+        last = text.strip().splitlines()[-1]
+        assert last.endswith(("oin", "mars")) and " wins " in last
     finally:
         client.close()
