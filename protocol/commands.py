@@ -141,8 +141,9 @@ PLAY_FIELDS = (
     Field("borne_off", "int", "own checkers borne off"),
     Field("result", "game_result", "present when the play ends the game (the mover bore off "
           "its last checker): `winner` (`on_roll`: the side that made the play), `points` "
-          "(J12, B8, C4: 1, 2 or 3, times the cube by C3 when the position has one), `name` "
-          "(`single`, `marcia`, `marcia per punto`, `double`, `gammon`, `backgammon`)",
+          "(J12, B8, C4, N9: 1, 2 or 3, times the cube by C3 when the position has one), "
+          "`name` (`single`, `marcia`, `marcia per punto`, `double`, `gammon`, `backgammon`, "
+          "`oin`, `mars`)",
           required=False),
 )
 
@@ -691,8 +692,8 @@ MATCH_COMMANDS: tuple[Command, ...] = (
     Command(
         "match_resign", "Offer to resign the game, or answer the opponent's offer.",
         (MATCH_ID, TOKEN,
-         Param("points", ArgType.WORD, "the offer: `1`/`single`, `2`/`marcia`/`gammon`/"
-               "`double`, `3`/`marcia-per-punto`/`backgammon` (times the cube); the words "
+         Param("points", ArgType.WORD, "the offer: `1`/`single`/`oin`, `2`/`marcia`/`gammon`/"
+               "`double`/`mars`, `3`/`marcia-per-punto`/`backgammon` (times the cube); the words "
                "`accept` and `reject` answer instead", position=2, max_len=20),
          Param("answer", ArgType.WORD, "`accept` or `reject` the offer made to you",
                max_len=8, pattern=r"^(accept|reject)$")),

@@ -68,7 +68,7 @@ ID_CHARS = frozenset("0123456789abcdef")
 
 RESIGN_WORDS = {
     "single": 1, "normal": 1, "marcia": 2, "gammon": 2, "double": 2,
-    "marcia-per-punto": 3, "marcia_per_punto": 3, "backgammon": 3,
+    "marcia-per-punto": 3, "marcia_per_punto": 3, "backgammon": 3, "oin": 1, "mars": 2,
 }
 
 #: The match commands, as the protocol's command table names them (the actions among
@@ -689,7 +689,7 @@ class MatchService:
             points_arg = int(word) if ascii_number else RESIGN_WORDS.get(word, word)
         if points_arg not in (1, 2, 3):
             raise bad_argument("points", "1, 2, 3 or a result name (single, marcia, gammon, "
-                               "marcia-per-punto, backgammon), or an answer")
+                               "marcia-per-punto, backgammon, oin, mars), or an answer")
         points = int(points_arg)
         return self._act("match_resign", "resign", args, caller or Caller(),
                          lambda live, side, role: Act("resign", side, value=points))

@@ -106,6 +106,19 @@ def test_hosted_match_is_to_seven_points_by_default(
         created = made["events"][0]
         assert (created["variant"], created["length"], created["cube"]) == (
             "long-nardy", 7, False)
+        # a resignation is worth mars at most (N9), offered by its name
+        mid, tokens = made["match_id"], made["tokens"]
+        side = made["to_act"]
+        refused = client.call("match_resign", match_id=mid, token=tokens[side], points="3")
+        assert not refused.ok and refused.error is not None, refused
+        assert (refused.error["code"], refused.error["field"]) == ("bad_argument", "points")
+        assert "2 (mars)" in refused.error["message"]
+        client.call("match_resign", match_id=mid, token=tokens[side],
+                    points="mars").raise_for_error()
+        client.call("match_resign", match_id=mid, token=tokens[1 - side],
+                    answer="accept").raise_for_error()
+        state = client.call("match_state", match_id=mid).raise_for_error()
+        assert state["score"][1 - side] == 2 and state["score"][side] == 0
         other = client.call("match_new", variant="long-nardy", length=3,
                             cube=True).raise_for_error()
         assert (other["events"][0]["length"], other["events"][0]["cube"]) == (3, True)
