@@ -315,7 +315,18 @@ PLAY_GROUPS = ((1, 1), (2, 5), (6, 15), (16, 40), (41, 10_000))
 
 def compare_nardy(suites: dict[str, list[Position]], rounds: int) -> None:
     """`legal_plays()`+move+after of long-nardy against jacquet, positions grouped by their
-    number of legal plays, rounds interleaved."""
+    number of legal plays, rounds interleaved; then `fastgen.generate()` likewise (what
+    the daemon's `legal_moves` runs) when the compiled generator is available."""
+    _compare_nardy(suites, rounds, run_legal_plays, "legal_plays()+move+after")
+    if fastgen.available():
+        fastgen.warm_up()
+        print()
+        _compare_nardy(suites, rounds, run_fast_generate, "fastgen.generate()")
+
+
+def _compare_nardy(suites: dict[str, list[Position]], rounds: int,
+                   runner: Callable[[Sequence[Position]], Callable[[], None]],
+                   label: str) -> None:
     by_group: dict[str, list[list[Position]]] = {}
     for v in ("jacquet", "long-nardy"):
         groups: list[list[Position]] = [[] for _ in PLAY_GROUPS]
@@ -327,7 +338,7 @@ def compare_nardy(suites: dict[str, list[Position]], rounds: int) -> None:
         by_group[v] = groups
     header = (f"{'legal plays':<12} | {'jacquet pos':>11} {'us/call':>8} | "
               f"{'long-nardy pos':>14} {'us/call':>8} | {'ratio':>6} | goal")
-    print(f"legal_plays()+move+after, long-nardy against jacquet on comparable positions "
+    print(f"{label}, long-nardy against jacquet on comparable positions "
           f"(best of {rounds} rounds)")
     print(header)
     print("-" * len(header))
@@ -338,7 +349,7 @@ def compare_nardy(suites: dict[str, list[Position]], rounds: int) -> None:
         if not jac or not ln:
             print(f"{label:<12} | {len(jac):>11} {'':>8} | {len(ln):>14} {'':>8} |")
             continue
-        tj, tl = interleaved([run_legal_plays(jac), run_legal_plays(ln)], rounds)
+        tj, tl = interleaved([runner(jac), runner(ln)], rounds)
         uj, ul = 1e6 * min(tj) / len(jac), 1e6 * min(tl) / len(ln)
         total["jacquet"] += uj * len(jac)
         total["long-nardy"] += ul * len(ln)
