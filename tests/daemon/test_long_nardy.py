@@ -135,5 +135,10 @@ def test_hosted_match_is_to_seven_points_by_default(
         assert '[Variant "long-nardy"]' in text
         last = text.strip().splitlines()[-1]
         assert last.endswith(("oin", "mars")) and " wins " in last
+        # the record reads back; its analysis needs a network, refused naming the record
+        reply = client.call("analyze_record", record=text)
+        assert not reply.ok and reply.error is not None
+        assert (reply.error["code"], reply.error["field"]) == ("bad_argument", "record")
+        assert "no trained network for long-nardy" in reply.error["message"]
     finally:
         client.close()
