@@ -3,6 +3,7 @@
     python3 -m benchmarks.bench_rules            # 2,000 positions per variant, best of 5 rounds
     python3 -m benchmarks.bench_rules --quick    # 500 positions, best of 2 rounds
     python3 -m benchmarks.bench_rules --profile  # cProfile of generate() on the backgammon suite
+    python3 -m benchmarks.bench_rules --nardy    # long-nardy against jacquet only (see below)
 
 For each variant it times, on the fixed seeded suite of `benchmarks/positions.py`
 (positions with dice from random games):
@@ -15,6 +16,11 @@ For each variant it times, on the fixed seeded suite of `benchmarks/positions.py
   `fastgen.generate_arrays(...)` (positions and steps as int8 arrays, what a
   neural net takes). Its results are first checked against `generate` on the
   whole suite; its compilation (or the load of numba's cache) is timed apart.
+
+Then `legal_plays()` of `long-nardy` against `jacquet` on comparable positions: the
+two suites' positions grouped by how many legal plays they have, and per group the
+time of a call in each variant and their ratio (the goal: long-nardy within 1.5x of
+jacquet's time).
 
 On the same `backgammon` positions it times GNU Backgammon in-process (the
 PyPI package `gnubg`, when importable): `findbestmoves` at 0 ply, cubeless
@@ -293,12 +299,68 @@ def benchmark(count: int, rounds: int) -> None:
                   f"{farr.best:>14,.0f} {farr.median:>14,.0f} {farr.best / gen.best:>5.1f}x")
         print("differ: positions of the suite where fastgen's plays are not exactly generate()'s "
               "(order and spellings included)")
+    print()
+    compare_nardy(suites, rounds)
     bg = suites["backgammon"]
     print()
     print("backgammon suite: " + ", ".join(f"{k} {v}" for k, v in describe(bg).items()))
     print()
     compare_with_gnubg(bg, rounds)
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
+
+
+NARDY_GOAL = 1.5
+PLAY_GROUPS = ((1, 1), (2, 5), (6, 15), (16, 40), (41, 10_000))
+
+
+def compare_nardy(suites: dict[str, list[Position]], rounds: int) -> None:
+    """`legal_plays()`+move+after of long-nardy against jacquet, positions grouped by their
+    number of legal plays, rounds interleaved; then `fastgen.generate()` likewise (what
+    the daemon's `legal_moves` runs) when the compiled generator is available."""
+    _compare_nardy(suites, rounds, run_legal_plays, "legal_plays()+move+after")
+    if fastgen.available():
+        fastgen.warm_up()
+        print()
+        _compare_nardy(suites, rounds, run_fast_generate, "fastgen.generate()")
+
+
+def _compare_nardy(suites: dict[str, list[Position]], rounds: int,
+                   runner: Callable[[Sequence[Position]], Callable[[], None]],
+                   label: str) -> None:
+    by_group: dict[str, list[list[Position]]] = {}
+    for v in ("jacquet", "long-nardy"):
+        groups: list[list[Position]] = [[] for _ in PLAY_GROUPS]
+        for p in suites[v]:
+            n = len(generate(p))
+            for i, (lo, hi) in enumerate(PLAY_GROUPS):
+                if lo <= n <= hi:
+                    groups[i].append(p)
+        by_group[v] = groups
+    header = (f"{'legal plays':<12} | {'jacquet pos':>11} {'us/call':>8} | "
+              f"{'long-nardy pos':>14} {'us/call':>8} | {'ratio':>6} | goal")
+    print(f"{label}, long-nardy against jacquet on comparable positions "
+          f"(best of {rounds} rounds)")
+    print(header)
+    print("-" * len(header))
+    total = {"jacquet": 0.0, "long-nardy": 0.0}
+    for i, (lo, hi) in enumerate(PLAY_GROUPS):
+        jac, ln = by_group["jacquet"][i], by_group["long-nardy"][i]
+        label = f"{lo}" if lo == hi else f"{lo}-{hi}" if hi < 10_000 else f"{lo}+"
+        if not jac or not ln:
+            print(f"{label:<12} | {len(jac):>11} {'':>8} | {len(ln):>14} {'':>8} |")
+            continue
+        tj, tl = interleaved([runner(jac), runner(ln)], rounds)
+        uj, ul = 1e6 * min(tj) / len(jac), 1e6 * min(tl) / len(ln)
+        total["jacquet"] += uj * len(jac)
+        total["long-nardy"] += ul * len(ln)
+        ratio = ul / uj
+        print(f"{label:<12} | {len(jac):>11} {uj:>8.1f} | {len(ln):>14} {ul:>8.1f} | "
+              f"{ratio:>5.2f}x | {'met' if ratio <= NARDY_GOAL else 'not met'} "
+              f"<= {NARDY_GOAL}x")
+    uj = total["jacquet"] / len(suites["jacquet"])
+    ul = total["long-nardy"] / len(suites["long-nardy"])
+    print(f"{'whole suites':<12} | {len(suites['jacquet']):>11} {uj:>8.1f} | "
+          f"{len(suites['long-nardy']):>14} {ul:>8.1f} | {ul / uj:>5.2f}x |")
 
 
 def fastgen_numba_version() -> str:
@@ -335,10 +397,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--profile", action="store_true",
                     help="profile generate() on the backgammon suite instead")
     ap.add_argument("--top", type=int, default=20, help="functions shown by --profile")
+    ap.add_argument("--nardy", action="store_true",
+                    help="only long-nardy against jacquet on comparable positions")
     args = ap.parse_args(argv)
     count = args.positions or (500 if args.quick else 2000)
     rounds = args.rounds or (2 if args.quick else 5)
-    if args.profile:
+    if args.nardy:
+        compare_nardy({v: suite(v, count) for v in ("jacquet", "long-nardy")}, rounds)
+    elif args.profile:
         profile(count, args.top)
     else:
         benchmark(count, rounds)

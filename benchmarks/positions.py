@@ -30,7 +30,7 @@ from jacquetd.rules import DiceSource, Game, Position, legal_plays
 DEFAULT_SEED = 20_240_601
 """The seed of every standard suite; each variant derives its own from it."""
 
-VARIANT_NAMES = ("jacquet", "jacquet-be", "backgammon")
+VARIANT_NAMES = ("jacquet", "jacquet-be", "backgammon", "long-nardy")
 
 
 def _variant_seed(variant: str, seed: int) -> int:

@@ -141,8 +141,9 @@ PLAY_FIELDS = (
     Field("borne_off", "int", "own checkers borne off"),
     Field("result", "game_result", "present when the play ends the game (the mover bore off "
           "its last checker): `winner` (`on_roll`: the side that made the play), `points` "
-          "(J12, B8, C4: 1, 2 or 3, times the cube by C3 when the position has one), `name` "
-          "(`single`, `marcia`, `marcia per punto`, `double`, `gammon`, `backgammon`)",
+          "(J12, B8, C4, N9: 1, 2 or 3, times the cube by C3 when the position has one), "
+          "`name` (`single`, `marcia`, `marcia per punto`, `double`, `gammon`, `backgammon`, "
+          "`oin`, `mars`)",
           required=False),
 )
 
@@ -495,8 +496,8 @@ _COMMANDS: tuple[Command, ...] = (
          Param("seed", ArgType.INT, "the dice stream: `random.Random(seed)` as the league's "
                "referee draws it; bots that use chance get the referee's per-move seeds",
                required=True, position=1, minimum=0, maximum=MAX_ID),
-         Param("variant", ArgType.WORD, "`jacquet`, `jacquet-be` or `backgammon`",
-               default="jacquet", max_len=16),
+         Param("variant", ArgType.WORD, "`jacquet`, `jacquet-be`, `backgammon` or "
+               "`long-nardy`", default="jacquet", max_len=16),
          Param("length", ArgType.INT, "match length in points; 0: one money game", default=0,
                minimum=0, maximum=64),
          Param("swap", ArgType.BOOL, "also play the same dice stream with the seats swapped "
@@ -609,12 +610,13 @@ _SIMPLE = (MATCH_ID, TOKEN)
 MATCH_COMMANDS: tuple[Command, ...] = (
     Command(
         "match_new", "Create a hosted match; returns its id and the secret tokens.",
-        (Param("variant", ArgType.WORD, "`jacquet`, `jacquet-be` or `backgammon`",
-               default="jacquet", position=0, max_len=32),
-         Param("length", ArgType.INT, "points to win the match; 0: money play (one game)",
-               default=0, position=1, minimum=0, maximum=99),
+        (Param("variant", ArgType.WORD, "`jacquet`, `jacquet-be`, `backgammon` or "
+               "`long-nardy`", default="jacquet", position=0, max_len=32),
+         Param("length", ArgType.INT, "points to win the match; 0: money play (one game); "
+               "default: the variant's (7 in long-nardy, N10; 0 in the others)",
+               position=1, minimum=0, maximum=99),
          Param("cube", ArgType.BOOL, "use the doubling cube; default: the variant's (off in "
-               "both Jacquet variants, on in backgammon)"),
+               "both Jacquet variants and long-nardy, on in backgammon)"),
          Param("crawford", ArgType.BOOL, "the Crawford rule (C5), with the cube in a match",
                default=True),
          Param("seat0", ArgType.WORD, "who plays side 0: `client` (a token is returned) or a "
@@ -714,8 +716,8 @@ MATCH_COMMANDS: tuple[Command, ...] = (
     Command(
         "match_resign", "Offer to resign the game, or answer the opponent's offer.",
         (MATCH_ID, TOKEN,
-         Param("points", ArgType.WORD, "the offer: `1`/`single`, `2`/`marcia`/`gammon`/"
-               "`double`, `3`/`marcia-per-punto`/`backgammon` (times the cube); the words "
+         Param("points", ArgType.WORD, "the offer: `1`/`single`/`oin`, `2`/`marcia`/`gammon`/"
+               "`double`/`mars`, `3`/`marcia-per-punto`/`backgammon` (times the cube); the words "
                "`accept` and `reject` answer instead", position=2, max_len=20),
          Param("answer", ArgType.WORD, "`accept` or `reject` the offer made to you",
                max_len=8, pattern=r"^(accept|reject)$")),

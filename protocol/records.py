@@ -39,7 +39,8 @@ REASONS: tuple[str, ...] = ("bear-off", "drop", "resign")
 #: The values the headers that a reader acts on may take (RECORDS.md, "Headers"); the
 #: others (`Dice`, `Status`, names, dates, ...) are told as written.
 HEADER_VALUES: dict[str, tuple[str, str]] = {
-    "Variant": (r"jacquet|jacquet-be|backgammon", "jacquet, jacquet-be or backgammon"),
+    "Variant": (r"jacquet|jacquet-be|backgammon|long-nardy",
+                "jacquet, jacquet-be, backgammon or long-nardy"),
     "Length": (r"0|[1-9][0-9]{0,3}", "a number of points below 10000"),
     "Cube": (r"on|off", "on or off"),
     "Crawford": (r"on|off", "on or off"),
@@ -108,8 +109,8 @@ class Action:
 
     `kind` is one of ACTION_KINDS. `dice` is set for `roll` (in the order rolled),
     `move` for `move` (the move text; `""` for a roll that cannot be played),
-    `value` for `double` (the cube's new value) and `resign` (1, 2 or 3: single,
-    gammon/marcia, backgammon/marcia per punto, before the cube).
+    `value` for `double` (the cube's new value) and `resign` (1, 2 or 3: single/oin,
+    gammon/marcia/mars, backgammon/marcia per punto, before the cube).
     """
 
     side: int

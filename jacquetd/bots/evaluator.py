@@ -19,6 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
+from jacquetd.engine_errors import Unsupported
 from jacquetd.rules import RawPlay, Variant, find_variant
 
 from . import bearoff, bearoff_store, fastencode, fastnet, features
@@ -246,13 +247,19 @@ def plays_probs(ev: Evaluator, raws: Sequence[RawPlay], mover_flag: bool, opp_fl
     return out
 
 
+class NoNetwork(Unsupported, FileNotFoundError):
+    """A variant ships no trained network: a peer sees ``bad_argument`` naming the
+    position (the levels that need no network, `random` and `heuristic`, still play it)."""
+
+
 @lru_cache(maxsize=8)
 def load_net(variant_name: str) -> Net:
-    """The shipped network of a variant (weights/<variant>.npz)."""
+    """The shipped network of a variant (weights/<variant>.npz); raises NoNetwork."""
     v = find_variant(variant_name)
     path = WEIGHTS_DIR / f"{v.name}.npz"
     if not path.exists():
-        raise FileNotFoundError(f"no trained weights for {v.name} ({path.name})")
+        raise NoNetwork(f"no trained network for {v.name} ({path.name}): the levels random "
+                        "and heuristic play it", "position")
     return Net.load(path)
 
 

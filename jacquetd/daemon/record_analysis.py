@@ -20,7 +20,7 @@ from jacquetd_protocol.match_files import RecordTooLarge, detect, read_match_fil
 from jacquetd_protocol.records import FORMAT, MatchRecord, RecordError, format_game
 
 from jacquetd.bots import review
-from jacquetd.bots.interface import ENGINE, Stopped
+from jacquetd.bots.interface import ENGINE, Stopped, Unsupported
 from jacquetd.matches.records import ReplayError, check, replay
 from jacquetd.rules import Play, Position, RulesError, apply_move
 
@@ -68,6 +68,10 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
     try:
         check(record)
     except (ReplayError, RulesError) as exc:
+        raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
+    try:  # the analysis needs the variant's network (none is shipped for long-nardy yet)
+        ENGINE.evaluate(Position.initial(record.variant))
+    except Unsupported as exc:
         raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
     limits = {**review.THRESHOLDS, **(thresholds or {})}
     moves: list[dict[str, Any]] = []

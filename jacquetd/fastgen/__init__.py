@@ -74,7 +74,9 @@ def flags_of(variant: Variant) -> int:
             | (k.F_CLOSURES if variant.closures else 0)
             | (k.F_REARMOST if variant.bear_off == "rearmost" else 0)
             | (k.F_MOST_OFF if variant.most_borne_off else 0)
-            | (k.F_SAME_DIRECTION if variant.same_direction else 0))
+            | (k.F_SAME_DIRECTION if variant.same_direction else 0)
+            | (k.F_HEAD if variant.head_rule else 0)
+            | (k.F_BLOCK if variant.six_block else 0))
 
 
 _FLAGS: dict[str, int] = {}
@@ -253,7 +255,7 @@ def warm_up() -> float:
     import time
 
     t0 = time.perf_counter()
-    for name in ("jacquet", "jacquet-be", "backgammon"):
+    for name in ("jacquet", "jacquet-be", "backgammon", "long-nardy"):
         for dice in ((6, 5), (3, 3)):
             p = Position.initial(name).with_dice(dice)
             want = _pure_generate(p)

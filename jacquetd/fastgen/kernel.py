@@ -7,7 +7,7 @@ spellings (G8):
 
 - `_prepare` and `_advance` are `movegen._single_steps`: every legal move of
   one checker by one die, every rule checked after the die (G6, J3-J9,
-  B3-B7), in the same order (the bar first, else sources from high to low);
+  B3-B7, N4-N8), in the same order (the bar first, else sources from high to low);
 - two different dice are tried higher first, then lower first; doubles are
   walked depth first with a set of the positions already expanded at each
   depth (`generate_raw`);
@@ -63,6 +63,8 @@ F_CLOSURES = 16  # B5
 F_REARMOST = 32  # J9 (else B7)
 F_MOST_OFF = 64  # J10
 F_SAME_DIRECTION = 128  # G3 (else G4)
+F_HEAD = 256  # N5
+F_BLOCK = 512  # N6
 
 PATH = 5
 OPPC = PATH + 1
@@ -82,6 +84,9 @@ FR_HAS = 4  # the step in the frame is found but not yet walked
 FR_SRC = 5
 FR_DST = 6
 FR_HIT = 7
+
+HEAD_FLOOR = 0  # cells of row OPPC that hold no point
+LOWEST = 25
 
 HIT_SHIFT = 40
 HIT_FLAG = 1 << 62
@@ -170,6 +175,26 @@ def _closure_breach(w8: np.ndarray, row: int, src: int, dst: int, dst_was_empty:
     return False
 
 
+@njit(cache=True)
+def _block_len(w8: np.ndarray, row: int, p: int) -> int:
+    """geometry._block_through's length: the run of occupied points through p along the
+    opponent's route (our 12 down to 1, then 24 down to 13; no step from 13 to 12)."""
+    n = 1
+    q = p
+    while q != 12:
+        q = q + 1 if q < 24 else 1
+        if w8[row, q] == 0:
+            break
+        n += 1
+    q = p
+    while q != 13:
+        q = q - 1 if q > 1 else 24
+        if w8[row, q] == 0:
+            break
+        n += 1
+    return n
+
+
 @njit(cache=True, inline="always")
 def _closed_start(w8: np.ndarray, row: int) -> int:
     """J7: how many of points 24-19 hold two or more checkers in the state of row `row`."""
@@ -251,11 +276,15 @@ def _advance(w8: np.ndarray, w64: np.ndarray, kbase: int, row: int, d: int,
     highest = np.int64(w8[CNT, fc + FR_HIGHEST])
     rearmost = flags & F_REARMOST != 0
     closures = flags & F_CLOSURES != 0
+    block = flags & F_BLOCK != 0
+    head_closed = flags & F_HEAD != 0 and w8[row, 24] <= w8[OPPC, HEAD_FLOOR]  # N5
     src = cursor
     while src >= lo:
         s = src
         src -= 1
         if w8[row, s] == 0:
+            continue
+        if s == 24 and head_closed:
             continue
         dst = s - d
         if dst <= 0:
@@ -296,6 +325,15 @@ def _advance(w8: np.ndarray, w64: np.ndarray, kbase: int, row: int, d: int,
             w8[row, dst] -= 1
             if breach:
                 continue  # B5
+        if block and w8[row, dst] == 0 and (
+                dst + 12 if dst <= 12 else dst - 12) < w8[OPPC, LOWEST]:
+            w8[row, s] -= 1
+            w8[row, dst] += 1
+            length = _block_len(w8, row, dst)
+            w8[row, s] += 1
+            w8[row, dst] -= 1
+            if length >= 6:
+                continue  # N6
         w8[CNT, fc + FR_CURSOR] = src
         w8[CNT, fc + FR_SRC] = s
         w8[CNT, fc + FR_DST] = dst
@@ -516,6 +554,18 @@ def _walk(me: bytes, opp: bytes, d1: int, d2: int, flags: int, w8: np.ndarray,
     else:
         for q in range(1, 25):
             w8[OPPC, q] = opp[25 - q]
+    if flags & F_HEAD:  # N5: geometry.head_floor
+        head = np.int64(me[24])
+        w8[OPPC, HEAD_FLOOR] = head - (
+            2 if head == 15 and d1 == d2 and (d1 == 3 or d1 == 4 or d1 == 6) else 1)
+    if flags & F_BLOCK:  # N6: geometry.lowest_opposing
+        lowest = 0
+        if opp[0] == 0:
+            for q in range(1, 25):
+                if opp[q]:
+                    lowest = q
+                    break
+        w8[OPPC, LOWEST] = lowest
 
     # the start at depth 0
     k1 = 0

@@ -68,7 +68,7 @@ ID_CHARS = frozenset("0123456789abcdef")
 
 RESIGN_WORDS = {
     "single": 1, "normal": 1, "marcia": 2, "gammon": 2, "double": 2,
-    "marcia-per-punto": 3, "marcia_per_punto": 3, "backgammon": 3,
+    "marcia-per-punto": 3, "marcia_per_punto": 3, "backgammon": 3, "oin": 1, "mars": 2,
 }
 
 #: The match commands, as the protocol's command table names them (the actions among
@@ -535,7 +535,9 @@ class MatchService:
             variant = find_variant(args.get("variant") or "jacquet")
         except (KeyError, ValueError):
             raise bad_argument("variant", f"one of {', '.join(VARIANTS)}") from None
-        length = _within(args, "length", 0, lim.max_length)
+        # N10: a variant may set the length of a match created without one
+        length = _within(args, "length", min(variant.default_match_length, lim.max_length),
+                         lim.max_length)
         cube = variant.cube_default if args.get("cube") is None else bool(args["cube"])
         crawford = True if args.get("crawford") is None else bool(args["crawford"])
         dice = args.get("dice") or "seeded"
@@ -687,7 +689,7 @@ class MatchService:
             points_arg = int(word) if ascii_number else RESIGN_WORDS.get(word, word)
         if points_arg not in (1, 2, 3):
             raise bad_argument("points", "1, 2, 3 or a result name (single, marcia, gammon, "
-                               "marcia-per-punto, backgammon), or an answer")
+                               "marcia-per-punto, backgammon, oin, mars), or an answer")
         points = int(points_arg)
         return self._act("match_resign", "resign", args, caller or Caller(),
                          lambda live, side, role: Act("resign", side, value=points))

@@ -1,7 +1,7 @@
 """The rules core of jacquetd: positions, legal plays, notation and game flow.
 
-It implements RULES.md exactly for the variants `jacquet`, `jacquet-be` and
-`backgammon` and imports nothing else of the project (standard library only).
+It implements RULES.md exactly for the variants `jacquet`, `jacquet-be`,
+`backgammon` and `long-nardy` and imports nothing else of the project (standard library only).
 Errors cite the RULES.md ids they enforce.
 """
 

@@ -235,16 +235,16 @@ class Game:
         """`side` offers to resign a game worth `result` times the cube.
 
         Either side may offer while the game is under way (phases roll and
-        move); `result` is 1, 2 or 3 (2 at most in jacquet-be, B8).
+        move); `result` is 1, 2 or 3 (2 at most in jacquet-be, B8, and long-nardy, N9).
         """
         if self.phase not in ("roll", "move"):
             raise GameStateError(f"cannot resign now (phase {self.phase})")
         if side not in (0, 1):
             raise GameStateError("side must be 0 or 1")
-        most = 2 if self.rules.name == "jacquet-be" else 3
+        most = self.rules.max_result
         if not 1 <= result <= most:
             raise GameStateError(f"a resignation in {self.variant} is worth 1 to {most}",
-                                 "B8" if most == 2 else "J12")
+                                 self.rules.cite("B8") if most == 2 else "J12")
         self.pending_resign = (side, result)
         self._log.append((side, "resign", result))
 

@@ -140,3 +140,84 @@ def closure_breach(after: Sequence[int], src: int, dst: int, dst_was_empty: bool
                 if len(run) >= 6 and not closure_permitted(run):
                     return True
     return False
+
+
+# -- Long Nardy (RULES.md section 6) -------------------------------------------------------
+
+HEAD = 24
+"""N1: a side's head, its 24-point."""
+_HEAD_DOUBLES = frozenset((3, 4, 6))
+
+
+def head_floor(side: Sequence[int], dice: Sequence[int]) -> int:
+    """N5 for a turn that starts with `side` and `dice`: no checker may leave the head
+    while the head holds this many checkers or fewer.
+
+    One checker may leave per turn; two on a side's first turn (all 15 on the head
+    when the turn starts) with 6-6, 4-4 or 3-3. No checker comes back to its head, so
+    the count now against the count at the turn's start tells how many have left.
+    """
+    limit = 2 if (side[HEAD] == 15 and len(dice) == 2 and dice[0] == dice[1]
+                  and dice[0] in _HEAD_DOUBLES) else 1
+    return side[HEAD] - limit
+
+
+def route_point(p: int) -> int:
+    """G3: the opponent's own number for our point p (1-24): the place of p on its route."""
+    return p + 12 if p <= 12 else p - 12
+
+
+def lowest_opposing(opp: Sequence[int]) -> int:
+    """N6: the opponent's lowest point (its own numbering) holding a checker, 0 once it
+    has borne one off. A block of ours is legal exactly when its lowest point, in the
+    opponent's numbering, is above this one (a checker of the opponent is ahead of it)."""
+    if opp[0]:
+        return 0
+    for q in range(1, 25):
+        if opp[q]:
+            return q
+    return 0
+
+
+def _block_through(side: Sequence[int], p: int) -> list[int]:
+    """N6: the run of occupied points along the opponent's route (12, 11, ..., 1, 24, ...,
+    13 in our numbering; 13|12 is no step of it) that contains occupied point p."""
+    run = [p]
+    q = p
+    while q != 12:  # up the opponent's route, toward its head (our 12)
+        q = q + 1 if q < 24 else 1
+        if not side[q]:
+            break
+        run.append(q)
+    q = p
+    while q != 13:  # down the opponent's route, toward its end (our 13)
+        q = q - 1 if q > 1 else 24
+        if not side[q]:
+            break
+        run.insert(0, q)
+    return run
+
+
+def block_breach(after: Sequence[int], dst: int, lowest: int) -> bool:
+    """N6 after a step that landed on `dst`, empty before it: does the side now stand in a
+    block of six or more with no opposing checker ahead? `lowest` is
+    `lowest_opposing(opp)`. Only the run through a newly occupied point can have become
+    such a block: vacating a point only shortens or splits runs."""
+    if route_point(dst) >= lowest:
+        return False  # the opponent's lowest checker lies below dst: it is ahead
+    return len(_block_through(after, dst)) >= 6
+
+
+def unpassed_block(side: Sequence[int], opp: Sequence[int]) -> list[int] | None:
+    """N6: the first block of `side` (six or more points in a row on the opponent's route)
+    with no checker of `opp` ahead of it, as our points from the opponent's head end; or
+    None."""
+    lowest = lowest_opposing(opp)
+    seen: set[int] = set()
+    for p in range(1, 25):
+        if side[p] and p not in seen and route_point(p) < lowest:
+            run = _block_through(side, p)
+            seen.update(run)
+            if len(run) >= 6:
+                return run[::-1]
+    return None

@@ -116,7 +116,7 @@ class _Opponent:
 # Bounded caches of both roles by side (cleared when full): per variant index for the
 # side on roll, per "backgammon or not" for the opponent. Writers hold the dicts.
 _CACHE_MAX = 1 << 12  # about 0.5-0.7 KB an entry, with its key
-_ON_ROLL: tuple[dict[tuple[int, ...], _OnRoll], ...] = ({}, {}, {})
+_ON_ROLL: tuple[dict[tuple[int, ...], _OnRoll], ...] = ({}, {}, {}, {})
 _OPPONENT: tuple[dict[tuple[int, ...], _Opponent], ...] = ({}, {})
 
 

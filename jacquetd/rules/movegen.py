@@ -1,4 +1,4 @@
-"""Legal play generation (RULES.md G6-G8, J3-J11, B3-B7, section 4).
+"""Legal play generation (RULES.md G6-G8, J3-J11, B3-B7, section 4, N3-N8).
 
 The generator works on plain lists of 26 counts per side (the side to move in
 its own numbering, the opponent in its own) and explores every order of the
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .errors import GameStateError
-from .geometry import closure_breach, has_prime
+from .geometry import block_breach, closure_breach, has_prime, head_floor, lowest_opposing
 from .position import CHECKERS, Position
 from .variants import Variant, opponent_point_map
 
@@ -79,6 +79,8 @@ class _Rules(NamedTuple):
     closures: bool
     rearmost: bool
     table: tuple[int, ...]
+    head: bool
+    block: bool
 
 
 _RULES_CACHE: dict[str, _Rules] = {}
@@ -88,15 +90,24 @@ def _rules_of(v: Variant) -> _Rules:
     r = _RULES_CACHE.get(v.name)
     if r is None:
         r = _Rules(v.hitting, v.courier, v.start_limit, v.midpoint_limit, v.closures,
-                   v.bear_off == "rearmost", opponent_point_map(v))
+                   v.bear_off == "rearmost", opponent_point_map(v), v.head_rule, v.six_block)
         _RULES_CACHE[v.name] = r
     return r
 
 
-def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules
-                  ) -> list[tuple[Step, list[int], list[int]]]:
-    """Every legal move of one checker by die `d` (the rules of one die, checked after it)."""
+def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int | None = None,
+                  lowest: int | None = None) -> list[tuple[Step, list[int], list[int]]]:
+    """Every legal move of one checker by die `d` (the rules of one die, checked after it).
+
+    With N5 and N6 (`long-nardy`), `floor` is the turn's `geometry.head_floor` and
+    `lowest` the opponent's `geometry.lowest_opposing`; left out, they are those of a
+    turn that starts with `me` (the die is the turn's first).
+    """
     out: list[tuple[Step, list[int], list[int]]] = []
+    if floor is None:
+        floor = me[24] - 1
+    if lowest is None:
+        lowest = lowest_opposing(opp)
     table = r.table
     if me[25]:
         # J5: entering comes before anything else
@@ -139,7 +150,10 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules
                 highest = q
                 break
 
+    head_closed = r.head and me[24] <= floor  # N5: the turn's checkers have left the head
     for src in sources:
+        if src == 24 and head_closed:
+            continue
         dst = src - d
         if dst <= 0:
             if not all_home:
@@ -174,6 +188,9 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules
         if r.closures and (me[dst] == 0 or me2[src] == 0) and closure_breach(
                 me2, src, dst, me[dst] == 0):
             continue  # B5
+        if r.block and me[dst] == 0 and (dst + 12 if dst <= 12 else dst - 12) < lowest \
+                and block_breach(me2, dst, lowest):
+            continue  # N6: only a point below the opponent's lowest checker can close a block
         if n:
             opp2 = opp.copy()
             opp2[oq] = 0
@@ -204,6 +221,8 @@ def generate_raw(variant: Variant, me: Sequence[int], opp: Sequence[int],
     d1, d2 = dice
     me_l = list(me)
     opp_l = list(opp)
+    floor = head_floor(me, dice) if r.head else -1
+    lowest = lowest_opposing(opp) if r.block else 0
     found: dict[bytes, tuple[tuple[Step, ...], list[int], list[int], int]] = {}
 
     if d1 == d2:
@@ -215,7 +234,7 @@ def generate_raw(variant: Variant, me: Sequence[int], opp: Sequence[int],
                 if key not in found:
                     found[key] = (steps, m, o, depth)
                 return
-            succ = _single_steps(m, o, d1, r)
+            succ = _single_steps(m, o, d1, r, floor, lowest)
             if not succ:
                 key = bytes(m) + bytes(o)
                 if key not in found:
@@ -233,13 +252,13 @@ def generate_raw(variant: Variant, me: Sequence[int], opp: Sequence[int],
     else:
         hi, lo = (d1, d2) if d1 > d2 else (d2, d1)
         for first, second in ((hi, lo), (lo, hi)):
-            for step, m1, o1 in _single_steps(me_l, opp_l, first, r):
+            for step, m1, o1 in _single_steps(me_l, opp_l, first, r, floor, lowest):
                 if m1[0] == CHECKERS:  # won with one die: the other is not played
                     key = bytes(m1) + bytes(o1)
                     if key not in found:
                         found[key] = ((step,), m1, o1, 1)
                     continue
-                succ = _single_steps(m1, o1, second, r)
+                succ = _single_steps(m1, o1, second, r, floor, lowest)
                 if not succ:
                     key = bytes(m1) + bytes(o1)
                     if key not in found:

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from .errors import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
 from .explain import Violation, step_violation
+from .geometry import head_floor
 from .movegen import Play, legal_plays
 from .position import Position
 from .variants import Variant, opponent_point_map
@@ -146,9 +147,10 @@ def _simulate(v: Variant, pos: Position, order: list[tuple[int, int]]) -> _Trial
     me = list(pos.me)
     opp = list(pos.opp)
     table = opponent_point_map(v)
+    floor = head_floor(pos.me, pos.dice) if v.head_rule else None
     hits: set[int] = set()
     for depth, (src, die) in enumerate(order):
-        bad = step_violation(v, me, opp, src, die)
+        bad = step_violation(v, me, opp, src, die, floor)
         if bad is not None:
             return _Trial(None, frozenset(), depth, bad, depth)
         dst = max(src - die, 0)
@@ -176,10 +178,10 @@ def apply_move(pos: Position, text: str) -> Play:
         if len(plays) == 1 and plays[0].is_pass:
             return plays[0]
         raise IllegalMoveError(f"the roll {_dice(pos)} can be played; passing is not allowed",
-                               "G7")
+                               v.cite("G7"))
     if len(plays) == 1 and plays[0].is_pass:
         raise IllegalMoveError(f"no die of {_dice(pos)} can be played: the only play is 'pass'",
-                               "G7")
+                               v.cite("G7"))
     dice = list(pos.dice) * (2 if pos.dice[0] == pos.dice[1] else 1)
     marks = frozenset(s.dst for s in segments if s.hit)
     matches: dict[tuple[tuple[int, ...], tuple[int, ...]], frozenset[int]] = {}
@@ -197,7 +199,8 @@ def apply_move(pos: Position, text: str) -> Play:
     if marks:
         marked = {k: h for k, h in matches.items() if marks <= h}
         if not marked and matches:
-            raise IllegalMoveError(f"{text.strip()!r} marks a hit where none happens", "J4")
+            raise IllegalMoveError(f"{text.strip()!r} marks a hit where none happens",
+                                   v.cite("J4"))
         matches = marked
     if len(matches) > 1:
         exact = {k: h for k, h in matches.items() if h == marks}
@@ -220,21 +223,22 @@ def _explain_failure(pos: Position, text: str, trials: list[_Trial], plays: list
                      ) -> IllegalMoveError:
     """Name the rule an unmatched spelling breaks: a step rule, G7 or J10."""
     legal_steps = [t for t in trials if t.violation is None]
+    g7 = pos.rules.cite("G7")
     if legal_steps:
         most = max(p.dice_used for p in plays)
         used = max(t.used for t in legal_steps)
         if used < most:
             return IllegalMoveError(f"{text!r} plays {used} of the dice but {most} can be played",
-                                    "G7")
+                                    g7)
         if most == 1 and pos.dice[0] != pos.dice[1]:
             return IllegalMoveError(
-                f"only one die can be played, and the higher ({max(pos.dice)}) must be", "G7")
+                f"only one die can be played, and the higher ({max(pos.dice)}) must be", g7)
         if pos.rules.most_borne_off:
             off = max(p.borne_off for p in plays)
             return IllegalMoveError(
                 f"{text!r} wastes pips: a play that bears off {off} checker(s) must be chosen",
                 "J10")
-        return IllegalMoveError(f"{text!r} is not a legal play", "G7")
+        return IllegalMoveError(f"{text!r} is not a legal play", g7)
     deepest = max(t.depth for t in trials)
     reasons = Counter(t.violation for t in trials if t.depth == deepest and t.violation)
     violation = reasons.most_common(1)[0][0]

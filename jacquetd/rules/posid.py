@@ -3,7 +3,7 @@
 Layout of the bytes before base64url (no padding):
 
     0      format version (1)
-    1      variant index (0 jacquet, 1 jacquet-be, 2 backgammon)
+    1      variant index (0 jacquet, 1 jacquet-be, 2 backgammon, 3 long-nardy)
     2-14   the side on roll's 26 counts, two 4-bit counts a byte (high nibble first)
     15-27  the opponent's 26 counts, likewise
     28     dice: first die in the high nibble, second in the low (0 = not rolled)

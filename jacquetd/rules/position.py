@@ -20,6 +20,7 @@ from .geometry import (
     closed_in_start_table,
     forbidden_closure,
     has_prime,
+    unpassed_block,
 )
 from .posid import decode_position_id, encode_position_id
 from .variants import Variant, find_variant, opponent_point_map
@@ -123,7 +124,7 @@ class Position:
         cube: bool | None = None,
         match_length: int | None = None,
     ) -> Position:
-        """The starting position of `variant` (J1, B1, section 4), nobody having rolled.
+        """The starting position of `variant` (J1, B1, section 4, N1), nobody having rolled.
 
         `cube` defaults to the variant's C1 default; `match_length` None means
         money (unlimited) play.
@@ -209,9 +210,10 @@ class Position:
                 raise PositionError(f"{name} counts must be non-negative integers")
             total = sum(side)
             if total != CHECKERS:
-                raise PositionError(f"{name} has {total} checkers, not {CHECKERS}", "J1")
+                raise PositionError(f"{name} has {total} checkers, not {CHECKERS}", v.cite("J1"))
             if not v.hitting and side[25]:
-                raise PositionError(f"{name} has checkers on the bar; {v.name} has no bar", "B3")
+                raise PositionError(f"{name} has checkers on the bar; {v.name} has no bar",
+                                    v.cite("B3"))
         if self.me[0] == CHECKERS and self.opp[0] == CHECKERS:
             raise PositionError("both sides have borne off all their checkers")
         if self.me[0] == CHECKERS:
@@ -226,7 +228,7 @@ class Position:
         table = opponent_point_map(v)
         for q in range(1, 25):
             if self.me[q] and self.opp[table[q]]:
-                rule = "G3" if v.same_direction else "G4"
+                rule = v.cite("G3") if v.same_direction else "G4"
                 raise PositionError(
                     f"both sides have checkers on point {q} of the side on roll "
                     f"(the opponent's {table[q]})", rule)
@@ -247,6 +249,14 @@ class Position:
                     raise PositionError(
                         f"{name} stands in a forbidden closure on points "
                         f"{'-'.join(map(str, run))}", "B5")
+        if v.six_block:
+            for name, side, other in (("on_roll", self.me, self.opp),
+                                      ("opponent", self.opp, self.me)):
+                run = unpassed_block(side, other)
+                if run is not None:
+                    raise PositionError(
+                        f"{name} holds a block on its points {'-'.join(map(str, run))} with "
+                        "no opposing checker ahead of it", "N6")
         if len(self.primed) != 2:
             raise PositionError("primed must hold two flags")
         if v.tracks_primes:

@@ -1,4 +1,5 @@
-"""Variant metadata: the few facts that make `jacquet`, `jacquet-be` and `backgammon` differ.
+"""Variant metadata: the few facts that make `jacquet`, `jacquet-be`, `backgammon` and
+`long-nardy` differ.
 
 Each variant is a frozen record of flags read by the move generator, the
 validator and the scorer, so that the rules themselves are written once
@@ -43,7 +44,28 @@ class Variant:
     cube_default: bool
     """C1: whether the cube is on unless a match says otherwise."""
     start_setup: tuple[tuple[int, int], ...]
-    """(point, count) pairs of each side's starting position (J1, B1, section 4)."""
+    """(point, count) pairs of each side's starting position (J1, B1, section 4, N1)."""
+    head_rule: bool = False
+    """N5: at most one checker leaves the 24-point (the head) per turn, two with 6-6, 4-4
+    or 3-3 on a side's first turn."""
+    six_block: bool = False
+    """N6: no block of six or more points without an opposing checker ahead of it."""
+    max_result: int = 3
+    """The most a game scores before the cube (J12, C4: 3; B8, N9: 2)."""
+    default_match_length: int = 0
+    """The match length a hosted match gets when none is asked for (N10: 7; 0: not set
+    by the variant)."""
+    cites: tuple[tuple[str, str], ...] = ()
+    """(shared id, this variant's id) pairs: the rule this variant's errors cite where
+    the engine enforces a rule written once for several variants (see `cite`)."""
+
+    def cite(self, rule: str) -> str:
+        """The id an error of this variant cites for the shared rule `rule` (B3 is N4 in
+        `long-nardy`, for instance); `rule` itself when the variant names it so."""
+        for shared, own in self.cites:
+            if shared == rule:
+                return own
+        return rule
 
     def __str__(self) -> str:
         return self.name
@@ -81,6 +103,7 @@ JACQUET_BE = Variant(
     opening_plays_opening_dice=True,
     cube_default=False,
     start_setup=((24, 15),),
+    max_result=2,
 )
 
 BACKGAMMON = Variant(
@@ -100,7 +123,31 @@ BACKGAMMON = Variant(
     start_setup=((24, 2), (13, 5), (8, 3), (6, 5)),
 )
 
-VARIANTS: dict[str, Variant] = {v.name: v for v in (JACQUET, JACQUET_BE, BACKGAMMON)}
+LONG_NARDY = Variant(
+    name="long-nardy",
+    index=3,
+    same_direction=True,
+    hitting=False,
+    courier=False,
+    start_limit=False,
+    midpoint_limit=False,
+    closures=False,
+    bear_off="standard",
+    most_borne_off=False,
+    tracks_primes=False,
+    opening_plays_opening_dice=False,
+    cube_default=False,
+    start_setup=((24, 15),),
+    head_rule=True,
+    six_block=True,
+    max_result=2,
+    default_match_length=7,
+    cites=(("J1", "N11"), ("G3", "N11"), ("B3", "N4"), ("J4", "N3"), ("B7", "N8"),
+           ("G7", "N7"), ("B8", "N9")),
+)
+
+VARIANTS: dict[str, Variant] = {v.name: v for v in (JACQUET, JACQUET_BE, BACKGAMMON,
+                                                     LONG_NARDY)}
 _BY_INDEX: dict[int, Variant] = {v.index: v for v in VARIANTS.values()}
 _ALIASES: dict[str, str] = {
     "jacquet": "jacquet",
@@ -110,6 +157,9 @@ _ALIASES: dict[str, str] = {
     "belgian": "jacquet-be",
     "backgammon": "backgammon",
     "bg": "backgammon",
+    "long-nardy": "long-nardy",
+    "long_nardy": "long-nardy",
+    "nardy": "long-nardy",
 }
 
 

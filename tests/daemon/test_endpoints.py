@@ -42,7 +42,7 @@ def test_hello_reports_every_limit(zc: ZmqClient) -> None:
     result = zc.call("hello").raise_for_error()
     assert result["protocol"] == "1.4"
     assert result["engine"] == "jacquetd"
-    assert set(result["variants"]) == {"jacquet", "jacquet-be", "backgammon"}
+    assert set(result["variants"]) == {"jacquet", "jacquet-be", "backgammon", "long-nardy"}
     assert "legal_moves" in result["commands"] and "random" in result["levels"]
     limits = result["limits"]
     for name in ("max_frame_bytes", "zmq_max_msg_bytes", "max_depth", "max_list_len",

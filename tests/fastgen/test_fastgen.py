@@ -118,9 +118,9 @@ def test_every_roll_from_the_start(variant: str) -> None:
 
 
 @st.composite
-def arbitrary_positions(draw: st.DrawFn) -> Position:
+def arbitrary_positions(draw: st.DrawFn, only: str | None = None) -> Position:
     """A valid position with both sides' checkers placed at random (not from a game)."""
-    variant = draw(st.sampled_from(VARIANT_NAMES))
+    variant = only or draw(st.sampled_from(VARIANT_NAMES))
     v = VARIANTS[variant]
     table = opponent_point_map(v)
     places = list(range(0, 26 if v.hitting else 25))
@@ -147,6 +147,33 @@ def arbitrary_positions(draw: st.DrawFn) -> Position:
 @given(arbitrary_positions())
 def test_arbitrary_positions(p: Position) -> None:
     same_as_pure(p)
+
+
+@needs_numba
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(arbitrary_positions("long-nardy"))
+def test_arbitrary_long_nardy_positions(p: Position) -> None:
+    """N5 and N6 on positions no seeded game reaches: checkers anywhere, blocks standing
+    with a checker ahead, the head full or not."""
+    same_as_pure(p)
+
+
+@needs_numba
+def test_long_nardy_head_and_block_positions() -> None:
+    """Every roll on positions that put N5 and N6 to work: the first turn of either side,
+    a later turn with checkers still on the head, and Ex9/Ex10's blocks (each side's
+    `me` as {point: count}, the rest borne off)."""
+    from tests.rules.helpers import side
+
+    cases = [({24: 15}, {24: 15}), ({24: 15}, {24: 14, 4: 1}), ({24: 15}, {24: 13, 21: 1, 15: 1}),
+             ({24: 13, 18: 2}, {24: 13, 18: 2}),
+             ({9: 1, 6: 1, 5: 2, 4: 2, 2: 2, 1: 2}, {24: 12, 23: 1, 22: 1, 20: 1}),
+             ({9: 1, 6: 1, 5: 2, 4: 2, 2: 2, 1: 2}, {24: 12, 23: 1, 22: 1, 12: 1}),
+             ({24: 9, 23: 1, 22: 1, 21: 1, 20: 1, 18: 1, 17: 1}, {24: 15})]
+    for me, opp in cases:
+        for d1 in range(1, 7):
+            for d2 in range(1, 7):
+                same_as_pure(Position.validated("long-nardy", side(me), side(opp), (d1, d2)))
 
 
 @needs_numba

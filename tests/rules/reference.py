@@ -2,7 +2,8 @@
 
 It follows RULES.md literally: every order of the dice, every checker that
 `step_violation` lets move, no memo and no shortcuts; then G7 (most dice, else
-the higher die) and J10 (most borne off). It shares nothing with the fast
+the higher die) and J10 (most borne off); N5's head limit is the turn's, passed to
+every step. It shares nothing with the fast
 generator but the single-step rules of `explain.py`, which a property test
 holds equal to the generator's own inline checks.
 """
@@ -13,6 +14,7 @@ from itertools import permutations
 
 from jacquetd.rules import Position
 from jacquetd.rules.explain import step_violation
+from jacquetd.rules.geometry import head_floor
 from jacquetd.rules.variants import opponent_point_map
 
 Key = tuple[tuple[int, ...], tuple[int, ...]]
@@ -23,6 +25,7 @@ def reference_results(p: Position) -> set[Key]:
     table = opponent_point_map(v)
     d1, d2 = p.dice
     dice = [d1] * 4 if d1 == d2 else [d1, d2]
+    floor = head_floor(p.me, p.dice) if v.head_rule else None
     found: dict[Key, tuple[int, int]] = {}  # key -> (dice used, first die used)
 
     def walk(me: list[int], opp: list[int], todo: tuple[int, ...], used: int, first: int) -> None:
@@ -30,7 +33,7 @@ def reference_results(p: Position) -> set[Key]:
         if todo and me[0] < 15:
             die = todo[0]
             for src in range(25, 0, -1):
-                if not me[src] or step_violation(v, me, opp, src, die) is not None:
+                if not me[src] or step_violation(v, me, opp, src, die, floor) is not None:
                     continue
                 moved = True
                 m2, o2 = me.copy(), opp.copy()
