@@ -502,7 +502,9 @@ _COMMANDS: tuple[Command, ...] = (
                minimum=0, maximum=64),
          Param("swap", ArgType.BOOL, "also play the same dice stream with the seats swapped "
                "(the league's pair of games)", default=False),
-         Param("luck", ArgType.BOOL, "judge every roll's luck (as `luck` does)", default=True),
+         Param("luck", ArgType.BOOL, "judge every roll's luck (as `luck` does); in a "
+               "variant without a trained network the games' `luck` is null (protocol 1.4)",
+               default=True),
          _TIME_MS),
         (Field("matches", "bot_matches", "one map per match played (two with `swap`, the "
                "swapped one second): `levels` (seat 0, seat 1), `score`, `winner` (seat), "

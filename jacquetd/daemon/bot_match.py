@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from jacquetd_protocol.seeds import game_seed, move_seed
 
-from jacquetd.bots.interface import ENGINE
+from jacquetd.bots.interface import ENGINE, Unsupported
 from jacquetd.bots.players import NeuralBot, state_of, stop_function
 from jacquetd.errors import SearchTimedOut
 from jacquetd.rules import Game, GameStateError, Match, Play, Position, RawPlay, find_variant
@@ -74,6 +74,7 @@ def play_match(seats: tuple[_Seat, _Seat], seed: int, *, variant: str, length: i
     """A match to `length` points (0: one money game) on the dice stream `seed`."""
     match = Match(variant, length, cube_enabled=False, crawford_rule=False, seed=seed)
     played: list[tuple[list[list[Any]], list[float]]] = []  # per game: actions, luck
+    judged = [luck]  # whether the luck is judged (not when the variant has no network)
 
     def on_game(game: Game) -> None:
         for s in seats:
@@ -87,8 +88,11 @@ def play_match(seats: tuple[_Seat, _Seat], seed: int, *, variant: str, length: i
         dice = (rolled.dice[0], rolled.dice[1])
         if thrown:
             actions.append([side, "roll", [dice[0], dice[1]]])
-        if luck:
-            lucks[side] += round(ENGINE.luck(rolled.without_dice(), dice), 6)
+        if judged[0]:
+            try:
+                lucks[side] += round(ENGINE.luck(rolled.without_dice(), dice), 6)
+            except Unsupported:  # no network judges this variant's luck: results only
+                judged[0] = False
 
     def on_move(game: Game, side: int, play: Play, forced: bool) -> None:
         played[-1][0].append([side, "move", play.move])
@@ -97,7 +101,7 @@ def play_match(seats: tuple[_Seat, _Seat], seed: int, *, variant: str, length: i
         drive_match(match, seats, on_turn=on_turn, on_move=on_move, on_game=on_game)
     except GameStateError as exc:  # a game that never ends (both sides pass for ever)
         raise RuntimeError(str(exc)) from None
-    games = [_entry(game, actions, lucks if luck else None)
+    games = [_entry(game, actions, lucks if judged[0] else None)
              for game, (actions, lucks) in zip(match.games, played, strict=True)]
     return {"levels": [seats[0].level, seats[1].level], "score": list(match.score),
             "winner": match.winner, "games": games}

@@ -113,6 +113,16 @@ def test_a_variant_the_daemon_does_not_play_is_refused_at_start(tmp_path: Path,
     assert not path.with_suffix(".html").exists()
 
 
+def test_a_league_of_long_nardy_needs_nothing_else_to_learn(tmp_path: Path) -> None:
+    # the variant is one the daemon plays: its rules come from the daemon's hello
+    path = write_league(tmp_path / "nardy.toml", [{"name": "h", "level": "heuristic"},
+                                                  {"name": "r", "level": "random"}],
+                        variant="long-nardy", games=2)
+    result = run_league(path)
+    assert result.finished and result.standings.games == 2 and not result.standings.faults
+    assert {g["name"] for m in result.matches for g in m["games"]} <= {"oin", "mars"}
+
+
 def test_killed_league_resumes_to_the_same_totals(tmp_path: Path, levels: list[str]) -> None:
     engines = three_engines(levels)
     whole = write_league(tmp_path / "whole.toml", engines)

@@ -77,3 +77,21 @@ def test_a_variant_the_daemon_does_not_play_is_refused() -> None:
     finally:
         child.close(force=True)
     assert child.exitstatus == 2
+
+
+def test_two_bots_play_long_nardy_with_nothing_else_to_learn(tmp_path: Path) -> None:
+    # the referee and the board take the variant's rules from the daemon's hello (N2: the
+    # higher opening die rolls again; N9: oin or mars)
+    record = tmp_path / "nardy.txt"
+    child = spawn("--watch", "--variant", "long-nardy", "--seed", "4", "--level", "heuristic",
+                  "--level2", "random", "--save", str(record))
+    try:
+        child.expect("Match over", timeout=180)
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    parsed = parse_record(record.read_text())
+    game = parsed.games[0]
+    assert parsed.variant == "long-nardy" and game.result is not None
+    assert game.result.name in ("oin", "mars") and game.actions[0].kind == "roll"

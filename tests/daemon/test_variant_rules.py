@@ -29,6 +29,9 @@ def test_hello_describes_each_variant(zc: ZmqClient) -> None:
     # G3 + B2 (the opening dice are played) + B8
     assert rules["jacquet-be"] == {"direction": "same", "opening": "play", "cube": False,
                                    "results": {"1": "single", "2": "double"}}
+    # N1 (G3) + N2 (the higher opening die rolls again) + N9 (oin, mars) + N10 (cube off)
+    assert rules["long-nardy"] == {"direction": "same", "opening": "reroll", "cube": False,
+                                   "results": {"1": "oin", "2": "mars"}}
     # G4 + the opening dice played + C4 + the cube on in money play
     assert rules["backgammon"] == {"direction": "opposite", "opening": "play", "cube": True,
                                    "results": {"1": "single", "2": "gammon",
