@@ -4,6 +4,7 @@
     jacquet-analyze match.mat --plies 1         # a Jellyfish .mat (backgammon)
     jacquet-analyze match.sgf --html review.html
     jacquet-analyze match.jmat --json > review.json
+    jacquet-analyze league.records/             # a league's records: each, then by player
 
 The file (a `jacquet-match/1` record, a `.mat` or a GNU Backgammon SGF, told apart by
 their content) is checked here, then sent whole to the engine's `analyze_record`
@@ -12,7 +13,9 @@ bar runs on standard error when it is a terminal. The program prints each player
 summary (decisions, marks, losses, error rate, PR, luck) and the marked decisions;
 `--json` prints the whole result instead, `--html OUT` writes a self-contained report
 with the equity graph and the board of every marked decision (replayed with the engine's
-`position` and `apply_move`). Ctrl-C sends `cancel`: the engine stops after the decision
+`position` and `apply_move`). Several files, or a directory of them (a league's
+records), are reviewed one after the other, and each player's figures over all of them
+follow, by the player's name. Ctrl-C sends `cancel`: the engine stops after the decision
 in hand and the report covers what was done; a second Ctrl-C leaves at once.
 
 The engine is `python -m jacquetd stdio` with this Python, started in its own session
@@ -228,22 +231,57 @@ def build_report(path: Path, record: MatchRecord, result: Mapping[str, Any]) -> 
             "analysis": dict(result)}
 
 
-async def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    path = Path(args.file)
+#: The files a directory given as FILE stands for: a league's records and match files.
+RECORD_SUFFIXES = (".txt", ".jmat", ".mat", ".sgf")
+
+
+def record_paths(given: list[str]) -> list[Path]:
+    """The files to analyse: each FILE, a directory standing for its record files (a
+    league's `.records` folder), sorted by name."""
+    out: list[Path] = []
+    for name in given:
+        path = Path(name)
+        if path.is_dir():
+            out += sorted(p for p in path.iterdir()
+                          if p.is_file() and p.suffix.lower() in RECORD_SUFFIXES)
+        else:
+            out.append(path)
+    return out
+
+
+def read_record(path: Path, game: int | None, err: TextIO) -> tuple[str, MatchRecord] | None:
+    """The file's text and record, checked here; None (said on `err`) when it cannot be
+    read or has no game `game`."""
     try:
         text = read_text(path)
     except OSError as exc:
         err.write(f"{PROG}: {path}: {exc.strerror or exc}\n")
-        return EXIT_BAD_INPUT
+        return None
     try:
         record = read_match_file(text)
     except RecordError as exc:
         err.write(f"{PROG}: {path}: {exc}\n")
+        return None
+    if game is not None and game not in [g.number for g in record.games]:
+        err.write(f"{PROG}: {path}: no game {game} (the record has {len(record.games)})\n")
+        return None
+    return text, record
+
+
+async def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    paths = record_paths(args.file)
+    if not paths:
+        err.write(f"{PROG}: no record files in {', '.join(args.file)}\n")
         return EXIT_BAD_INPUT
-    if args.game is not None and args.game not in [g.number for g in record.games]:
-        err.write(f"{PROG}: {path}: no game {args.game} (the record has "
-                  f"{len(record.games)})\n")
+    if len(paths) > 1 and (args.html or args.game is not None):
+        err.write(f"{PROG}: --html and --game take one record ({len(paths)} given)\n")
         return EXIT_BAD_INPUT
+    records = []
+    for path in paths:
+        read = read_record(path, args.game, err)
+        if read is None:
+            return EXIT_BAD_INPUT
+        records.append((path, *read))
     progress = Progress(err, plain=args.progress)
     if args.connect:
         engine = await JacquetClient.open(args.connect, timeout=0)
@@ -254,39 +292,57 @@ async def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         engine = await spawn_engine(args.daemon.split() if args.daemon
                                     else default_engine_command(), timeout=0,
                                     start_new_session=True)
+    reports: list[dict[str, Any]] = []
+    stopped: Mapping[str, Any] | None = None
     async with engine:
         if not engine.supports("analyze_record"):
             err.write(f"{PROG}: this engine has no analyze_record command\n")
             return EXIT_BAD_INPUT
-        request: dict[str, Any] = {"record": text, "plies": args.plies, "game": args.game,
-                                   "doubtful": args.doubtful, "error": args.error,
-                                   "blunder": args.blunder, "luck": not args.no_luck}
-        if args.timeout is not None:
-            request["timeout_ms"] = int(args.timeout * 1000)
-        request = {k: v for k, v in request.items() if v is not None}
-        result = await analyse(engine, request, progress)
-        report = build_report(path, record, result)
-        if args.html:
-            found = analyze_report.marked(report)
-            boards: dict[str, dict[str, Any]] = {}
-            try:
-                boards = await replay_boards(engine, record,
-                                             {(d["game"], d["index"]) for d in found})
-            except EngineError as exc:
-                err.write(f"{PROG}: the boards could not be replayed ({exc}); the report has "
-                          "none\n")
-            Path(args.html).write_text(analyze_report.html_report(report, boards),
-                                       encoding="utf-8")
+        for path, text, record in records:
+            request: dict[str, Any] = {"record": text, "plies": args.plies,
+                                       "game": args.game, "doubtful": args.doubtful,
+                                       "error": args.error, "blunder": args.blunder,
+                                       "luck": not args.no_luck}
+            if args.timeout is not None:
+                request["timeout_ms"] = int(args.timeout * 1000)
+            request = {k: v for k, v in request.items() if v is not None}
+            result = await analyse(engine, request, progress)
+            report = build_report(path, record, result)
+            reports.append(report)
+            if args.html:
+                found = analyze_report.marked(report)
+                boards: dict[str, dict[str, Any]] = {}
+                try:
+                    boards = await replay_boards(engine, record,
+                                                 {(d["game"], d["index"]) for d in found})
+                except EngineError as exc:
+                    err.write(f"{PROG}: the boards could not be replayed ({exc}); the report "
+                              "has none\n")
+                Path(args.html).write_text(analyze_report.html_report(report, boards),
+                                           encoding="utf-8")
+            if result.get("stopped"):
+                stopped = result
+                break
+    several = len(records) > 1
+    combined = analyze_report.combine(reports) if several else []
     if args.json:
-        json.dump(report, out, indent=1)
+        json.dump({"files": reports, "players": combined} if several else reports[0], out,
+                  indent=1)
         out.write("\n")
     else:
-        out.write(analyze_report.terminal_summary(report))
+        for report in reports:
+            if several:
+                out.write(f"== {report['file']}\n")
+            out.write(analyze_report.terminal_summary(report))
+            if several:
+                out.write("\n")
+        if several:
+            out.write(analyze_report.combined_summary(combined, len(reports)))
     if args.html:
         err.write(f"{PROG}: report written to {args.html}\n")
-    if result.get("stopped"):
-        err.write(f"{PROG}: interrupted: the analysis covers {result.get('done')} of "
-                  f"{result.get('total')} actions\n")
+    if stopped is not None:
+        err.write(f"{PROG}: interrupted: the analysis covers {stopped.get('done')} of "
+                  f"{stopped.get('total')} actions of {reports[-1]['file']}\n")
         return EXIT_INTERRUPTED
     return 0
 
@@ -305,8 +361,10 @@ def build_parser() -> argparse.ArgumentParser:
         f"bad argument or a refused request; {EXIT_ENGINE_START} the engine could not be "
         f"started; {EXIT_INTERRUPTED} interrupted (after one Ctrl-C the report covers the "
         "decisions done).")
-    parser.add_argument("file", metavar="FILE",
-                        help="the match: a jacquet-match/1 record, a .mat or an SGF file")
+    parser.add_argument("file", metavar="FILE", nargs="+",
+                        help="the match: a jacquet-match/1 record, a .mat or an SGF file; "
+                        "with several, or a directory (a league's records), each is "
+                        "reviewed and then every player over all of them")
     parser.add_argument("--version", action="version", version=version_text(PROG))
     parser.add_argument("--plies", type=int, choices=(0, 1, 2), default=0,
                         help="depth of the analysis (default 0; 2 takes far longer)")

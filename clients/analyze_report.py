@@ -144,6 +144,61 @@ def terminal_summary(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
+def combine(reports: Sequence[Report]) -> list[dict[str, Any]]:
+    """Each player's figures over several analysed records (a league's matches), by the
+    player's name: matches, decisions, marks, losses, the error rate over all its
+    decisions and the PR, and its luck."""
+    by_name: dict[str, dict[str, Any]] = {}
+    for report in reports:
+        summary = report["analysis"].get("summary") or []
+        games = len(report["analysis"].get("games") or [])
+        for side, s in enumerate(summary[:2]):
+            name = report["players"][side]
+            row = by_name.setdefault(name, {
+                "player": name, "matches": 0, "games": 0, "decisions": 0, "forced": 0,
+                "marks": dict.fromkeys(MARKS, 0), "loss": 0.0, "cube_decisions": 0,
+                "cube_marks": dict.fromkeys(MARKS, 0), "cube_loss": 0.0, "luck": None})
+            row["matches"] += 1
+            row["games"] += games
+            for key in ("decisions", "forced", "cube_decisions"):
+                row[key] += s[key]
+            row["loss"] += s["loss"]
+            row["cube_loss"] += s["cube_loss"]
+            for key in ("marks", "cube_marks"):
+                for m in MARKS:
+                    row[key][m] += s[key].get(m, 0)
+            if s.get("luck") is not None:
+                row["luck"] = (row["luck"] or 0.0) + s["luck"]
+    out = []
+    for row in by_name.values():
+        decided = row["decisions"] + row["cube_decisions"]
+        rate = (row["loss"] + row["cube_loss"]) / decided if decided else 0.0
+        row.update(loss=round(row["loss"], 6), cube_loss=round(row["cube_loss"], 6),
+                   error_rate=round(rate, 6), pr=round(500.0 * rate, 2),
+                   luck=None if row["luck"] is None else round(row["luck"], 6))
+        out.append(row)
+    return sorted(out, key=lambda r: (r["error_rate"], r["player"]))
+
+
+def combined_summary(rows: list[dict[str, Any]], files: int) -> str:
+    """The table `jacquet-analyze` prints after several records: one line a player, the
+    lowest error rate first."""
+    head = ("player", "matches", "decisions", "doubtful/errors/blunders", "cube errors",
+            "loss", "error rate", "PR", "luck")
+    table = [head]
+    for r in rows:
+        table.append((r["player"], str(r["matches"]), str(r["decisions"] + r["cube_decisions"]),
+                      "/".join(str(r["marks"][m] + r["cube_marks"][m]) for m in MARKS),
+                      str(r["cube_marks"]["error"] + r["cube_marks"]["blunder"]),
+                      f"{r['loss'] + r['cube_loss']:.3f}", f"{r['error_rate']:.4f}",
+                      f"{r['pr']:.2f}", "n/a" if r["luck"] is None else f"{r['luck']:+.3f}"))
+    widths = [max(len(t[i]) for t in table) for i in range(len(head))]
+    lines = [f"All {files} records, by player:"]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(t, widths, strict=True)).rstrip()
+              for t in table]
+    return "\n".join(lines) + "\n"
+
+
 # -- SVG: the board ---------------------------------------------------------------------
 
 PW, PH = 26, 110            # a point's width and height

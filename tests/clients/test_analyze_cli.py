@@ -355,3 +355,34 @@ def test_a_malformed_file_is_refused_before_any_engine_starts(tmp_path: Path) ->
     assert missing.returncode == 2 and "none.mat" in missing.stderr
     engine = analyze(str(SGF), "--daemon", "/nonexistent/engine")
     assert engine.returncode == 4 and "cannot start the engine" in engine.stderr
+
+
+def test_a_league_s_records_are_reviewed_each_then_by_player(jacquetd_server: DaemonProcess,
+                                                             tmp_path: Path) -> None:
+    """A directory of records (a league's `.records` folder): each match is reviewed, then
+    every player over all of them, by name, whichever side it sat on."""
+    folder = tmp_path / "league.records"
+    folder.mkdir()
+    for seed, seat0 in ((5, "random"), (6, "heuristic")):
+        made = _hosted_record(jacquetd_server, tmp_path, "jacquet-be", 1, seed=seed,
+                              seat0=seat0)
+        made.rename(folder / f"m{seed}.txt")
+    done = analyze(str(folder), "--json", *_connect(jacquetd_server))
+    assert done.returncode == 0, done.stderr
+    whole = json.loads(done.stdout)
+    assert [r["file"] for r in whole["files"]] == ["m5.txt", "m6.txt"]
+    rows = {r["player"]: r for r in whole["players"]}
+    assert set(rows) == {"Ann <&> \"Q\"", "bob"} and rows["bob"]["matches"] == 2
+    for name, row in rows.items():
+        sides = [(r, r["players"].index(name)) for r in whole["files"]]
+        summaries = [r["analysis"]["summary"][side] for r, side in sides]
+        assert row["decisions"] == sum(s["decisions"] for s in summaries)
+        assert row["loss"] == pytest.approx(sum(s["loss"] for s in summaries), abs=1e-6)
+        decided = row["decisions"] + row["cube_decisions"]
+        assert row["pr"] == pytest.approx(
+            500 * (row["loss"] + row["cube_loss"]) / decided, abs=0.01)
+    text = analyze(str(folder), *_connect(jacquetd_server))
+    assert text.returncode == 0 and "== m5.txt" in text.stdout and "== m6.txt" in text.stdout
+    assert "All 2 records, by player:" in text.stdout
+    refused = analyze(str(folder), "--html", str(tmp_path / "x.html"))
+    assert refused.returncode == 2 and "--html and --game take one record" in refused.stderr
