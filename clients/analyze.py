@@ -5,6 +5,7 @@
     jacquet-analyze match.sgf --html review.html
     jacquet-analyze match.jmat --json > review.json
     jacquet-analyze league.records/             # a league's records: each, then by player
+    jacquet-analyze --match ID --connect tcp://127.0.0.1:7780   # a hosted match
 
 The file (a `jacquet-match/1` record, a `.mat` or a GNU Backgammon SGF, told apart by
 their content) is checked here, then sent whole to the engine's `analyze_record`
@@ -32,6 +33,7 @@ import json
 import logging
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -269,6 +271,8 @@ def read_record(path: Path, game: int | None, err: TextIO) -> tuple[str, MatchRe
 
 
 async def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.match is not None:
+        return await run_hosted(args, out, err)
     paths = record_paths(args.file)
     if not paths:
         err.write(f"{PROG}: no record files in {', '.join(args.file)}\n")
@@ -347,6 +351,23 @@ async def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+async def run_hosted(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """`--match ID`: the record of a match the daemon at `--connect` hosts (`match_export`),
+    reviewed as a file of it would be, under the name `match-ID.txt`."""
+    engine = await JacquetClient.open(args.connect, timeout=0)
+    async with engine:
+        try:
+            text = str((await engine.request("match_export", match_id=args.match))["record"])
+        except EngineError as exc:
+            err.write(f"{PROG}: match {args.match}: {exc}\n")
+            return EXIT_BAD_INPUT
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"match-{args.match}.txt"
+        path.write_text(text, encoding="utf-8")
+        args.file, args.match = [str(path)], None
+        return await run(args, out, err)
+
+
 def _threshold(text: str) -> float:
     value = float(text)
     if not 0.0 <= value <= 10.0:
@@ -361,11 +382,14 @@ def build_parser() -> argparse.ArgumentParser:
         f"bad argument or a refused request; {EXIT_ENGINE_START} the engine could not be "
         f"started; {EXIT_INTERRUPTED} interrupted (after one Ctrl-C the report covers the "
         "decisions done).")
-    parser.add_argument("file", metavar="FILE", nargs="+",
+    parser.add_argument("file", metavar="FILE", nargs="*",
                         help="the match: a jacquet-match/1 record, a .mat or an SGF file; "
                         "with several, or a directory (a league's records), each is "
                         "reviewed and then every player over all of them")
     parser.add_argument("--version", action="version", version=version_text(PROG))
+    parser.add_argument("--match", metavar="ID",
+                        help="review the match ID hosted by the daemon at --connect, in "
+                        "place of a file")
     parser.add_argument("--plies", type=int, choices=(0, 1, 2), default=0,
                         help="depth of the analysis (default 0; 2 takes far longer)")
     parser.add_argument("--game", type=int, metavar="N", help="analyse game N only")
@@ -401,6 +425,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.game is not None and args.game < 1:
         parser.error("--game: 1 or more")
+    if (args.match is None) == (not args.file):
+        parser.error("give a FILE (or several), or --match ID")
+    if args.match is not None and not args.connect:
+        parser.error("--match needs --connect: the daemon that hosts the match")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return asyncio.run(run(args, sys.stdout, sys.stderr))

@@ -386,3 +386,19 @@ def test_a_league_s_records_are_reviewed_each_then_by_player(jacquetd_server: Da
     assert "All 2 records, by player:" in text.stdout
     refused = analyze(str(folder), "--html", str(tmp_path / "x.html"))
     assert refused.returncode == 2 and "--html and --game take one record" in refused.stderr
+
+
+def test_a_hosted_match_is_reviewed_by_its_id(jacquetd_server: DaemonProcess,
+                                              tmp_path: Path) -> None:
+    """`--match ID` reviews the match the daemon at `--connect` hosts, as its record file
+    would be; an unknown id is refused, naming it."""
+    path = _hosted_record(jacquetd_server, tmp_path, "jacquet", 1, seed=9)
+    mid = parse_record(path.read_text(encoding="utf-8")).headers["Match"]
+    by_id = analyze("--match", mid, "--json", *_connect(jacquetd_server))
+    assert by_id.returncode == 0, by_id.stderr
+    by_file = analyze(str(path), "--json", *_connect(jacquetd_server))
+    assert json.loads(by_id.stdout)["analysis"] == json.loads(by_file.stdout)["analysis"]
+    unknown = analyze("--match", "0123456789abcdef", *_connect(jacquetd_server))
+    assert unknown.returncode == 2 and "match 0123456789abcdef" in unknown.stderr
+    alone = analyze("--match", mid)
+    assert alone.returncode == 2 and "--match needs --connect" in alone.stderr
