@@ -122,8 +122,10 @@ def test_handlers_give_the_straightforward_bytes(variant: str) -> None:
     rng = random.Random(variant)
     for pos in _game_positions(variant, 11, 60):
         for form in (pos.to_id(), pos.to_dict()):
-            assert _bytes(handle_position(None, {"position": form})) == \
-                _bytes(_fields(pos))  # type: ignore[arg-type]
+            # `position` adds whether the side on roll may double now (C2: before its roll)
+            assert _bytes(handle_position(None, {"position": form})) == _bytes(
+                {**_fields(pos), "may_double": not pos.dice and pos.may_double()}
+            )  # type: ignore[arg-type]
         play = rng.choice(legal_plays(pos))
         got = handle_apply_move(None, {"position": pos.to_id(), "move": play.move or "pass"})  # type: ignore[arg-type]
         assert _bytes(got) == _bytes(_record(play))
