@@ -109,7 +109,6 @@ def test_a_whole_long_nardy_game_against_the_bot(web_daemon: DaemonProcess,
     start_long_nardy(page, "random", length=0)
     board = page.locator("[data-testid=board]")
     assert board.get_attribute("data-variant") == "long-nardy"
-    # N1: the fifteen checkers of each side on its head, drawn in opposite corners
     assert page.locator("[data-testid=board] circle.checker").count() > 0
     assert "long-nardy, money game" in page.inner_text("[data-testid=match-info]")
     moves = clicked = 0
@@ -150,8 +149,10 @@ def test_a_whole_long_nardy_game_against_the_bot(web_daemon: DaemonProcess,
     final = daemon_client.match_state(page)
     assert final["status"] == "over"
     # the result on the page is the daemon's: its winner and its points
-    winner = "You win" if final["winner"] == final.get("you", 0) else "Bot (random) wins"
-    assert winner in result or final.get("you") is None
+    winner = "You win" if final["winner"] == int(s["you"]) else "Bot (random) wins"
+    assert result.startswith(winner), (final["winner"], result)
+    points = final["score"][final["winner"]]
+    assert f"({'oin' if points == 1 else 'mars'}, {points} point" in result, (final, result)
     assert not page.js_errors
 
 
