@@ -59,7 +59,6 @@ import json
 import os
 import re
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -69,23 +68,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_gnubg_matches import find_gnubg
+
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "gnubg-matches"
-GAMES_DIR_GNUBG = Path("/usr/games/gnubg")
 THRESHOLDS = {"ours": {"doubtful": 0.04, "error": 0.08, "blunder": 0.16},
               "gnubg": {"doubtful": 0.03, "error": 0.06, "blunder": 0.12}}
 SERIOUS = ("error", "blunder")
 #: A decision marked by one side only is "near" when the other side's loss is this close
 #: below the `error` threshold.
 NEAR = 0.02
-
-
-def find_gnubg() -> str:
-    found = shutil.which("gnubg") or (str(GAMES_DIR_GNUBG) if GAMES_DIR_GNUBG.exists()
-                                       else None)
-    if found is None:
-        sys.exit("GNU Backgammon (Debian package gnubg) is not installed")
-    return found
 
 
 def run_gnubg(commands: list[str], home: Path) -> tuple[str, float, float]:
