@@ -1,19 +1,23 @@
 """Match review: checker and cube decisions judged at a depth, the marks and a player's
 summary.
 
-Units. In money play a decision's figures are cubeless money equity (checker play) and
-cubeful equity per unit of the cube (cube decisions). In match play every figure is
-first a match-winning chance (MWC) at the score, the Crawford and post-Crawford games
-included (`met.py` through `interface.match_winning_chance` and the cube search), and is
-then converted to normalised equity (EMG, GNU Backgammon's "MWC converted to equity"):
+Units. In money play a decision's figures are money equity per unit of the cube. In
+match play every figure is first a match-winning chance (MWC) at the score, the Crawford
+and post-Crawford games included (`met.py` through `interface.match_winning_chance` and
+the cube search), and is then converted to normalised equity (EMG, GNU Backgammon's "MWC
+converted to equity"):
 ``EMG = (2 MWC - (W + L)) / (W - L)``, W and L the mover's MWC if it wins or loses a single
 game at the cube's value; an MWC difference d costs ``2 d / (W - L)``.
 
-Checker play. A decision's *loss* is the best play's value minus the played one's, both
-at the same depth, never below 0: the played move, when the move filter left it
-shallower than the best play, is evaluated again at the best play's depth, and when it
-then comes out best it is the best play. A forced move (one legal play) and the best play
-lose nothing.
+Checker play. A play's value is cubeful where the cube is in the game, as GNU
+Backgammon's is: the opponent, on roll after the play, makes the right cube decision on
+the play's cubeless chances at the depth (Janowski's model, `cube.position_decision`), and
+the play is worth what that decision leaves the mover (a pass it must give is worth the
+cube it would lose). Without a cube the value is cubeless. A decision's *loss* is the
+best play's value minus the played one's, both at the same depth, never below 0: the
+played move, when the move filter left it shallower than the best play, is evaluated
+again at the best play's depth, and when it then comes out best it is the best play. A
+forced move (one legal play) and the best play lose nothing.
 
 Cube decisions (wherever the side on turn may double, C2/C5). With ND the equity of no
 double, DT of double/take and DP of double/pass (the doubler's view), doubling is worth
@@ -100,6 +104,38 @@ class PlayJudgement:
         return self.choices <= 1
 
 
+def _cubeful_value_of(pos: Position) -> Callable[[Play, Evaluation], float] | None:
+    """With the cube in the game, a play's cubeful value: the opponent, on roll after the
+    play, makes its cube decision (no double, or double and the right take or pass) on the
+    play's cubeless chances (`cube.position_decision`), and the play is worth what that
+    leaves the mover, in the units of `pos` (module docstring). None where the cube plays
+    no part: no cube in the game, or nothing at stake at this match score."""
+    if pos.cube is None:
+        return None
+    scale = match_scale(pos)
+    if scale is not None and scale[0] - scale[1] <= 1e-12:
+        return None
+    from . import cube as cubemod
+    from .net import flip
+
+    model = analysis.match_model(pos.variant)
+    cubeless = _value_of(pos)
+
+    def value(play: Play, e: Evaluation) -> float:
+        after = play.after
+        if after.game_over():
+            return cubeless(e)
+        theirs = tuple(float(x) for x in flip(np.array(e.probs())))
+        d = cubemod.position_decision(after, theirs, model)
+        right = d.no_double if d.action != "double" else min(d.double_take, d.double_drop)
+        if scale is None:
+            return -float(right)  # money: the opponent's equity per unit of the cube
+        w, lose = scale
+        return (2.0 * (1.0 - float(right)) - (w + lose)) / (w - lose)
+
+    return value
+
+
 def judge_play(pos: Position, chosen: Play, *, plies: int,
                should_stop: StopFn | None = None) -> PlayJudgement:
     """Judge `chosen` (a legal play of `pos`, which has dice) against the best play at
@@ -107,16 +143,21 @@ def judge_play(pos: Position, chosen: Play, *, plies: int,
     units of `pos` (see the module)."""
     ranking = list(analysis.analyze(pos, plies=plies, max_plays=None,
                                     should_stop=should_stop))[-1]
-    value = _value_of(pos)
+    cubeless = _value_of(pos)
+    cubeful = _cubeful_value_of(pos)
+
+    def value(play: Play, e: Evaluation) -> float:
+        return cubeless(e) if cubeful is None else cubeful(play, e)
+
     depth = ranking[0].plies
     top = [r for r in ranking if r.plies == depth]
-    best = max(top, key=lambda r: value(r.evaluation))
+    best = max(top, key=lambda r: value(r.play, r.evaluation))
     mine = next(r for r in ranking if r.play == chosen)
     evaluation = mine.evaluation
     if mine.plies < depth:
         evaluation = analysis.play_evaluation(pos, chosen, plies=depth,
                                               should_stop=should_stop)
-    mine_value, best_value = value(evaluation), value(best.evaluation)
+    mine_value, best_value = value(chosen, evaluation), value(best.play, best.evaluation)
     kind = units(pos)
     if mine is best or mine_value >= best_value:
         return PlayJudgement(chosen, mine_value, mine_value, len(ranking), depth, kind)

@@ -18,7 +18,7 @@ from tests.conftest import DaemonProcess
 from tests.daemon.wire import TcpClient
 from tests.matches.test_daemon_matches import Player
 
-VARIANTS = ("jacquet", "jacquet-be", "backgammon")
+VARIANTS = ("jacquet", "jacquet-be", "backgammon", "long-nardy")
 
 
 def _client(daemon: DaemonProcess) -> Player:
@@ -126,20 +126,31 @@ opening 6 5
 
 
 def test_a_known_blunder_is_marked_with_its_cost(jacquetd_server: DaemonProcess) -> None:
-    """The opening 65 played 8/2 8/3 in place of the running 24/13: at 0 plies its cost is
-    the difference of the two plays' equities as `analyze` ranks them, and a blunder;
-    the thresholds are settings; the best play loses nothing."""
+    """The opening 65 played 8/2 8/3 in place of the running 24/13, the cube in the game:
+    at 0 plies its cost is the difference of the two plays' cubeful values, each what the
+    opponent's right cube decision (`cube`) on the position it leaves gives the mover, and
+    a blunder; the thresholds are settings; the best play loses nothing."""
     client = _client(jacquetd_server)
     try:
         ranking = client.call("analyze", position="start:backgammon", dice=[6, 5], plies=0,
                               max_plays=100)["plays"]
-        equities = {p["move"]: p["equity"] for p in ranking}
+
+        def cubeful(move: str) -> float:
+            after = next(p["position"] for p in ranking if p["move"] == move)
+            assert (after["cube"]["value"], after["cube"]["owner"]) == (1, "centre")
+            theirs = client.call("cube", position=after)
+            right = (theirs["no_double"] if theirs["action"] != "double"
+                     else min(theirs["double_take"], theirs["double_drop"]))
+            return -float(right)
+
         result = client.call("analyze_record", record=BLUNDER.format(move="8/2 8/3"),
                              timeout_ms=300_000)
         (entry,) = result["moves"]
         assert entry["best"] == ranking[0]["move"] == "24/18 18/13"
-        cost = equities["24/18 18/13"] - equities["8/2 8/3"]
-        assert cost > 0.16
+        cost = cubeful("24/18 18/13") - cubeful("8/2 8/3")
+        cubeless = ranking[0]["equity"] - next(p["equity"] for p in ranking
+                                               if p["move"] == "8/2 8/3")
+        assert cost > 0.16 and abs(cost - cubeless) > 0.01  # the cube counts
         assert entry["loss"] == pytest.approx(cost, abs=1e-5)
         assert entry["mark"] == "blunder" and not entry["forced"]
         assert result["summary"][0]["marks"] == {"doubtful": 0, "error": 0, "blunder": 1}
