@@ -3,6 +3,8 @@ resignation policy serves every caller."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from jacquetd.bots import BOT_LEVELS, DEFAULT_LEVEL
@@ -50,3 +52,28 @@ def test_evaluator_policy_follows_the_equity() -> None:
     assert ENGINE.accepts_resignation(pos, "neural", 1, on_roll=False)
     assert not ENGINE.doubles(pos, "neural")  # nobody doubles at the start
     assert ENGINE.takes(pos, "neural")
+
+
+def test_a_variant_without_its_network_file_is_refused_naming_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A variant whose weights file is absent (an install without it) is refused as an
+    argument error naming the variant; the levels that need no network still play it."""
+    from jacquetd.bots import evaluator, get_bot
+    from jacquetd.engine_errors import Unsupported
+
+    def clear() -> None:
+        for cached in (evaluator.load_net, evaluator.load_race_net, evaluator.load_crashed_net,
+                       evaluator.neural_evaluator):
+            cached.cache_clear()
+
+    monkeypatch.setattr(evaluator, "WEIGHTS_DIR", tmp_path)
+    clear()
+    try:
+        with pytest.raises(Unsupported) as err:
+            evaluator.neural_evaluator("long-nardy")
+        assert err.value.field == "position" and "long-nardy" in str(err.value)
+        pos = Position.initial("long-nardy").with_dice((6, 5))
+        assert get_bot("heuristic", "long-nardy").choose(pos) is not None
+    finally:
+        monkeypatch.undo()
+        clear()

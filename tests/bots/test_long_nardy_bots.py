@@ -1,13 +1,11 @@
-"""The bots that need no network in `long-nardy`: `random` and `heuristic` play legal
-moves and the heuristic beats random; the neural levels refuse the variant (no network
-is shipped for it) with an error a peer sees as `bad_argument`."""
+"""The bots of `long-nardy`: every level plays legal moves, the heuristic beats random,
+and the shipped network's evaluation knows the variant's results (oin and mars, N9)."""
 
 from __future__ import annotations
 
 import pytest
 
 from jacquetd.bots import get_bot
-from jacquetd.engine_errors import Unsupported
 from jacquetd.rules import DiceSource, Game, legal_plays
 
 from .conftest import random_position
@@ -41,10 +39,20 @@ def test_heuristic_beats_random_in_long_nardy() -> None:
     assert won >= games - 3, won
 
 
-def test_neural_levels_refuse_long_nardy() -> None:
+@pytest.mark.parametrize("level", ["neural", "neural-1"])
+def test_neural_levels_play_legal_long_nardy_moves(level: str) -> None:
+    for seed in range(12):
+        pos = random_position("long-nardy", seed, seed * 3)
+        if pos.game_over():
+            continue
+        play = get_bot(level, "long-nardy", seed=seed).choose(pos)
+        assert play in legal_plays(pos)
+
+
+def test_the_network_gives_no_third_result() -> None:
     from jacquetd.bots import analysis
     from jacquetd.rules import Position
 
-    with pytest.raises(Unsupported) as err:
-        analysis.evaluate(Position.initial("long-nardy"))
-    assert err.value.field == "position" and "long-nardy" in str(err.value)
+    e = analysis.evaluate(Position.initial("long-nardy"))
+    assert 0.3 < e.win < 0.7  # the start is close to even for the side on roll
+    assert e.win_backgammon == e.lose_backgammon == 0.0  # oin 1, mars 2: nothing beyond

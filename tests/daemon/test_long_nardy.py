@@ -1,6 +1,7 @@
 """Long Nardy (RULES.md section 6) through a real daemon over real sockets: positions,
-legal plays, moves refused with their N rule, the bots that need no network, bot matches
-and hosted matches (to 7 points by default, N10)."""
+legal plays, moves refused with their N rule, every bot level, the network's commands
+(evaluate, analyze, luck, cube), bot matches with luck, and hosted matches (to 7 points by
+default, N10) with their review."""
 
 from __future__ import annotations
 
@@ -90,11 +91,28 @@ def test_bot_match_between_random_and_heuristic(zc: ZmqClient) -> None:
     assert all(g["name"] in ("oin", "mars") for g in match["games"])
 
 
-def test_neural_levels_refuse_long_nardy_without_a_network(zc: ZmqClient) -> None:
-    reply = zc.call("evaluate", position="start:long-nardy")
-    assert not reply.ok and reply.error is not None
-    assert (reply.error["code"], reply.error["field"]) == ("bad_argument", "position")
-    assert zc.call("ping").ok  # the daemon goes on serving
+def test_the_network_s_commands_serve_long_nardy(zc: ZmqClient) -> None:
+    position = "start:long-nardy"
+    probs = zc.call("evaluate", position=position).raise_for_error()
+    assert 0.0 < probs["win"] < 1.0
+    assert probs["win_backgammon"] == probs["lose_backgammon"] == 0.0  # no third result (N9)
+    dice = [6, 5]
+    legal = {p.move for p in legal_plays(Position.initial("long-nardy").with_dice((6, 5)))}
+    for level in ("neural", "neural-1"):
+        best = zc.call("best_move", position=position, dice=dice,
+                       level=level).raise_for_error()
+        assert best["play"]["move"] in legal, (level, best)
+    ranked = zc.call("analyze", position=position, dice=dice).raise_for_error()
+    assert {entry["move"] for entry in ranked["plays"]} <= legal
+    luck = zc.call("luck", position=position, dice=dice).raise_for_error()
+    assert isinstance(luck["luck"], float)
+
+
+def test_bot_match_with_luck_between_neural_and_heuristic(zc: ZmqClient) -> None:
+    result = zc.call("bot_match", levels=["neural", "heuristic"], seed=6,
+                     variant="long-nardy", length=3).raise_for_error()
+    games = result["matches"][0]["games"]
+    assert games and all(isinstance(g["luck"], list) for g in games), games
 
 
 def test_hosted_match_is_to_seven_points_by_default(
@@ -135,10 +153,9 @@ def test_hosted_match_is_to_seven_points_by_default(
         assert '[Variant "long-nardy"]' in text
         last = text.strip().splitlines()[-1]
         assert last.endswith(("oin", "mars")) and " wins " in last
-        # the record reads back; its analysis needs a network, refused naming the record
-        reply = client.call("analyze_record", record=text)
-        assert not reply.ok and reply.error is not None
-        assert (reply.error["code"], reply.error["field"]) == ("bad_argument", "record")
-        assert "no trained network for long-nardy" in reply.error["message"]
+        # the record reads back and is reviewed: every decision of both players
+        review = client.call("analyze_record", record=text).raise_for_error()
+        assert review["moves"] and review["done"] == review["total"], review.keys()
+        assert [s["decisions"] for s in review["summary"]] != [0, 0]
     finally:
         client.close()

@@ -1,6 +1,6 @@
 """Long Nardy in the web app, in a real headless Chromium against a real daemon: a whole
-game against the bot played through the page, and the head rule's refusal (RULES.md N5)
-shown with its rule id.
+game against the bot played through the page, with a hint on the way and the game's
+review at its end, and the head rule's refusal (RULES.md N5) shown with its rule id.
 
 The plays are chosen by the test from the daemon's own `legal_moves` (asked over a
 WebSocket connection of its own, as any client would) and entered as a person does:
@@ -125,6 +125,11 @@ def test_a_whole_long_nardy_game_against_the_bot(web_daemon: DaemonProcess,
             clicked += 1
         else:
             move = first_legal_play(daemon_client, page)
+            if moves == CLICKED_TURNS:  # the hint ranks this turn's plays, by the network
+                page.keyboard.press("Escape")
+                page.keyboard.press("h")
+                page.wait_for_selector("[data-testid=play-row]")
+                assert page.locator(".bars").count() >= 1
             last = state(page)["lastEvent"]
             type_move(page, move)
             wait_change(page, last)
@@ -153,6 +158,10 @@ def test_a_whole_long_nardy_game_against_the_bot(web_daemon: DaemonProcess,
     assert result.startswith(winner), (final["winner"], result)
     points = final["score"][final["winner"]]
     assert f"({'oin' if points == 1 else 'mars'}, {points} point" in result, (final, result)
+    # Review: the finished game analysed move by move
+    page.click("[data-testid=review]")
+    page.wait_for_selector("[data-testid=review-row]")
+    assert "You" in page.inner_text("[data-testid=review-summary]")
     assert not page.js_errors
 
 
