@@ -95,19 +95,14 @@ def _rules_of(v: Variant) -> _Rules:
     return r
 
 
-def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int | None = None,
-                  lowest: int | None = None) -> list[tuple[Step, list[int], list[int]]]:
+def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int,
+                  lowest: int) -> list[tuple[Step, list[int], list[int]]]:
     """Every legal move of one checker by die `d` (the rules of one die, checked after it).
 
     With N5 and N6 (`long-nardy`), `floor` is the turn's `geometry.head_floor` and
-    `lowest` the opponent's `geometry.lowest_opposing`; left out, they are those of a
-    turn that starts with `me` (the die is the turn's first).
+    `lowest` the opponent's `geometry.lowest_opposing` (other variants: any values).
     """
     out: list[tuple[Step, list[int], list[int]]] = []
-    if floor is None:
-        floor = me[24] - 1
-    if lowest is None:
-        lowest = lowest_opposing(opp)
     table = r.table
     if me[25]:
         # J5: entering comes before anything else
@@ -151,8 +146,9 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int |
                 break
 
     head_closed = r.head and me[24] <= floor  # N5: the turn's checkers have left the head
+    block = r.block
     for src in sources:
-        if src == 24 and head_closed:
+        if head_closed and src == 24:
             continue
         dst = src - d
         if dst <= 0:
@@ -188,7 +184,7 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int |
         if r.closures and (me[dst] == 0 or me2[src] == 0) and closure_breach(
                 me2, src, dst, me[dst] == 0):
             continue  # B5
-        if r.block and me[dst] == 0 and (dst + 12 if dst <= 12 else dst - 12) < lowest \
+        if block and me[dst] == 0 and (dst + 12 if dst <= 12 else dst - 12) < lowest \
                 and block_breach(me2, dst, lowest):
             continue  # N6: only a point below the opponent's lowest checker can close a block
         if n:
