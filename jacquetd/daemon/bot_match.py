@@ -27,7 +27,6 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
 from jacquetd_protocol.seeds import game_seed, move_seed
 
 from jacquetd.bots import heuristic
@@ -57,7 +56,7 @@ class _Seat(Chooser):
     def choose(self, rolled: Position, plays: Sequence[RawPlay], number: int) -> RawPlay:
         """The chosen play of `plays` (the legal plays of `rolled`, more than one)."""
         if self.level == "heuristic":
-            return plays[int(np.argmax(heuristic.scores(rolled.rules, plays)))]
+            return plays[int(heuristic.scores(rolled.rules, plays).argmax())]
         if self.level == "random":
             return plays[random.Random(move_seed(self.seed, number)).randrange(len(plays))]
         if isinstance(self._bot, NeuralBot):

@@ -423,7 +423,7 @@ def _run(flow: Flow, players: tuple[Player, Player], max_moves: int,
         nonlocal moves
         if on_turn is not None and thrown is not None:
             on_turn(g, side, rolled, thrown)
-        plays = flow.plays()
+        plays = generate_raw(rolled.rules, rolled.me, rolled.opp, rolled.dice)
         forced = len(plays) == 1
         made = flow.make(Play(rolled, plays[0] if forced
                               else players[side].choose(rolled, plays, moves)))
