@@ -663,6 +663,3 @@ class Service:
                 self._stop(pending, ProtocolError(ErrorCode.INTERNAL, "the server stopped "
                                                   "before this request finished"))
         return cut
-
-
-OnRestart = Callable[[str], None]
