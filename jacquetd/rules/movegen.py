@@ -146,7 +146,8 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int,
                 break
 
     head_closed = r.head and me[24] <= floor  # N5: the turn's checkers have left the head
-    block = r.block
+    hitting, mid_limit, start_limit, closures, block = (r.hitting, r.mid_limit, r.start_limit,
+                                                        r.closures, r.block)
     for src in sources:
         if head_closed and src == 24:
             continue
@@ -161,17 +162,17 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int,
             me2 = me.copy()
             me2[src] -= 1
             me2[0] += 1
-            if r.closures and me2[src] == 0 and closure_breach(me2, src, 0, False):
+            if closures and me2[src] == 0 and closure_breach(me2, src, 0, False):
                 continue
             out.append((Step(src, 0, d, False), me2, opp))
             continue
         oq = table[dst]
         n = opp[oq]
-        if n and (n >= 2 or not r.hitting):
+        if n and (n >= 2 or not hitting):
             continue  # J3 / B3
-        if r.mid_limit and dst == 13 and me[13] >= 2:
+        if mid_limit and dst == 13 and me[13] >= 2:
             continue  # J8
-        if r.start_limit and dst >= 19 and me[dst] == 1:
+        if start_limit and dst >= 19 and me[dst] == 1:
             closed = ((me[19] >= 2) + (me[20] >= 2) + (me[21] >= 2) + (me[22] >= 2)
                       + (me[23] >= 2) + (me[24] >= 2))
             if src >= 19 and me[src] == 2:
@@ -181,7 +182,7 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int,
         me2 = me.copy()
         me2[src] -= 1
         me2[dst] += 1
-        if r.closures and (me[dst] == 0 or me2[src] == 0) and closure_breach(
+        if closures and (me[dst] == 0 or me2[src] == 0) and closure_breach(
                 me2, src, dst, me[dst] == 0):
             continue  # B5
         if block and me[dst] == 0 and (dst + 12 if dst <= 12 else dst - 12) < lowest \
