@@ -113,11 +113,9 @@ def _record(config: LeagueConfig, job: Job, reply: dict[str, Any]) -> MatchRecor
 
 
 def _bot_game(g: dict[str, Any]) -> dict[str, Any]:
-    luck = g.get("luck")
-    return {"winner": g["winner"], "points": g["points"], "result": g["result"],
-            "reason": g["reason"], "name": g["name"], "moves": g["moves"], "cube": g["cube"],
-            "fault": None, "fault_message": None,
-            "luck": [round(v, 6) for v in luck] if luck is not None else None}
+    """The journal entry of a game of a `bot_match` reply, as `game_entry` writes it."""
+    return game_entry(GameOutcome(g["winner"], g["points"], g["result"], g["reason"],
+                                  g["name"], g["moves"], g["cube"], luck=g.get("luck")))
 
 
 async def _server_pair(config: LeagueConfig, jobs: list[Job], daemon: JacquetClient,

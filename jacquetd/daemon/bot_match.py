@@ -27,9 +27,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
 from jacquetd_protocol.seeds import game_seed, move_seed
 
+from jacquetd.bots import heuristic
 from jacquetd.bots.interface import ENGINE, Unsupported
 from jacquetd.bots.players import NeuralBot, state_of, stop_function
 from jacquetd.errors import SearchTimedOut
@@ -55,15 +55,12 @@ class _Seat(Chooser):
 
     def choose(self, rolled: Position, plays: Sequence[RawPlay], number: int) -> RawPlay:
         """The chosen play of `plays` (the legal plays of `rolled`, more than one)."""
-        seed = move_seed(self.seed, number)
-        if self.level == "random":
-            return plays[random.Random(seed).randrange(len(plays))]
         if self.level == "heuristic":
-            from jacquetd.bots import heuristic
-
-            return plays[int(np.argmax(heuristic.scores(rolled.rules, list(plays))))]
+            return plays[int(heuristic.scores(rolled.rules, plays).argmax())]
+        if self.level == "random":
+            return plays[random.Random(move_seed(self.seed, number)).randrange(len(plays))]
         if isinstance(self._bot, NeuralBot):
-            return plays[self._bot.searcher.best(state_of(rolled), list(plays), self._bot.plies,
+            return plays[self._bot.searcher.best(state_of(rolled), plays, self._bot.plies,
                                                  stop_function(self.time_ms, self.stop))]
         assert self._bot is not None
         return self._bot.choose(rolled, movetime_ms=self.time_ms, should_stop=self.stop).raw

@@ -265,33 +265,10 @@ def zmq_endpoint_is_loopback(endpoint: str) -> bool:
 
 _LIMIT_FIELDS = {f.name for f in dataclasses.fields(Limits)}
 _HEARTBEAT_FIELDS = {f.name for f in dataclasses.fields(Heartbeat)}
-_TOP_FIELDS = {
-    "bind",
-    "tcp",
-    "gnubg",
-    "ws",
-    "ws_origins",
-    "ws_token_file",
-    "workers",
-    "replicas",
-    "curve_secret",
-    "curve_clients",
-    "drain_timeout_s",
-    "cancel_grace_s",
-    "gnubg_level",
-    "seed",
-    "log_level",
-    "log_format",
-    "db",
-    "max_matches",
-    "match_idle_timeout_s",
-    "keep_days",
-    "keep_matches",
-    "keep_replies_days",
-    "scheduler",
-    "zmq_read_batch",
-    "replica_deep_us",
-}
+#: The top-level keys of the file: the fields of `Config` (`bind` is `zmq_bind`), the
+#: tables `limits` and `heartbeat` aside.
+_TOP_FIELDS = ({f.name for f in dataclasses.fields(Config)} - {"zmq_bind", "limits", "heartbeat"}
+               | {"bind"})
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -377,22 +354,13 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
     """
     changes: dict[str, Any] = {}
     for key, value in settings.items():
-        if key == "limits":
+        if key in ("limits", "heartbeat"):
             if not isinstance(value, dict):
-                raise ConfigError(f"{origin}: [limits] must be a table")
-            unknown = set(value) - _LIMIT_FIELDS
+                raise ConfigError(f"{origin}: [{key}] must be a table")
+            unknown = set(value) - (_LIMIT_FIELDS if key == "limits" else _HEARTBEAT_FIELDS)
             if unknown:
-                raise ConfigError(f"{origin}: unknown limits: {', '.join(sorted(unknown))}")
-            changes["limits"] = dataclasses.replace(changes.get("limits", base.limits), **value)
-        elif key == "heartbeat":
-            if not isinstance(value, dict):
-                raise ConfigError(f"{origin}: [heartbeat] must be a table")
-            unknown = set(value) - _HEARTBEAT_FIELDS
-            if unknown:
-                raise ConfigError(f"{origin}: unknown heartbeat keys: {', '.join(sorted(unknown))}")
-            changes["heartbeat"] = dataclasses.replace(
-                changes.get("heartbeat", base.heartbeat), **value
-            )
+                raise ConfigError(f"{origin}: unknown {key} keys: {', '.join(sorted(unknown))}")
+            changes[key] = dataclasses.replace(changes.get(key, getattr(base, key)), **value)
         elif key not in _TOP_FIELDS:
             raise ConfigError(f"{origin}: unknown key {key!r}")
         elif value is None:
@@ -410,7 +378,7 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
                 raise ConfigError(f"{origin}: ws_origins: expected a list of origins such as "
                                   f'["https://board.example.org"], got {value!r}')
             changes[key] = tuple(o.strip().rstrip("/") for o in items if o.strip())
-        elif key in ("workers", "replicas"):
+        elif key in ("workers", "replicas", "replica_deep_us"):
             changes[key] = _positive_int(key, value, minimum=0)
         elif key == "seed":
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
@@ -425,8 +393,6 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
                             else "" if text.lower() == "default" else text)
         elif key in ("max_matches", "keep_matches", "zmq_read_batch"):
             changes[key] = _positive_int(key, value)
-        elif key == "replica_deep_us":
-            changes[key] = _positive_int(key, value, minimum=0)
         elif key in ("keep_days", "keep_replies_days", "drain_timeout_s", "cancel_grace_s"):
             changes[key] = _number(origin, key, value, above_zero=False)
         elif key == "match_idle_timeout_s":

@@ -77,6 +77,3 @@ class Failed:
 
 Outcome = Done | Failed
 """How a job ended."""
-
-WorkerMessage = Progress | Done | Failed
-"""Anything a worker sends."""

@@ -9,6 +9,7 @@ written once (rules/idwriter.py), and no `Play` or `Position` is built per play.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
@@ -19,6 +20,8 @@ from jacquetd.rules.idwriter import IdWriter, id_writer
 from jacquetd.rules.movegen import format_steps, primed_after
 from jacquetd.rules.position import CHECKERS
 from jacquetd.rules.scoring import game_result, result_name
+
+log = logging.getLogger(__name__)
 
 try:  # the compiled move generator (numba); the pure one otherwise
     from jacquetd import fastgen as _fastgen_module
@@ -33,10 +36,19 @@ def compiled_generator() -> Any:
     return _fastgen
 
 
-def disable_compiled_generator() -> None:
-    """Use the rules core's generator from now on (the compiled one disagreed)."""
+def warm_up_generator() -> float | None:
+    """Compile (or load) the compiled generator and check it against the rules core; the
+    seconds it took, or None when it is not used (absent, or disagreeing with the rules
+    core: then it is turned off, and the rules core's generator serves from now on)."""
     global _fastgen
-    _fastgen = None
+    if _fastgen is None:
+        return None
+    try:
+        return float(_fastgen.warm_up())
+    except Exception:  # a kernel that disagrees with the rules core is not used
+        log.exception("event=fastgen_disabled")
+        _fastgen = None
+        return None
 
 
 def with_dice(pos: Position) -> Position:

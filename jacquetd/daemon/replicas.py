@@ -120,13 +120,7 @@ def replica_main(link: Link, log_level: int) -> None:
     setup_logging(log_level)  # the front's format (kv or json), as the workers write
     from jacquetd.daemon import plays
 
-    fastgen = plays.compiled_generator()
-    if fastgen is not None:
-        try:
-            fastgen.warm_up()
-        except Exception:  # a kernel that disagrees with the rules core is not used
-            log.exception("event=fastgen_disabled")
-            plays.disable_compiled_generator()
+    plays.warm_up_generator()
     link.send(READY)
     while True:
         try:

@@ -621,29 +621,18 @@ def run_stdio(cfg: Config) -> int:
 
 
 async def _stdio_main(cfg: Config) -> int:
-    daemon = Daemon(cfg)
-    warm_up()
-    daemon.build_tables()
-    daemon.pool.start()
-    daemon.service.matches = await hosted.open_matches(cfg, daemon.pool)
+    daemon = Daemon(cfg)  # the configuration of `stdio` opens no endpoint
     loop = asyncio.get_running_loop()
     for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, daemon.request_stop, sig.name)
+    await daemon.start()
     session = asyncio.create_task(streams.serve_stdio(cfg, daemon.service))
     stopper = asyncio.create_task(daemon._stop.wait())
     await asyncio.wait({session, stopper}, return_when=asyncio.FIRST_COMPLETED)
     stopper.cancel()
-    daemon.service.draining = True
-    await hosted.stop_bots(daemon.service.matches)
-    await daemon.service.drain(cfg.drain_timeout_s)
-    if not session.done():
-        session.cancel()
+    await daemon.shutdown()
+    session.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await session
-    await hosted.close_matches(daemon.service.matches)
-    daemon.stop_table_builder()
-    if daemon.service.replicas is not None:
-        await daemon.service.replicas.close()
-    await daemon.pool.close(timeout=POOL_CLOSE_S)
     sys.stdout.flush()
     return 0

@@ -267,13 +267,9 @@ class Service:
         presents (`session`), else the one its byte-stream connection resumed in `hello`;
         without a session, the connection of this process only (and no token is ever
         stored for it or replayed to it)."""
-        session = args.get("session")
-        if session is not None:
-            if not self.secrets.check_session(session):
-                raise ProtocolError(ErrorCode.BAD_ARGUMENT, "session: not a session key this "
-                                    "server issued", field="session")
-        else:
-            session = self._sessions.get(peer.key)
+        given = args.get("session")
+        session = self._hello_session(given) if given is not None else self._sessions.get(
+            peer.key)
         if session is None:
             return Caller(f"anon:{self._run}:{peer.key}", request.id)
         return Caller(self.secrets.scope(session), request.id, session)
@@ -326,8 +322,7 @@ class Service:
         if self.watches >= self.cfg.limits.max_watches:
             raise ProtocolError(ErrorCode.BUSY, f"{self.watches} match_watch streams are open",
                                 limit="max_watches")
-        client, key = self._admit(peer, request)
-        pending = _Pending(peer, request, key, arrived)
+        pending = self.open_stream(peer, request, arrived)
         match_id = first["match_id"]
         limit = int(args.get("limit") or 1000)
 
@@ -370,11 +365,6 @@ class Service:
                     log.exception("event=watch_failed match=%s", match_id)
                 self._complete(pending, Reply.failure(request.id, err))
 
-        self._track(peer, client, key, pending)
-        if request.args.get("timeout_ms"):
-            deadline = arrived + request.args["timeout_ms"] / 1000.0
-            pending.timer = asyncio.get_running_loop().call_later(
-                max(0.0, deadline - time.monotonic()), self._expire, pending)
         # counted from admission to the task's end (even one cancelled before it ran), so
         # that `max_watches` holds while a burst of watches waits for its tasks to start
         self._watch_count += 1
@@ -401,9 +391,9 @@ class Service:
         if not replicas.started:
             replicas.start()  # other clients wait behind this one: time for more hands
             return False
-        client = self._clients.get(peer.key) or _Client()
-        key: Any = request.id if request.id is not None else ("anon", next(self._anon))
-        if key in client.pending or len(client.pending) >= self.cfg.limits.max_inflight_per_client:
+        try:
+            client, key = self._admit(peer, request)
+        except ProtocolError:  # answered here, as without replicas
             return False
         pending = _Pending(peer, request, key, arrived)
 
@@ -559,34 +549,31 @@ class Service:
         return ProtocolError(ErrorCode.CANCELLED, f"request {pending.request.id!r} was "
                              "cancelled")
 
+    def _stop_all(self, key: str, err: ProtocolError, *, streams: bool = False) -> int:
+        """End the requests client `key` has in flight (`streams`: its `match_watch`
+        streams only) with `err`; returns how many were ended."""
+        client = self._clients.get(key)
+        ended = [p for p in (client.pending.values() if client is not None else ())
+                 if not streams or p.task is not None]
+        for pending in ended:
+            self._stop(pending, err)
+        return len(ended)
+
     def end_session(self, peer: Peer) -> None:
         """``quit`` or a closed connection: stop what the peer still has in flight."""
-        client = self._clients.get(peer.key)
-        if client is not None:
-            for pending in list(client.pending.values()):
-                self._stop(pending, ProtocolError(ErrorCode.CANCELLED, "the session ended"))
+        self._stop_all(peer.key, ProtocolError(ErrorCode.CANCELLED, "the session ended"))
         peer.end_session()
 
     def end_streams(self, peer: Peer, why: str) -> int:
         """End the peer's `match_watch` streams, which never end by themselves, each with
         its final reply `cancelled` (`why`); returns how many were ended."""
-        client = self._clients.get(peer.key)
-        if client is None:
-            return 0
-        streams = [p for p in client.pending.values() if p.task is not None]
-        for pending in streams:
-            self._stop(pending, ProtocolError(ErrorCode.CANCELLED, why))
-        return len(streams)
+        return self._stop_all(peer.key, ProtocolError(ErrorCode.CANCELLED, why), streams=True)
 
     def peer_gone(self, peer: Peer) -> None:
         self._sessions.pop(peer.key, None)
         # what it had queued in the front is never answered: counted as ignored
         self.stats.requests_ignored += self.front.forget(peer.key)
-        client = self._clients.get(peer.key)
-        if client is None:
-            return
-        for pending in list(client.pending.values()):
-            self._stop(pending, ProtocolError(ErrorCode.CANCELLED, "the connection closed"))
+        self._stop_all(peer.key, ProtocolError(ErrorCode.CANCELLED, "the connection closed"))
 
     def pending_count(self, key: str) -> int:
         """Requests of this client not yet answered: in flight, or queued in the front."""
@@ -648,21 +635,12 @@ class Service:
         while self.front.size and loop.time() < end:  # messages read before the signal
             await asyncio.sleep(0.01)
         timeout = max(0.0, end - loop.time())
-        for client in list(self._clients.values()):  # watches never finish by themselves
-            for pending in list(client.pending.values()):
-                if pending.task is not None:
-                    self._stop(pending, ProtocolError(
-                        ErrorCode.CANCELLED, "the server is shutting down; watch again with "
-                        "`after` = the last event number received"))
+        watch_again = ProtocolError(ErrorCode.CANCELLED, "the server is shutting down; watch "
+                                    "again with `after` = the last event number received")
+        for key in list(self._clients):  # watches never finish by themselves
+            self._stop_all(key, watch_again, streams=True)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._idle.wait(), timeout)
-        cut = 0
-        for client in list(self._clients.values()):
-            for pending in list(client.pending.values()):
-                cut += 1
-                self._stop(pending, ProtocolError(ErrorCode.INTERNAL, "the server stopped "
-                                                  "before this request finished"))
-        return cut
-
-
-OnRestart = Callable[[str], None]
+        unfinished = ProtocolError(ErrorCode.INTERNAL, "the server stopped before this request "
+                                   "finished")
+        return sum(self._stop_all(key, unfinished) for key in list(self._clients))

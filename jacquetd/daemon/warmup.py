@@ -21,18 +21,15 @@ log = logging.getLogger(__name__)
 def warm_up() -> float:
     """Compile (or load) the compiled move generator now rather than on the first request;
     returns the seconds it took (0.0 without it)."""
-    fastgen = plays.compiled_generator()
-    if fastgen is None:
+    if plays.compiled_generator() is None:
         return 0.0
     # On a first start both compiles are due: the encoder's runs in a second process
     # meanwhile (another core), and is then loaded from the cache it wrote.
     aside = _compile_encoder_aside()
     try:
-        seconds = float(fastgen.warm_up())
-    except Exception:  # a kernel that disagrees with the rules core is not used
-        log.exception("event=fastgen_disabled")
-        plays.disable_compiled_generator()
-        return 0.0
+        seconds = plays.warm_up_generator()
+        if seconds is None:
+            return 0.0
     finally:
         if aside is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):

@@ -58,7 +58,6 @@ RSS_CHECK_S = 0.25  # how often the workers' memory is looked at
 STOP_GRACE_S = 5.0
 SLICE_S = 0.25  # a preemptible job runs at least this long before it is paused
 PartialSink = Callable[[dict[str, Any]], None]
-JobOutcome = Outcome
 
 
 class PoolBusy(RuntimeError):
@@ -76,7 +75,7 @@ class _Job:
     args: dict[str, Any]
     deadline: float | None
     seed: int | None
-    future: asyncio.Future[JobOutcome]
+    future: asyncio.Future[Outcome]
     on_partial: PartialSink | None
     abandoned: bool = False
     stopping: bool = False  # told to answer now with what it has (`stop`)
@@ -107,21 +106,13 @@ class _FairQueue:
     def __bool__(self) -> bool:
         return self._size > 0
 
-    def append(self, job: _Job) -> None:
+    def append(self, job: _Job, *, first: bool = False) -> None:
+        """Queue `job`; `first`: a job given back (its worker was dying) goes first."""
         queue = self._by_owner.get(job.owner)
         if queue is None:
             queue = self._by_owner[job.owner] = deque()
-            self._new.append(job.owner)
-        queue.append(job)
-        self._size += 1
-
-    def push_front(self, job: _Job) -> None:
-        """Give back a job that was taken (its worker was dying): it goes first."""
-        queue = self._by_owner.get(job.owner)
-        if queue is None:
-            queue = self._by_owner[job.owner] = deque()
-            self._new.appendleft(job.owner)
-        queue.appendleft(job)
+            (self._new.appendleft if first else self._new.append)(job.owner)
+        (queue.appendleft if first else queue.append)(job)
         self._size += 1
 
     def _drop_owner(self, owner: str) -> None:
@@ -299,7 +290,7 @@ class WorkerPool:
         heavy: bool = False,
         owner: str = "",
         preemptible: bool = False,
-    ) -> tuple[int, asyncio.Future[JobOutcome]]:
+    ) -> tuple[int, asyncio.Future[Outcome]]:
         """Queue a job; returns its id and a future of its outcome. A `heavy` job runs only
         on the workers not kept for cheap jobs (`heavy_slots` at once).
 
@@ -409,7 +400,7 @@ class WorkerPool:
             worker.stop_flag.value = 0
             if not self._procs.send(worker, Job(job.job_id, job.cmd, job.args, job.deadline,
                                                 job.seed)):
-                self._queue.push_front(job)  # the worker is dying: the job goes to another
+                self._queue.append(job, first=True)  # the worker is dying: the job goes to another
                 continue
             worker.job = job
             if job.stopping:
@@ -494,7 +485,7 @@ class WorkerPool:
         while len(self._workers) > self.size and self._workers[-1] is None:
             self._workers.pop()
 
-    def _finish(self, job: _Job, outcome: JobOutcome) -> None:
+    def _finish(self, job: _Job, outcome: Outcome) -> None:
         self._jobs.pop(job.job_id, None)
         if not job.future.done():
             job.future.set_result(outcome)

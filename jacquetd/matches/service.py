@@ -64,7 +64,6 @@ log = logging.getLogger(__name__)
 
 STATUSES = ("playing", "adjourned", "over", "closed")
 RECENT_EVENTS = 1024  # events of a match kept in memory for its watchers
-ID_CHARS = frozenset("0123456789abcdef")
 
 RESIGN_WORDS = {
     "single": 1, "normal": 1, "marcia": 2, "gammon": 2, "double": 2,
@@ -211,13 +210,8 @@ class MatchService:
         self.bots_stopped = False
         self._live: dict[str, _Live] = {}
         self._listeners: list[Callable[[str, int], None]] = []
-        self._handlers: dict[str, _Handler] = {
-            "match_new": self.match_new, "match_state": self.match_state,
-            "match_roll": self.match_roll, "match_move": self.match_move,
-            "match_double": self.match_double, "match_take": self.match_take,
-            "match_drop": self.match_drop, "match_resign": self.match_resign,
-            "match_watch": self.match_watch, "match_list": self.match_list,
-            "match_export": self.match_export, "match_close": self.match_close}
+        # each command's handler is the method of its name
+        self._handlers: dict[str, _Handler] = {cmd: getattr(self, cmd) for cmd in COMMANDS}
 
     # -- plumbing ----------------------------------------------------------------------
 

@@ -38,12 +38,9 @@ from jacquetd.rules.scoring import RESULT_NAMES
 
 from .errors import MatchError, bad_argument
 
-DICE_MODES = ("seeded", "supplied")
-SEAT_KINDS = ("client", "bot")
 #: Action kinds of the log. `opening` is the supplied opening roll (both dice).
 ACTION_KINDS = ("opening", "roll", "move", "double", "take", "drop", "resign", "accept",
                 "reject")
-PHASES = ("opening", "roll", "double", "move", "resign", "over")
 
 
 @dataclass(frozen=True)

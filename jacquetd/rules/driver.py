@@ -274,6 +274,12 @@ class Flow:
                 return FlowStep("move", side, dice=rolled, play=play, forced=True)
         return None
 
+    def make(self, play: Play) -> Play:
+        """Play `play`, made from one of `plays()` for the side on turn, without the
+        checks of `apply` (the game loop's own move)."""
+        self._plays = None
+        return self.game.make(play)
+
     # -- internals ---------------------------------------------------------------------
 
     def _turn_step(self, side: int, kind: str) -> bool:
@@ -406,41 +412,52 @@ def _run(flow: Flow, players: tuple[Player, Player], max_moves: int,
          on_turn: TurnHook | None, on_move: MoveHook | None,
          on_game: Callable[[Game], None] | None) -> None:
     """Run `flow` to its end, asking `players`. Each turn the side on turn is asked
-    once whether it resigns, then whether it doubles (where it may), before its roll."""
+    once whether it resigns, then whether it doubles (where it may), before its roll;
+    the roll's play follows at once (without a decision when it is the only one)."""
     moves = 0
     asked = -1  # the move number at which the side on turn was last asked to resign
-    rolled: Position | None = None  # the position with the dice of the move awaited
-    if flow.match is None and flow.game.phase == "move" and on_turn is not None:
+
+    def play(g: Game, side: int, rolled: Position, thrown: bool | None) -> None:
+        """The play of `side`, whose dice are in `rolled`, after the turn's hook (`thrown`:
+        its argument; None, no hook: the turn has had it)."""
+        nonlocal moves
+        if on_turn is not None and thrown is not None:
+            on_turn(g, side, rolled, thrown)
+        plays = generate_raw(rolled.rules, rolled.me, rolled.opp, rolled.dice)
+        forced = len(plays) == 1
+        made = flow.make(Play(rolled, plays[0] if forced
+                              else players[side].choose(rolled, plays, moves)))
+        moves += 1
+        if on_move is not None:
+            on_move(g, side, made, forced)
+        if g.result is None and moves >= max_moves:
+            raise GameStateError(f"a game passed {max_moves} moves")
+
+    if flow.match is None and flow.game.phase == "move":
         g = flow.game
-        on_turn(g, g.turn, g.position(), False)
+        play(g, g.turn, g.position(), False)
+    pending: tuple[str, int | None] | None = None  # the next decision, when known already
     while True:
-        step = flow.advance()
-        if step is not None:
-            rolled = None
-            kind = step.kind
-            g = flow.game
-            if kind == "move":
-                assert step.side is not None and step.play is not None
-                moves += 1
-                if on_move is not None:
-                    on_move(g, step.side, step.play, True)
-                if g.result is None and moves >= max_moves:
-                    raise GameStateError(f"a game passed {max_moves} moves")
-            elif kind == "opening":
-                if g.phase == "move" and on_turn is not None:
-                    rolled = g.position()
-                    on_turn(g, g.turn, rolled, False)
-            elif kind == "game_start":
-                moves, asked = 0, -1
-                if on_game is not None:
-                    on_game(g)
-            elif kind == "match_over" or (kind == "game_over" and flow.match is None):
-                return
-            continue
-        pending = flow.pending()
         if pending is None:
-            return
+            step = flow.advance()
+            if step is not None:
+                kind = step.kind
+                g = flow.game
+                if kind == "opening":
+                    if g.phase == "move":
+                        play(g, g.turn, g.position(), False)
+                elif kind == "game_start":
+                    moves, asked = 0, -1
+                    if on_game is not None:
+                        on_game(g)
+                elif kind == "match_over" or (kind == "game_over" and flow.match is None):
+                    return
+                continue
+            pending = flow.pending()
+            if pending is None:
+                return
         kind, side = pending
+        pending = None
         assert side is not None
         g = flow.game
         player = players[side]
@@ -451,25 +468,15 @@ def _run(flow: Flow, players: tuple[Player, Player], max_moves: int,
                 if offered:
                     flow.apply(side, "resign", value=offered)
                     continue
-            if g.cube_enabled and "double" in flow.may(side) and player.double(g, side):
+            if g.cube_enabled and g.may_double() and player.double(g, side):
                 flow.apply(side, "double")
                 continue
-            flow.apply(side, "roll")
-            rolled = g.position()
-            if on_turn is not None:
-                on_turn(g, side, rolled, True)
-        elif kind == "move":
-            if rolled is None:
-                rolled = g.position()
-            raw = player.choose(rolled, flow.plays(), moves)
-            play = flow.apply(side, "move", move=Play(rolled, raw)).play
-            rolled = None
-            assert play is not None
-            moves += 1
-            if on_move is not None:
-                on_move(g, side, play, False)
-            if g.result is None and moves >= max_moves:
-                raise GameStateError(f"a game passed {max_moves} moves")
+            g.roll()
+            play(g, side, g.position(), True)
+            if g.result is None:  # no step of the flow's comes between two turns
+                pending = ("roll", g.turn)
+        elif kind == "move":  # a resignation offered before a move was rejected
+            play(g, side, g.position(), None)
         elif kind == "take":
             flow.apply(side, "take" if player.take(g, side) else "drop")
         elif kind == "accept":

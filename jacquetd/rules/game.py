@@ -14,7 +14,7 @@ from typing import Protocol
 from .dice import DiceSource
 from .errors import GameStateError, IllegalMoveError
 from .geometry import has_prime
-from .movegen import Play, legal_plays
+from .movegen import Play, format_steps, legal_plays
 from .notation import apply_move
 from .position import Cube, CubeOwner, MatchState, Position
 from .scoring import game_result, result_name
@@ -112,10 +112,9 @@ class Game:
                 lines.append(f"opening {entry[1]}{entry[2]}")
             elif entry[1] == "roll":
                 lines.append(f"{entry[0]} roll {entry[2]}{entry[3]}")
-            elif entry[1] == "move":
-                play = entry[2]
-                assert isinstance(play, Play)
-                lines.append(f"{entry[0]} move {play.move or 'pass'}")
+            elif entry[1] == "move":  # the play's steps
+                assert isinstance(entry[2], tuple)
+                lines.append(f"{entry[0]} move {format_steps(entry[2]) or 'pass'}")
             else:
                 lines.append(" ".join(str(e) for e in entry))
         return lines
@@ -201,7 +200,7 @@ class Game:
         v = self.rules
         if v.tracks_primes and has_prime(self.sides[me]):
             self.primed[me] = True
-        self._log.append((me, "move", chosen))
+        self._log.append((me, "move", chosen.raw.steps))
         self.rolled = None
         if self.sides[me][0] == 15:
             res = game_result(v, self.sides[me], self.sides[other], self.primed[me])

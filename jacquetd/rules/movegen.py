@@ -95,19 +95,14 @@ def _rules_of(v: Variant) -> _Rules:
     return r
 
 
-def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int | None = None,
-                  lowest: int | None = None) -> list[tuple[Step, list[int], list[int]]]:
+def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int,
+                  lowest: int) -> list[tuple[Step, list[int], list[int]]]:
     """Every legal move of one checker by die `d` (the rules of one die, checked after it).
 
     With N5 and N6 (`long-nardy`), `floor` is the turn's `geometry.head_floor` and
-    `lowest` the opponent's `geometry.lowest_opposing`; left out, they are those of a
-    turn that starts with `me` (the die is the turn's first).
+    `lowest` the opponent's `geometry.lowest_opposing` (other variants: any values).
     """
     out: list[tuple[Step, list[int], list[int]]] = []
-    if floor is None:
-        floor = me[24] - 1
-    if lowest is None:
-        lowest = lowest_opposing(opp)
     table = r.table
     if me[25]:
         # J5: entering comes before anything else
@@ -151,8 +146,10 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int |
                 break
 
     head_closed = r.head and me[24] <= floor  # N5: the turn's checkers have left the head
+    hitting, mid_limit, start_limit, closures, block = (r.hitting, r.mid_limit, r.start_limit,
+                                                        r.closures, r.block)
     for src in sources:
-        if src == 24 and head_closed:
+        if head_closed and src == 24:
             continue
         dst = src - d
         if dst <= 0:
@@ -165,17 +162,17 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int |
             me2 = me.copy()
             me2[src] -= 1
             me2[0] += 1
-            if r.closures and me2[src] == 0 and closure_breach(me2, src, 0, False):
+            if closures and me2[src] == 0 and closure_breach(me2, src, 0, False):
                 continue
             out.append((Step(src, 0, d, False), me2, opp))
             continue
         oq = table[dst]
         n = opp[oq]
-        if n and (n >= 2 or not r.hitting):
+        if n and (n >= 2 or not hitting):
             continue  # J3 / B3
-        if r.mid_limit and dst == 13 and me[13] >= 2:
+        if mid_limit and dst == 13 and me[13] >= 2:
             continue  # J8
-        if r.start_limit and dst >= 19 and me[dst] == 1:
+        if start_limit and dst >= 19 and me[dst] == 1:
             closed = ((me[19] >= 2) + (me[20] >= 2) + (me[21] >= 2) + (me[22] >= 2)
                       + (me[23] >= 2) + (me[24] >= 2))
             if src >= 19 and me[src] == 2:
@@ -185,10 +182,10 @@ def _single_steps(me: list[int], opp: list[int], d: int, r: _Rules, floor: int |
         me2 = me.copy()
         me2[src] -= 1
         me2[dst] += 1
-        if r.closures and (me[dst] == 0 or me2[src] == 0) and closure_breach(
+        if closures and (me[dst] == 0 or me2[src] == 0) and closure_breach(
                 me2, src, dst, me[dst] == 0):
             continue  # B5
-        if r.block and me[dst] == 0 and (dst + 12 if dst <= 12 else dst - 12) < lowest \
+        if block and me[dst] == 0 and (dst + 12 if dst <= 12 else dst - 12) < lowest \
                 and block_breach(me2, dst, lowest):
             continue  # N6: only a point below the opponent's lowest checker can close a block
         if n:

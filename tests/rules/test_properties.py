@@ -22,6 +22,7 @@ from jacquetd.rules.geometry import (
     closed_in_start_table,
     forbidden_closure,
     has_prime,
+    lowest_opposing,
     unpassed_block,
 )
 from jacquetd.rules.movegen import _rules_of, _single_steps
@@ -111,7 +112,8 @@ def test_step_explanations_agree_with_the_generator(variant: str, seed: int) -> 
     r = _rules_of(VARIANTS[variant])
     for p in random_positions(variant, seed, 15):
         for die in set(p.dice):
-            legal = {s.src for s, _, _ in _single_steps(list(p.me), list(p.opp), die, r)}
+            legal = {s.src for s, _, _ in _single_steps(list(p.me), list(p.opp), die, r,
+                                                         p.me[24] - 1, lowest_opposing(p.opp))}
             for src in range(1, 26):
                 if not p.me[src]:
                     continue
