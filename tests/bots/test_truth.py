@@ -11,7 +11,7 @@ Under a slow budget (`JACQUETD_SLOW_BUDGET` seconds, as in CI) the slice ends wh
 budget is spent (after its first decision), and with a budget under `REPLAY_S` only
 backgammon replays its seeded game: the Jacquet variants rebuild their decisions from the
 recorded positions and dice (same plays, same 0/1/2-ply choices, same rollouts), which
-leaves out the 2-ply self-play of each first game.
+leaves out the 2-ply self-play of each first game (`long-nardy` as the Jacquet variants).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def recorded_decisions(v: Variant, records: list[dict[str, Any]], extra: int
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant", ["backgammon", "jacquet", "jacquet-be"])
+@pytest.mark.parametrize("variant", ["backgammon", "jacquet", "jacquet-be", "long-nardy"])
 def test_truth_slice_regenerates(variant: str) -> None:
     path = TRUTH_DIR / f"{variant}.jsonl"
     header, records = read_truth(path)
