@@ -94,3 +94,28 @@ def test_a_worker_keeps_the_engines_of_its_two_latest_leagues(tmp_path: Path) ->
     for one in list(host.seats.values()):
         asyncio.run_coroutine_threadsafe(one.daemon.close(), host.loop).result(30)
     host.loop.call_soon_threadsafe(host.loop.stop)
+
+
+@pytest.mark.slow
+def test_a_long_nardy_league_with_its_network_on_the_cluster(tmp_path: Path,
+                                                             dask_cluster: Any) -> None:
+    """Long Nardy's `neural` level against `heuristic`, luck judged by its network, on a
+    real cluster: the same journal and standings as on one machine."""
+    cluster = dask_cluster(1)
+    league = parse_league({
+        "name": "nardy", "variant": "long-nardy", "games": 4, "time_ms": 50, "seed": 43,
+        "daemon": {"command": DAEMON},
+        "engines": [{"name": "net", "level": "neural"}, {"name": "heur", "level": "heuristic"}],
+    }, ".")
+
+    def run_one(path: Path, **options: Any) -> Any:
+        opts = LeagueOptions(results=path, progress=False, luck=True, **options)
+        return asyncio.run(League(league, opts).run())
+
+    distributed = run_one(tmp_path / "cluster.jsonl", scheduler=cluster.address)
+    single = run_one(tmp_path / "single.jsonl", concurrency=1)
+    assert distributed.finished and distributed.standings.games == 4
+    assert comparable(distributed.matches) == comparable(single.matches)
+    assert format_table(distributed.standings) == format_table(single.standings)
+    games = [g for m in distributed.matches for g in m["games"]]
+    assert games and all(g["luck"] is not None for g in games), games[0]
