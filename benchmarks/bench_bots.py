@@ -12,8 +12,9 @@ position a call, on the backgammon positions of the same kind, each once so
 that its position cache does not serve them) with the ratio ours / gnubg;
 the encoding time of a position in every feature version from 2 on; and
 the latency of `best_move` of the `random` and `heuristic` levels and at 0,
-1 and 2 plies (median and 90th percentile) beside gnubg's `findbestmove` at
-0, 1 and 2 plies on the same backgammon positions.
+1 and 2 plies (median and 90th percentile), and at 1 and 2 plies without the
+pruning networks, beside gnubg's `findbestmove` at 0, 1 and 2 plies on the
+same backgammon positions, with each variant's ratio to gnubg's figure.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy: one core, no
 import numpy as np
 
 from jacquetd.bots import features, get_bot
-from jacquetd.bots.evaluator import NeuralEvaluator, cached_evaluator, neural_evaluator
-from jacquetd.bots.search import Searcher, State, roll_replies
+from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
+from jacquetd.bots.search import Searcher, SearchSettings, State, roll_replies
 from jacquetd.rules import Position, generate_raw, legal_plays
 
 
@@ -133,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         print("gnubg: not installed")
 
     bg_positions: list[Position] = []
+    ours: dict[tuple[str, int], tuple[float, float]] = {}
     for variant in names:
         positions = sample_positions(variant, args.positions, args.seed)
         if variant == "backgammon":
@@ -205,16 +207,17 @@ def main(argv: list[str] | None = None) -> int:
             bot = get_bot(level, variant)
             items = positions if plies < 2 else positions[: max(5, len(positions) // 3)]
             med, p90 = latency(lambda p, b=bot: b.choose(p), items)
+            ours[variant, plies] = (med, p90)
             print(f"{variant}: best_move at {plies} plies: median {med:.1f} ms, "
                   f"p90 {p90:.1f} ms ({len(items)} positions)")
-        searcher = Searcher(cached_evaluator(variant))
+        unpruned = Searcher(neural_evaluator(variant), SearchSettings(prune=False))
         for plies in (1, 2):
             items = positions if plies < 2 else positions[: max(5, len(positions) // 3)]
-            med, p90 = latency(lambda p, n=plies, s=searcher: s.best(
+            med, p90 = latency(lambda p, n=plies, s=unpruned: s.best(
                 State(p.me, p.opp, p.primed[0], p.primed[1]),
                 generate_raw(s.variant, p.me, p.opp, p.dice), n), items)
-            print(f"{variant}: best play at {plies} plies with the position cache "
-                  f"(Searcher): median {med:.1f} ms, p90 {p90:.1f} ms ({len(items)} positions)")
+            print(f"{variant}: best play at {plies} plies without pruning: "
+                  f"median {med:.1f} ms, p90 {p90:.1f} ms ({len(items)} positions)")
     if bg_positions and not args.rates_only:
         try:
             import gnubg
@@ -232,6 +235,11 @@ def main(argv: list[str] | None = None) -> int:
                                items)
             print(f"gnubg: findbestmove at {plies} plies: median {med:.2f} ms, "
                   f"p90 {p90:.2f} ms ({len(items)} positions)")
+            for variant in names:
+                if (variant, plies) in ours:
+                    o_med, o_p90 = ours[variant, plies]
+                    print(f"{variant}: best_move at {plies} plies against gnubg's: median "
+                          f"{o_med / med:.2f}x, p90 {o_p90 / p90:.2f}x")
     return 0
 
 

@@ -22,6 +22,11 @@ here with the file's own settings and seed (same dice as the other candidates),
 and kept in `<variant>.extra.jsonl` for the next runs; `--no-extra` skips
 those decisions for that level instead (and says how many).
 
+`--filter` and `--no-prune` set the neural levels' search (`SearchSettings`);
+`--versus-unpruned` also judges each searching level without its pruning
+network and prints the paired difference, the test that pruning costs no
+strength.
+
 `--truth benchmarks/truth/backgammon.gnubg.jsonl` judges the same decisions
 against rollouts played and scored by GNU Backgammon (make_truth.py `--player
 gnubg`): a yardstick that does not share our network's judgement.
@@ -52,7 +57,7 @@ from jacquetd import fastgen
 from jacquetd.bots import heuristic
 from jacquetd.bots.evaluator import candidate_evaluator
 from jacquetd.bots.phases import PHASES
-from jacquetd.bots.search import Searcher, State, after
+from jacquetd.bots.search import DEFAULT_SETTINGS, Searcher, SearchSettings, State, after
 from jacquetd.rules import RawPlay, Variant, find_variant, generate_raw
 
 BLUNDER = 0.08
@@ -60,16 +65,20 @@ NEURAL = {"neural": 0, "neural-1": 1, "neural-2": 2}
 DEFAULT_LEVELS = ("heuristic", "neural", "neural-1", "neural-2")
 GNUBG_LEVELS = ("gnubg", "gnubg-1", "gnubg-2")
 PAIRS = (("neural", "gnubg"), ("neural-1", "gnubg-1"), ("neural-2", "gnubg-2"))
+UNPRUNED = "/full"
+"""Suffix of a neural level searched without pruning (`--versus-unpruned`)."""
 
 
 def level_chooser(level: str, variant: Variant,  # type: ignore[no-untyped-def]
-                  weights: str | None = None, crashed_weights: str | None = None):
+                  weights: str | None = None, crashed_weights: str | None = None,
+                  settings: SearchSettings = DEFAULT_SETTINGS):
     """A function (state, raws) -> index of the play `level` picks; `weights` replaces the
     shipped contact network of the neural levels, `crashed_weights` the crashed one
-    (`evaluator.candidate_evaluator`)."""
+    (`evaluator.candidate_evaluator`); `settings` are the neural levels' move filter and
+    pruning."""
     if level in NEURAL:
         searcher = Searcher(candidate_evaluator(variant.name, weights,
-                                                crashed_weights=crashed_weights))
+                                                crashed_weights=crashed_weights), settings)
         plies = NEURAL[level]
         return lambda state, raws: searcher.best(state, raws, plies)
     if level == "heuristic":
@@ -133,10 +142,13 @@ class Extras:
 
 def evaluate_levels(variant: Variant, header: dict[str, Any], records: list[dict[str, Any]],
                     levels: Sequence[str], extras: Extras | None,
-                    weights: str | None = None, crashed_weights: str | None = None
-                    ) -> dict[str, dict[str, Any]]:
+                    weights: str | None = None, crashed_weights: str | None = None,
+                    settings: SearchSettings = DEFAULT_SETTINGS) -> dict[str, dict[str, Any]]:
     """Per level: errors per decision (None where unknown), phases, seconds."""
-    choosers = {lv: level_chooser(lv, variant, weights, crashed_weights) for lv in levels}
+    unpruned = SearchSettings(settings.filters, prune=False)
+    choosers = {lv: level_chooser(lv.removesuffix(UNPRUNED), variant, weights, crashed_weights,
+                                  unpruned if lv.endswith(UNPRUNED) else settings)
+                for lv in levels}
     out: dict[str, dict[str, Any]] = {lv: {"errors": [], "phases": [], "skipped": 0,
                                            "seconds": 0.0, "by_id": {}} for lv in levels}
     for rec in records:
@@ -196,8 +208,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--crashed-weights", default=None,
                     help="a crashed network file for the neural levels (a candidate)")
     ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    ap.add_argument("--filter", default=DEFAULT_SETTINGS.filter_text(),
+                    help="the neural levels' move filter, CANDIDATES:WINDOW per depth "
+                    f"(default {DEFAULT_SETTINGS.filter_text()})")
+    ap.add_argument("--no-prune", action="store_true",
+                    help="the neural levels search every reply (no pruning networks)")
+    ap.add_argument("--versus-unpruned", action="store_true",
+                    help=f"also judge each searching level without pruning (LEVEL{UNPRUNED}) "
+                    "and print the paired difference")
     args = ap.parse_args(argv)
     v = find_variant(args.variant)
+    settings = SearchSettings(SearchSettings.parse_filters(args.filter), not args.no_prune)
     path = Path(args.truth) if args.truth else TRUTH_DIR / f"{v.name}.jsonl"
     header, records = read_truth(path)
     if header is None or not records:
@@ -209,12 +230,14 @@ def main(argv: list[str] | None = None) -> int:
     levels: list[str] = []
     for item in args.level or list(DEFAULT_LEVELS):
         levels += [x.strip() for x in item.split(",") if x.strip()]
+    if args.versus_unpruned:
+        levels += [lv + UNPRUNED for lv in levels if NEURAL.get(lv, 0) > 0]
     if v.name == "backgammon" and not args.no_gnubg:
         levels += [g for g in GNUBG_LEVELS if g not in levels]
     extras = None if args.no_extra else Extras(path.with_suffix(".extra.jsonl"), header, v)
     started = time.monotonic()
     res = evaluate_levels(v, header, records, levels, extras, args.weights,
-                          args.crashed_weights)
+                          args.crashed_weights, settings)
     ro = header["rollout"]
     files = " + ".join(Path(f).name for f in (args.weights, args.crashed_weights) if f)
     state = ("complete" if header["complete"] else
@@ -222,7 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{v.name}: {len(records)} decisions of {path.name} "
           f"(rollouts: {ro['trials']} trials, {ro['player']}, truncated after "
           f"{ro['horizon_turns']} turns; code {header['code_version']}; "
-          f"{state})" + (f"; neural levels with {files}" if files else ""))
+          f"{state})" + (f"; neural levels with {files}" if files else "")
+          + f"; search: filter {settings.filter_text()}, "
+          f"{'pruning' if settings.prune else 'no pruning'}")
     diff_se = [c["diff_se"] for r in records for c in r["candidates"] if c["diff_se"] > 0]
     if diff_se:
         print(f"  rollout noise: median standard error of a candidate's difference to the "
@@ -230,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     phases = [p for p in PHASES if any(r["phase"] == p for r in records)]
     counts = {p: sum(1 for r in records if r["phase"] == p) for p in phases}
     print("  error per decision, millipoints (95% CI); blunders = share of errors over "
-          f"{BLUNDER}")
+          f"{BLUNDER}; [the level's thinking time over the decisions]")
     print(f"  {'level':10} {'all':>22} {'blunders':>9}  " +
           "  ".join(f"{p + ' (' + str(counts[p]) + ')':>20}" for p in phases))
     table: dict[str, Any] = {}
@@ -245,12 +270,13 @@ def main(argv: list[str] | None = None) -> int:
                           if by[p]["n"] > 1 else f"{'-':>20}" for p in phases)
         skipped = f"  ({r['skipped']} not rolled out)" if r["skipped"] else ""
         print(f"  {lv:10} {s['mean_mp']:9.1f} ± {s['ci95_mp'] or 0:5.1f} ({s['n']:3d}) "
-              f"{100 * s['blunders']:7.1f}%  {cells}{skipped}")
+              f"{100 * s['blunders']:7.1f}%  {cells}{skipped}  [{r['seconds']:.1f} s]")
     pairs = [(ours, theirs) for ours, theirs in PAIRS if ours in res and theirs in res]
+    pairs += [(lv, lv + UNPRUNED) for lv in levels if lv + UNPRUNED in res]
     paired: dict[str, Any] = {}
     if pairs:
-        print("  paired on the same decisions, ours minus gnubg's at the same depth "
-              "(mp, 95% CI; below 0: ours errs less)")
+        print("  paired on the same decisions, the first level minus the second "
+              "(mp, 95% CI; below 0: the first errs less)")
     for ours, theirs in pairs:
         a, b = res[ours]["by_id"], res[theirs]["by_id"]
         both = sorted(set(a) & set(b))

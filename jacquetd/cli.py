@@ -252,6 +252,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "figures (supervised)",
                    description="jacquetd distill --variant V --games N --seed S [...]: see "
                    "'jacquetd distill --help'.", add_help=False)
+    sub.add_parser("train-prune", help="train a variant's pruning network (the search's "
+                   "first ranking of replies)",
+                   description="jacquetd train-prune --variant V [--states N --seed S]: see "
+                   "'jacquetd train-prune --help'.", add_help=False)
     parser.subcommands = dict(sub.choices)
     return parser
 
@@ -367,6 +371,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from jacquetd.bots.train import main as train_main
 
         return train_main(argv[1:])
+    if argv[:1] == ["train-prune"]:
+        from jacquetd.bots.prune import main as prune_main
+
+        return prune_main(argv[1:])
     if argv[:1] == ["distill"]:
         from jacquetd.bots.supervised import main as distill_main
 

@@ -1,4 +1,4 @@
-"""Expectimax search over the 21 rolls with move filtering, as GNU Backgammon does it.
+"""Expectimax search over the 21 rolls with move filters and pruning, as GNU Backgammon does it.
 
 Plies count as in GNU Backgammon: choosing a play at *n* plies evaluates the
 position each candidate play leaves at *n* plies, where the evaluation of a
@@ -9,12 +9,18 @@ position (side on roll, before its roll) at
   2/36) of the position that the side's best play at 0 plies leaves, itself
   evaluated at n - 1 plies (and flipped back to our view).
 
-The candidates of the root move are filtered as GNU Backgammon's default
-filter does: at most 8 plays, and only those within 0.16 equity of the best at
-0 plies, go on to 1 ply; at 2 plies the best 4 of those within 0.10 go on.
-Whole batches of positions are evaluated in one matrix product. The search
-polls `should_stop` between candidates and returns the deepest complete
-ranking it has.
+Two settings (`SearchSettings`) bound the work:
+
+- the *move filter* of the root: at most 8 plays, and only those within 0.16
+  equity of the best at 0 plies, go on to 1 ply; at 2 plies the best 4 of
+  those within 0.10; at 3 plies the best 2 within 0.06;
+- *pruning* inside the search: the best play of each roll at a node is chosen
+  among the few its variant's pruning network (`prune`) ranks highest, not
+  among all of them.
+
+Whole batches of positions are evaluated in one call. The search polls
+`should_stop` between candidates and returns the deepest complete ranking it
+has.
 """
 
 from __future__ import annotations
@@ -25,17 +31,57 @@ from dataclasses import dataclass
 import numpy as np
 
 from jacquetd import fastgen
-from jacquetd.rules import RawPlay, generate_raw
+from jacquetd.rules import RawPlay, Variant, generate_raw
 
-from . import features
+from . import features, prune
 from .evaluator import Evaluator, plays_probs, result_probs
 from .net import equity, flip
+from .prune import PruneNet
 
 ROLLS: tuple[tuple[int, int, float], ...] = tuple(
     (a, b, (1.0 if a == b else 2.0) / 36.0) for a in range(1, 7) for b in range(a, 7))
 
-FILTERS: dict[int, tuple[int, float]] = {1: (8, 0.16), 2: (4, 0.10), 3: (2, 0.06)}
-"""depth -> (most candidates, equity window) kept from the ranking one ply shallower."""
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """How a search narrows its work, as GNU Backgammon's move filters and pruning nets do.
+
+    `filters[d - 1]` is the move filter of depth d: (most candidates, equity
+    window) kept from the ranking one ply shallower to be searched at d plies;
+    depths past the last entry use the last. With `prune`, the nodes inside a
+    search rank each roll's plays by the variant's pruning network first and
+    evaluate only the best few with the full evaluator (`best_replies`); a
+    variant without a pruning network searches every play.
+    """
+
+    filters: tuple[tuple[int, float], ...] = ((8, 0.16), (4, 0.10), (2, 0.06))
+    prune: bool = True
+
+    def filter_at(self, depth: int) -> tuple[int, float]:
+        return self.filters[min(depth, len(self.filters)) - 1]
+
+    def filter_text(self) -> str:
+        """The filters in their canonical text form, e.g. ``8:0.16,4:0.1,2:0.06``."""
+        return ",".join(f"{n}:{w:g}" for n, w in self.filters)
+
+    @staticmethod
+    def parse_filters(text: str) -> tuple[tuple[int, float], ...]:
+        """Filters from their text form (`filter_text`); ValueError naming what is wrong."""
+        out: list[tuple[int, float]] = []
+        for item in text.split(","):
+            count, sep, window = item.strip().partition(":")
+            try:
+                n, w = int(count), float(window)
+            except ValueError:
+                n, w = 0, -1.0
+            if not sep or n < 1 or not 0.0 <= w <= 3.0:
+                raise ValueError(f"move filter {item.strip()!r}: expected CANDIDATES:WINDOW, "
+                                 "a count of at least 1 and an equity window from 0 to 3")
+            out.append((n, w))
+        return tuple(out)
+
+
+DEFAULT_SETTINGS = SearchSettings()
 
 StopFn = Callable[[], bool]
 
@@ -58,32 +104,27 @@ def after(state: State, raw: RawPlay, tracks_primes: bool) -> State:
     return State(raw.opp, raw.me, state.opp_flag, flag)
 
 
-def roll_replies(ev: Evaluator, s: State
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
-    """Every play of every roll of `s.me`, evaluated at 0 plies for the mover.
-
-    Returns the sides after each play (mover, opponent; (M, 26) int16 each),
-    their (M, 5) probabilities for the mover, and the bounds of each roll's
-    rows in ROLLS order. Plays come from the compiled generator when it is
-    available (same plays, same order as the pure one).
-    """
-    v = ev.variant
+def roll_plays(variant: Variant, s: State) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Every play of every roll of `s.me`: the sides after each play (mover, opponent;
+    (M, 26) int16 each) and the bounds of each roll's rows in ROLLS order. Plays come
+    from the compiled generator when it is available (same plays, same order as the
+    pure one)."""
     if fastgen.available():
-        blocks = [fastgen.generate_arrays(v.name, s.me, s.opp, (a, b))[0]
-                  for a, b, _w in ROLLS]
-        both = np.concatenate(blocks).astype(np.int16)
-        after_me, after_opp = both[:, :26], both[:, 26:]
-        bounds = [0]
-        for block in blocks:
-            bounds.append(bounds[-1] + len(block))
-    else:
-        raws: list[RawPlay] = []
-        bounds = [0]
-        for a, b, _w in ROLLS:
-            raws.extend(generate_raw(v, s.me, s.opp, (a, b)))
-            bounds.append(len(raws))
-        after_me = features.as_batch([r.me for r in raws])
-        after_opp = features.as_batch([r.opp for r in raws])
+        both, edges = fastgen.generate_all_rolls(variant.name, s.me, s.opp)
+        both = both.astype(np.int16)
+        return both[:, :26], both[:, 26:], edges.tolist()
+    raws: list[RawPlay] = []
+    bounds = [0]
+    for a, b, _w in ROLLS:
+        raws.extend(generate_raw(variant, s.me, s.opp, (a, b)))
+        bounds.append(len(raws))
+    return features.as_batch([r.me for r in raws]), features.as_batch([r.opp for r in raws]), bounds
+
+
+def mover_probs(ev: Evaluator, s: State, after_me: np.ndarray, after_opp: np.ndarray
+                ) -> np.ndarray:
+    """(M, 5) probabilities, for the mover `s.me`, of the positions its plays left."""
+    v = ev.variant
     n = len(after_me)
     p = np.zeros((n, 5))
     won = after_me[:, 0] == 15
@@ -98,7 +139,42 @@ def roll_replies(ev: Evaluator, s: State
     for k in np.nonzero(won)[0]:
         p[k] = result_probs(v, tuple(after_me[k]), tuple(after_opp[k]),
                             bool(mover_flags[k]))
-    return after_me, after_opp, p, bounds
+    return p
+
+
+def roll_replies(ev: Evaluator, s: State
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+    """Every play of every roll of `s.me`, evaluated at 0 plies for the mover.
+
+    Returns the sides after each play (mover, opponent; (M, 26) int16 each),
+    their (M, 5) probabilities for the mover, and the bounds of each roll's
+    rows in ROLLS order.
+    """
+    after_me, after_opp, bounds = roll_plays(ev.variant, s)
+    return after_me, after_opp, mover_probs(ev, s, after_me, after_opp), bounds
+
+
+def best_replies(ev: Evaluator, s: State, pruner: PruneNet | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each roll in ROLLS order, the mover's best play at 0 plies: the sides it
+    leaves ((21, 26) each, mover then opponent) and its (21, 5) probabilities.
+
+    With a `pruner`, only each roll's best `prune.keep(plays)` plays by the pruning
+    network (and every play that wins outright) are evaluated by `ev`, as GNU
+    Backgammon's pruning nets do; ties go to the first play in generation order
+    either way.
+    """
+    after_me, after_opp, bounds = roll_plays(ev.variant, s)
+    if pruner is None or len(after_me) <= len(ROLLS) * prune.MIN_KEEP:
+        rows = np.arange(len(after_me))
+    else:
+        rows, kept_bounds = pruner.kept_rows(after_me, after_opp, np.asarray(bounds))
+        bounds = kept_bounds.tolist()
+    me, opp = after_me[rows], after_opp[rows]
+    p = mover_probs(ev, s, me, opp)
+    eq = equity(p)
+    best = [bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]])) for r in range(len(ROLLS))]
+    return me[best], opp[best], p[best]
 
 
 class Stopped(Exception):
@@ -112,9 +188,11 @@ def _never() -> bool:
 class Searcher:
     """n-ply evaluation and play ranking with one evaluator."""
 
-    def __init__(self, ev: Evaluator) -> None:
+    def __init__(self, ev: Evaluator, settings: SearchSettings = DEFAULT_SETTINGS) -> None:
         self.ev = ev
         self.variant = ev.variant
+        self.settings = settings
+        self.pruner = prune.shipped(ev.variant.name) if settings.prune else None
 
     # -- position values -------------------------------------------------------------
 
@@ -129,19 +207,16 @@ class Searcher:
         out = np.zeros((len(states), 5))
         # for every state and roll: the best reply at 0 plies
         nxt: list[State] = []
-        weights: list[tuple[int, float, np.ndarray | None]] = []
+        weights: list[tuple[int, float]] = []
         for i, s in enumerate(states):
             if should_stop():
                 raise Stopped
-            after_me, after_opp, p, bounds = roll_replies(self.ev, s)
-            eq = equity(p)
-            for r, (_a, _b, w) in enumerate(ROLLS):
-                lo, hi = bounds[r], bounds[r + 1]
-                k = lo + int(np.argmax(eq[lo:hi]))
+            after_me, after_opp, p = best_replies(self.ev, s, self.pruner)
+            for k, (_a, _b, w) in enumerate(ROLLS):
                 if plies == 1 or after_me[k, 0] == 15:
                     out[i] += w * p[k]
                 else:
-                    weights.append((i, w, None))
+                    weights.append((i, w))
                     flag = s.me_flag
                     if self.variant.tracks_primes and not flag:
                         flag = bool(features.has_prime(after_me[k:k + 1])[0])
@@ -149,7 +224,7 @@ class Searcher:
                                      tuple(int(c) for c in after_me[k]), s.opp_flag, flag))
         if nxt:
             deeper = self.evaluate_states(nxt, plies - 1, should_stop)
-            for (i, w, _), row in zip(weights, deeper, strict=True):
+            for (i, w), row in zip(weights, deeper, strict=True):
                 out[i] += w * flip(row)
         return out
 
@@ -189,7 +264,7 @@ class Searcher:
         if len(raws) == 1:
             return
         for depth in range(1, plies + 1):
-            limit, window = FILTERS.get(depth, (2, 0.04))
+            limit, window = self.settings.filter_at(depth)
             best = float(equity(ranking[0][1]))
             cands = [r for r in ranking[:limit] if best - float(equity(r[1])) <= window]
             try:

@@ -10,6 +10,7 @@ of positions per variant.
     available() -> bool                      # numba importable (and not disabled)
     warm_up()                                # compile, or load the cached compilation
     generate_arrays(variant, me, opp, dice)  # -> (positions n x 52, steps n x 4 x 3), int8
+    generate_all_rolls(variant, me, opp)     # -> (positions of the 21 rolls, 22 bounds)
     generate(pos) -> list[RawPlay]           # as jacquetd.rules.generate(pos)
     spelled(pos) -> [(move, me, opp)]        # the same plays, spelled, for replies
 
@@ -154,6 +155,32 @@ def generate_arrays(variant_name: str, me: Sequence[int] | np.ndarray,
     return _run(_kernel.arrays_kernel, mb, ob, int(d1), int(d2), _flags_by_name(variant_name))
 
 
+def generate_all_rolls(variant_name: str, me: Sequence[int] | np.ndarray,
+                       opp: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`generate_arrays`' positions for each of the 21 rolls in turn (1-1, 1-2, .., 6-6),
+    in one call: (positions m x 52 int8, the 22 bounds of each roll's rows)."""
+    if _kernel is None:
+        variant = find_variant(variant_name)
+        blocks = [_pure_arrays(variant, me, opp, (a, b))[0]
+                  for a in range(1, 7) for b in range(a, 7)]
+        return (np.concatenate(blocks),
+                np.cumsum([0] + [len(b) for b in blocks], dtype=np.int64))
+    mb = _side_bytes(me)
+    ob = _side_bytes(opp)
+    if len(mb) != 26 or len(ob) != 26:
+        raise ValueError("generate_all_rolls needs 26 counts per side")
+    flags = _flags_by_name(variant_name)
+    loc = _local
+    if loc.w8 is None:
+        loc.w8, loc.w64 = _kernel.new_workspace(loc.entries)
+    positions, bounds = _kernel.rolls_kernel(mb, ob, flags, loc.w8, loc.w64)
+    while not len(positions):  # more plays than the workspace holds: grow it and start again
+        loc.entries *= 2
+        loc.w8, loc.w64 = _kernel.new_workspace(loc.entries)
+        positions, bounds = _kernel.rolls_kernel(mb, ob, flags, loc.w8, loc.w64)
+    return positions, bounds
+
+
 # -- RawPlay objects ----------------------------------------------------------------------
 
 _STEPS_CACHE: dict[int, tuple[Step, ...]] = {}
@@ -262,4 +289,9 @@ def warm_up() -> float:
             positions, _ = generate_arrays(name, p.me, p.opp, dice)
             if generate(p) != want or positions.tolist() != [list(r.me + r.opp) for r in want]:
                 raise RuntimeError(f"fastgen differs from the pure generator on {p.to_id()}")
+        p = Position.initial(name)
+        everything, bounds = generate_all_rolls(name, p.me, p.opp)
+        if everything[bounds[20]:].tolist() != generate_arrays(name, p.me, p.opp,
+                                                               (6, 6))[0].tolist():
+            raise RuntimeError(f"fastgen's 21 rolls differ from its single roll on {p.to_id()}")
     return time.perf_counter() - t0

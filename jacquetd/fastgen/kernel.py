@@ -716,3 +716,35 @@ def plays_kernel(me: bytes, opp: bytes, d1: int, d2: int, flags: int, w8: np.nda
         codes[k] = code
         k += 1
     return positions, codes
+
+
+@njit(cache=True)
+def rolls_kernel(me: bytes, opp: bytes, flags: int, w8: np.ndarray, w64: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """`arrays_kernel`'s positions for each of the 21 rolls (1-1, 1-2, .., 6-6, the
+    lower die first), one after the other, and the 22 bounds of each roll's rows.
+
+    No rows when the workspace is too small for one of the rolls (retry with a
+    larger one).
+    """
+    bounds = np.zeros(22, dtype=np.int64)
+    positions = np.empty((512, 52), dtype=np.int8)
+    total = 0
+    r = 0
+    for a in range(1, 7):
+        for b in range(a, 7):
+            n_ent = _walk(me, opp, a, b, flags, w8, w64)
+            n = _count_kept(w8, n_ent)
+            if n == 0:
+                return positions[:0], bounds
+            if total + n > positions.shape[0]:
+                grown = np.empty((2 * (total + n), 52), dtype=np.int8)
+                grown[:total] = positions[:total]
+                positions = grown
+            for e in range(n_ent):
+                if w8[ENT0 + e, E_KEEP]:
+                    _write_position(w8, e, opp, flags, positions, total)
+                    total += 1
+            r += 1
+            bounds[r] = total
+    return positions[:total], bounds

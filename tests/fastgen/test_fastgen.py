@@ -84,6 +84,26 @@ def test_arrays_match_on_game_positions(variant: str) -> None:
         same_as_pure(p)
 
 
+@needs_numba
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_all_rolls_at_once_match_each_roll(variant: str) -> None:
+    """`generate_all_rolls` is `generate_arrays` of the 21 rolls, one after the other,
+    also when a roll outgrows a small workspace on the way."""
+    local = fastgen._local
+    saved = (local.w8, local.w64, local.entries)
+    local.w8, local.w64, local.entries = None, None, 16
+    try:
+        for p in random_positions(variant, 11, 60):
+            positions, bounds = fastgen.generate_all_rolls(variant, p.me, p.opp)
+            rolls = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+            assert len(bounds) == 22 and bounds[0] == 0 and bounds[-1] == len(positions)
+            for k, dice in enumerate(rolls):
+                one, _ = fastgen.generate_arrays(variant, p.me, p.opp, dice)
+                assert positions[bounds[k]:bounds[k + 1]].tolist() == one.tolist(), p.to_id()
+    finally:
+        local.w8, local.w64, local.entries = saved
+
+
 @pytest.mark.parametrize("case", EXAMPLES["cases"],
                          ids=[f"{'-'.join(c['rules'])}:{c['case']}" for c in EXAMPLES["cases"]])
 @needs_numba
