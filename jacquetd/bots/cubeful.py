@@ -40,7 +40,7 @@ from . import bearoff_cube, bearoff_match, features, met
 from . import cube as cubemod
 from .net import equity, flip
 from .players import state_of
-from .search import ROLLS, Searcher, State, StopFn, Stopped, roll_replies
+from .search import ROLLS, Searcher, State, StopFn, Stopped, best_replies
 
 DEEP_PLIES = 2
 """From this depth `analysis.cube_decision` searches two rolls deep (`money_decision_deep`,
@@ -84,17 +84,18 @@ def leaf_value(probs: np.ndarray, owner: str, x: float) -> float:
 
 
 class _Replies:
-    """For each of the 21 rolls of `state`, the best play (cubeless, 0 plies) and the leaf
-    it leaves, the opponent on roll. The leaves' probabilities are evaluated once, when
+    """For each of the 21 rolls of `state`, the best play (cubeless, 0 plies, among those
+    the searcher's pruning keeps) and the leaf it leaves, the opponent on roll. The
+    leaves' probabilities are evaluated once, when
     first asked (`leaf_probs`), so that one roll's search serves every cube owner."""
 
     def __init__(self, searcher: Searcher, state: State) -> None:
         self.searcher = searcher
         self.state = state
-        self.after_me, self.after_opp, self.p, bounds = roll_replies(searcher.ev, state)
+        self.after_me, self.after_opp, self.p = best_replies(searcher.ev, state,
+                                                             searcher.pruner)
         self.eq = equity(self.p)
-        self.ks = [bounds[r] + int(np.argmax(self.eq[bounds[r]:bounds[r + 1]]))
-                   for r in range(len(ROLLS))]
+        self.ks = list(range(len(ROLLS)))  # row r is roll r's best play
         self.live = [r for r, k in enumerate(self.ks) if self.after_me[k, 0] < 15]
         """The rolls whose best play does not end the game."""
         self._probs: dict[tuple[int, int], np.ndarray] = {}
