@@ -77,7 +77,8 @@ def _score_rows(me: np.ndarray, opp: np.ndarray, w1: np.ndarray, b1: np.ndarray,
     out = np.empty(n, dtype=np.float32)
     h = np.empty(hidden, dtype=np.float32)
     for i in range(n):
-        h[:] = b1
+        for k in range(hidden):
+            h[k] = b1[k]
         for s in range(2):
             side = me[i] if s == 0 else opp[i]
             base = 101 * s
@@ -88,16 +89,19 @@ def _score_rows(me: np.ndarray, opp: np.ndarray, w1: np.ndarray, b1: np.ndarray,
                     continue
                 pips += p * c
                 j = base + 4 * (p - 1)
-                h += w1[j]
-                if c >= 2:
-                    h += w1[j + 1]
-                if c >= 3:
-                    h += w1[j + 2]
-                if c > 3:
-                    h += w1[j + 3] * np.float32((c - 3) / 2.0)
-            if side[0] > 0:
-                h += w1[base + 100] * np.float32(side[0] / 15.0)
-            h += w1[202 + s] * np.float32(pips / 100.0)
+                top = 3 if c >= 3 else c
+                extra = np.float32((c - 3) / 2.0) if c > 3 else np.float32(0.0)
+                for k in range(hidden):
+                    acc = w1[j, k]
+                    if top >= 2:
+                        acc += w1[j + 1, k]
+                    if top >= 3:
+                        acc += w1[j + 2, k]
+                    h[k] += acc + extra * w1[j + 3, k]
+            off = np.float32(side[0] / 15.0)
+            pip = np.float32(pips / 100.0)
+            for k in range(hidden):
+                h[k] += off * w1[base + 100, k] + pip * w1[202 + s, k]
         acc = b2
         for k in range(hidden):
             acc += w2[k] / (1.0 + math.exp(-h[k]))
