@@ -101,6 +101,13 @@ ENGINE_OPTIONS: list[Option] = [
                                      help="seconds without an action before a hosted match is "
                                      f"adjourned (default {_D.match_idle_timeout_s:g})"),
      "match_idle_timeout_s"),
+    (("--move-filter",), dict(metavar="N:W,...", help="the searches' move filter: at each "
+                              "depth the candidates (at most N, within W equity of the best "
+                              "one ply shallower) that go deeper (default "
+                              f"{_D.move_filter})"), "move_filter"),
+    (("--no-prune",), dict(action="store_const", const=False, dest="prune",
+                           help="search every reply in full, without the pruning networks "
+                           "(default: pruning on)"), "prune"),
     (("--scheduler",), dict(metavar="tcp://HOST:PORT", help="a Dask scheduler: `rollout` "
                             "sends its trials to its workers (needs jacquetd[cluster])"),
      "scheduler"),
@@ -262,8 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for flags, _kwargs, key in ENGINE_OPTIONS + SERVE_OPTIONS:
-        value = getattr(args, _dest(flags), None)
+    for flags, kwargs, key in ENGINE_OPTIONS + SERVE_OPTIONS:
+        value = getattr(args, kwargs.get("dest") or _dest(flags), None)
         if key is not None and value is not None:
             out[key] = value
     limits = _key_values(args.limit, {f.name for f in dataclasses.fields(Limits)}, "limit")
@@ -372,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return train_main(argv[1:])
     if argv[:1] == ["train-prune"]:
-        from jacquetd.bots.prune import main as prune_main
+        from jacquetd.bots.prune_train import main as prune_main
 
         return prune_main(argv[1:])
     if argv[:1] == ["distill"]:

@@ -176,7 +176,8 @@ RULES = [
          ("jacquetd.rules", "jacquetd.fastgen"), ("numpy", "numba")),
     Rule("jacquetd/bots", "the bots import the rules core, fastgen, numpy and the "
          "engine's error types",
-         ("jacquetd.rules", "jacquetd.fastgen", "jacquetd.bots", "jacquetd.engine_errors"),
+         ("jacquetd.rules", "jacquetd.fastgen", "jacquetd.bots", "jacquetd.engine_errors",
+          "jacquetd.search_settings"),
          ("numpy", "numba")),
     Rule("jacquetd/matches", "the hosted matches import rules, protocol, the one error "
          "mapping and the bots' engine interface only; never the daemon or clients",
@@ -186,7 +187,7 @@ RULES = [
          "protocol, never clients; only server.py imports zmq, only ws.py websockets",
          ("jacquetd.rules", "jacquetd.fastgen", "jacquetd.bots", "jacquetd.matches",
           "jacquetd_protocol", "jacquetd.daemon", "jacquetd.errors", "jacquetd.version",
-          "jacquetd.logs"),
+          "jacquetd.logs", "jacquetd.search_settings"),
          ("numpy", "platformdirs", "zmq", "websockets"), lazy=("distributed",),
          only_in=(("zmq", ("jacquetd.daemon.server",)),
                   ("websockets", ("jacquetd.daemon.ws",)))),
@@ -209,6 +210,7 @@ def test_dependency_direction(rule: Rule) -> None:
 #: What each light module at the top of jacquetd may import of the repository.
 LIGHT_MODULES = {
     "jacquetd/engine_errors.py": (),
+    "jacquetd/search_settings.py": (),
     "jacquetd/errors.py": ("jacquetd_protocol.errors", "jacquetd.rules",
                            "jacquetd.engine_errors"),
 }

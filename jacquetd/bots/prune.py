@@ -16,7 +16,7 @@ one linear output, the mover's cubeless equity. It is fitted on the full
 evaluator's equities of every play of every roll from positions of the
 full network's own games, with the loss taken on each roll's differences
 from their mean (only the order within a roll matters). `jacquetd
-train-prune` makes one; its sidecar JSON keeps the command and its fit.
+train-prune` makes one (`prune_train`); its sidecar JSON keeps the command and its fit.
 
 The search keeps a play that wins outright whatever the pruning network
 says, and a roll with few plays is never pruned. Without numba the scores
@@ -25,11 +25,8 @@ come from numpy (same figures within float32 rounding).
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
-import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -161,7 +158,7 @@ class PruneNet:
         if COMPILED:
             out: np.ndarray = _score_rows(np.ascontiguousarray(me, dtype=np.int16),
                                           np.ascontiguousarray(opp, dtype=np.int16),
-                                          self.w1, self.b1, self.w2, np.float32(self.b2))
+                                          self.w1, self.b1, self.w2, float(self.b2))
             return out
         return self.scores_reference(me, opp)
 
@@ -174,10 +171,10 @@ class PruneNet:
         opp = np.ascontiguousarray(opp, dtype=np.int16)
         bounds = np.asarray(bounds, dtype=np.int64)
         if not COMPILED:  # numpy's scores, the same selection
-            return _keep_rows(me, opp, bounds, self.w1, self.b1, self.w2, np.float32(self.b2),
+            return _keep_rows(me, opp, bounds, self.w1, self.b1, self.w2, float(self.b2),
                               self.scores_reference(me, opp))
         kept: tuple[np.ndarray, np.ndarray] = _keep_rows(
-            me, opp, bounds, self.w1, self.b1, self.w2, np.float32(self.b2),
+            me, opp, bounds, self.w1, self.b1, self.w2, float(self.b2),
             np.empty(0, dtype=np.float32))
         return kept
 
@@ -190,7 +187,7 @@ class PruneNet:
     def save(self, path: str | Path, meta: dict[str, Any]) -> None:
         """Write the weights (.npz) and `meta` beside them (.json)."""
         path = Path(path)
-        np.savez_compressed(path, w1=self.w1, b1=self.b1, w2=self.w2, b2=np.float32(self.b2))
+        np.savez_compressed(path, w1=self.w1, b1=self.b1, w2=self.w2, b2=float(self.b2))
         path.with_suffix(".json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
 
     @classmethod
@@ -209,148 +206,3 @@ def shipped(variant_name: str) -> PruneNet | None:
     """The variant's shipped pruning network, or None when it has none."""
     path = weights_path(variant_name)
     return PruneNet.load(path) if path.exists() else None
-
-
-# -- training ---------------------------------------------------------------------------
-
-
-def _sample_states(variant_name: str, count: int, seed: int, epsilon: float) -> list[Any]:
-    """Positions before the roll from games of the full network at 0 plies (a share
-    `epsilon` of the plays random), about one turn in three taken."""
-    import random
-
-    from jacquetd.rules import Position, legal_plays
-
-    from .evaluator import neural_evaluator, plays_probs
-    from .net import equity
-    from .search import State
-
-    ev = neural_evaluator(variant_name)
-    rng = random.Random(seed)
-    out: list[State] = []
-    while len(out) < count:
-        pos = Position.initial(variant_name)
-        while not pos.game_over() and len(out) < count:
-            if rng.randrange(3) == 0:
-                out.append(State(pos.me, pos.opp, pos.primed[0], pos.primed[1]))
-            pos = pos.with_dice((rng.randint(1, 6), rng.randint(1, 6)))
-            plays = legal_plays(pos)
-            if len(plays) > 1 and rng.random() >= epsilon:
-                probs = plays_probs(ev, [p.raw for p in plays], *pos.primed)
-                pos = plays[int(np.argmax(equity(probs)))].after
-            else:
-                pos = plays[rng.randrange(len(plays))].after
-    return out
-
-
-def training_data(variant_name: str, states: int, seed: int, epsilon: float = 0.15
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every play of every roll of sampled positions with more than one play:
-    (mover sides, opponent sides, full-evaluator equities, roll group of each row)."""
-    from .evaluator import neural_evaluator
-    from .net import equity
-    from .search import roll_replies
-
-    ev = neural_evaluator(variant_name)
-    me, opp, eq, group = [], [], [], []
-    g = 0
-    for s in _sample_states(variant_name, states, seed, epsilon):
-        after_me, after_opp, p, bounds = roll_replies(ev, s)
-        e = equity(p).astype(np.float32)
-        for r in range(len(bounds) - 1):
-            lo, hi = bounds[r], bounds[r + 1]
-            if hi - lo <= 1:
-                continue
-            me.append(after_me[lo:hi])
-            opp.append(after_opp[lo:hi])
-            eq.append(e[lo:hi])
-            group.append(np.full(hi - lo, g))
-            g += 1
-    return (np.concatenate(me), np.concatenate(opp), np.concatenate(eq),
-            np.concatenate(group))
-
-
-def fit(x: np.ndarray, eq: np.ndarray, group: np.ndarray, *, hidden: int, epochs: int,
-        seed: int, lr: float = 3e-3, groups_per_batch: int = 24) -> PruneNet:
-    """Adam on the squared error of each roll's centred equities (order is what counts),
-    the rate decaying linearly to a tenth."""
-    rng = np.random.default_rng(seed)
-    w1 = (rng.standard_normal((x.shape[1], hidden)) * 0.1).astype(np.float32)
-    b1 = np.zeros(hidden, np.float32)
-    w2 = (rng.standard_normal(hidden) * 0.1).astype(np.float32)
-    params = [w1, b1, w2]
-    m = [np.zeros_like(a) for a in params]
-    v = [np.zeros_like(a) for a in params]
-    order = np.argsort(group, kind="stable")
-    n_groups = int(group.max()) + 1
-    bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
-    step = 0
-    for epoch in range(epochs):
-        rate = lr * (1.0 - 0.9 * epoch / max(epochs, 1))  # linear decay to a tenth
-        perm = rng.permutation(n_groups)
-        for k in range(0, n_groups, groups_per_batch):
-            rows = np.concatenate([order[bounds[g]:bounds[g + 1]]
-                                   for g in perm[k:k + groups_per_batch]])
-            xb, yb = x[rows], eq[rows]
-            _, inv = np.unique(group[rows], return_inverse=True)
-            h = 1.0 / (1.0 + np.exp(-(xb @ w1 + b1)))
-            err = h @ w2 - yb
-            err = err - (np.bincount(inv, err) / np.bincount(inv))[inv]
-            dh = np.outer(err, w2) * h * (1.0 - h)
-            grads = [xb.T @ dh / len(rows), dh.mean(axis=0), h.T @ err / len(rows)]
-            step += 1
-            for i, (a, gr) in enumerate(zip(params, grads, strict=True)):
-                m[i] = 0.9 * m[i] + 0.1 * gr
-                v[i] = 0.999 * v[i] + 0.001 * gr * gr
-                a -= (rate * (m[i] / (1 - 0.9 ** step))
-                      / (np.sqrt(v[i] / (1 - 0.999 ** step)) + 1e-8)).astype(np.float32)
-    return PruneNet(w1, b1, w2, 0.0)
-
-
-def recall(net: PruneNet, me: np.ndarray, opp: np.ndarray, eq: np.ndarray,
-           group: np.ndarray) -> tuple[float, float]:
-    """(share of rolls whose best play survives the pruning, mean equity lost a roll)."""
-    s = net.scores(me, opp)
-    bounds = np.flatnonzero(np.diff(group)) + 1
-    hits, lost, n = 0, 0.0, 0
-    for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(group)], strict=True):
-        kept = np.argsort(-s[lo:hi], kind="stable")[:keep(hi - lo)]
-        best = float(eq[lo:hi].max())
-        got = float(eq[lo:hi][kept].max())
-        hits += got >= best
-        lost += best - got
-        n += 1
-    return hits / n, lost / n
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`jacquetd train-prune`: fit and save a variant's pruning network."""
-    ap = argparse.ArgumentParser(prog="jacquetd train-prune", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variant", required=True)
-    ap.add_argument("--states", type=int, default=3000,
-                    help="positions sampled from the network's games (default 3000)")
-    ap.add_argument("--test-states", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--hidden", type=int, default=16)
-    ap.add_argument("--epochs", type=int, default=16)
-    ap.add_argument("--out", help="weights file (default: the variant's shipped one)")
-    args = ap.parse_args(argv)
-    started = time.monotonic()
-    me, opp, eq, group = training_data(args.variant, args.states, args.seed)
-    net = fit(encode(me, opp), eq, group, hidden=args.hidden, epochs=args.epochs,
-              seed=args.seed)
-    t_me, t_opp, t_eq, t_group = training_data(args.variant, args.test_states, args.seed + 1000)
-    kept, lost = recall(net, t_me, t_opp, t_eq, t_group)
-    out = Path(args.out) if args.out else weights_path(args.variant)
-    given = list(argv) if argv is not None else sys.argv[1:]
-    shown = [a for i, a in enumerate(given)  # where the file went is no part of the recipe
-             if not a.startswith("--out") and not (i and given[i - 1] == "--out")]
-    command = "jacquetd train-prune " + " ".join(shown)
-    net.save(out, {"variant": args.variant, "command": command.strip(), "rows": len(eq),
-                   "hidden": args.hidden, "test_rolls_best_kept": round(kept, 4),
-                   "test_equity_lost_per_roll": round(lost, 6),
-                   "seconds": round(time.monotonic() - started)})
-    print(f"{args.variant}: {len(eq)} rows; held-out rolls whose best play is kept "
-          f"{kept:.2%}, equity lost a roll {lost:.5f}; wrote {out}")
-    return 0

@@ -32,6 +32,9 @@ import numpy as np
 
 from jacquetd import fastgen
 from jacquetd.rules import RawPlay, Variant, generate_raw
+from jacquetd.search_settings import DEFAULT_SETTINGS as DEFAULT_SETTINGS
+from jacquetd.search_settings import SearchSettings as SearchSettings
+from jacquetd.search_settings import process_settings
 
 from . import features, prune
 from .evaluator import Evaluator, plays_probs, result_probs
@@ -42,46 +45,6 @@ ROLLS: tuple[tuple[int, int, float], ...] = tuple(
     (a, b, (1.0 if a == b else 2.0) / 36.0) for a in range(1, 7) for b in range(a, 7))
 
 
-@dataclass(frozen=True, slots=True)
-class SearchSettings:
-    """How a search narrows its work, as GNU Backgammon's move filters and pruning nets do.
-
-    `filters[d - 1]` is the move filter of depth d: (most candidates, equity
-    window) kept from the ranking one ply shallower to be searched at d plies;
-    depths past the last entry use the last. With `prune`, the nodes inside a
-    search rank each roll's plays by the variant's pruning network first and
-    evaluate only the best few with the full evaluator (`best_replies`); a
-    variant without a pruning network searches every play.
-    """
-
-    filters: tuple[tuple[int, float], ...] = ((8, 0.16), (4, 0.10), (2, 0.06))
-    prune: bool = True
-
-    def filter_at(self, depth: int) -> tuple[int, float]:
-        return self.filters[min(depth, len(self.filters)) - 1]
-
-    def filter_text(self) -> str:
-        """The filters in their canonical text form, e.g. ``8:0.16,4:0.1,2:0.06``."""
-        return ",".join(f"{n}:{w:g}" for n, w in self.filters)
-
-    @staticmethod
-    def parse_filters(text: str) -> tuple[tuple[int, float], ...]:
-        """Filters from their text form (`filter_text`); ValueError naming what is wrong."""
-        out: list[tuple[int, float]] = []
-        for item in text.split(","):
-            count, sep, window = item.strip().partition(":")
-            try:
-                n, w = int(count), float(window)
-            except ValueError:
-                n, w = 0, -1.0
-            if not sep or n < 1 or not 0.0 <= w <= 3.0:
-                raise ValueError(f"move filter {item.strip()!r}: expected CANDIDATES:WINDOW, "
-                                 "a count of at least 1 and an equity window from 0 to 3")
-            out.append((n, w))
-        return tuple(out)
-
-
-DEFAULT_SETTINGS = SearchSettings()
 
 StopFn = Callable[[], bool]
 
@@ -188,10 +151,10 @@ def _never() -> bool:
 class Searcher:
     """n-ply evaluation and play ranking with one evaluator."""
 
-    def __init__(self, ev: Evaluator, settings: SearchSettings = DEFAULT_SETTINGS) -> None:
+    def __init__(self, ev: Evaluator, settings: SearchSettings | None = None) -> None:
         self.ev = ev
         self.variant = ev.variant
-        self.settings = settings
+        self.settings = settings = settings or process_settings()
         self.pruner = prune.shipped(ev.variant.name) if settings.prune else None
 
     # -- position values -------------------------------------------------------------

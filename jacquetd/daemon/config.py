@@ -27,6 +27,8 @@ from typing import Any
 
 from jacquetd_protocol.messages import Limits as CodecLimits
 
+from jacquetd.search_settings import DEFAULT_SETTINGS, SearchSettings
+
 DEFAULT_ZMQ_PORT = 7780
 DEFAULT_TCP_PORT = 7781
 DEFAULT_GNUBG_PORT = 7782
@@ -158,6 +160,10 @@ class Config:
     drain_timeout_s: float = 10.0  # SIGTERM/SIGINT: how long in-flight requests may finish
     cancel_grace_s: float = 0.5  # a worker that ignores a cancel this long is replaced
     gnubg_level: str = "neural-2"  # bot level answering the gnubg endpoint (best_move's default)
+    # The searches' move filter (CANDIDATES:WINDOW per depth) and pruning networks
+    # (jacquetd.bots.search; docs/bots.md)
+    move_filter: str = DEFAULT_SETTINGS.filter_text()
+    prune: bool = True
     seed: int | None = None  # base seed of the worker RNGs (None: from the OS)
     log_level: str = "info"
     log_format: str = "kv"  # "kv" (key=value) or "json"
@@ -202,6 +208,11 @@ class Config:
     @property
     def curve(self) -> bool:
         return self.curve_secret is not None
+
+    @property
+    def search_settings(self) -> SearchSettings:
+        """The workers' search settings (`move_filter` checked by `_check`)."""
+        return SearchSettings(SearchSettings.parse_filters(self.move_filter), self.prune)
 
 
 def parse_host_port(text: str, what: str) -> tuple[str, int] | None:
@@ -302,6 +313,10 @@ def _check(cfg: Config) -> Config:
                               f"({MAX_PROCESSES_PER_CORE} per core), got {getattr(cfg, name)}")
     if not cfg.gnubg_level:
         raise ConfigError("gnubg_level must name a bot level")
+    try:
+        SearchSettings.parse_filters(cfg.move_filter)
+    except ValueError as exc:
+        raise ConfigError(f"move_filter: {exc}") from None
     if cfg.log_level not in LOG_LEVELS:
         raise ConfigError(f"log_level: one of {', '.join(LOG_LEVELS)}")
     if cfg.log_format not in ("kv", "json"):
@@ -399,6 +414,10 @@ def apply_settings(base: Config, settings: dict[str, Any], origin: str) -> Confi
             changes[key] = _number(origin, key, value, above_zero=True)
         elif key == "gnubg_level":
             changes[key] = _level(origin, key, value)
+        elif key == "prune":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{origin}: prune: expected true or false, got {value!r}")
+            changes[key] = value
         elif key in ("log_level", "log_format", "ws_token_file", "curve_secret",
                      "curve_clients", "scheduler") and not isinstance(value, str):
             raise ConfigError(f"{origin}: {key}: expected a string, got {value!r}")

@@ -19,6 +19,7 @@ from jacquetd.bots import bearoff_store
 from jacquetd.daemon import fault_hook, registry
 from jacquetd.daemon.engine_commands import WorkerCall
 from jacquetd.daemon.fault_hook import FaultLevels
+from jacquetd.search_settings import DEFAULT_SETTINGS, SearchSettings, use_settings
 
 
 @dataclass(frozen=True)
@@ -28,11 +29,14 @@ class WorkerState:
     seed: int | None
 
 
-def init_worker(seed: int | None, faults: FaultLevels | None = None) -> WorkerState:
+def init_worker(seed: int | None, faults: FaultLevels | None = None,
+                search: SearchSettings = DEFAULT_SETTINGS) -> WorkerState:
     """Prepare this worker process: the fault levels a test installed in the front
-    (`fault_hook`; None in service), and no bear-off table built on demand (a request's
-    deadline would cut the build short; races are evaluated without it until the daemon
-    has built it). Returns the state its jobs run with."""
+    (`fault_hook`; None in service), the daemon's search settings (its move filter and
+    pruning), and no bear-off table built on demand (a request's deadline would cut the
+    build short; races are evaluated without it until the daemon has built it). Returns
+    the state its jobs run with."""
+    use_settings(search)
     fault_hook.install(faults)
     if faults is not None:
         faults.start()

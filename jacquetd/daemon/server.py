@@ -458,6 +458,7 @@ class Daemon:
             on_restart=self._on_restart,
             max_rss_mb=cfg.limits.worker_max_rss_mb,
             cheap_share_percent=cfg.limits.cheap_share_percent,
+            search=cfg.search_settings,
         )
         self.endpoints: dict[str, str] = {}
         self.service = Service(cfg, self.pool, endpoints=self.endpoints, stats=self.stats)

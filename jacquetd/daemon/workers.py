@@ -49,6 +49,7 @@ from jacquetd.daemon import fault_hook
 from jacquetd.daemon.fault_hook import FaultLevels
 from jacquetd.daemon.jobs import Done, Failed, Job, Outcome, Progress
 from jacquetd.daemon.process_pool import READY, Child, Link, ProcessPool
+from jacquetd.search_settings import DEFAULT_SETTINGS, SearchSettings
 
 log = logging.getLogger(__name__)
 
@@ -188,6 +189,7 @@ class WorkerPool:
         on_restart: Callable[[str], None] | None = None,
         max_rss_mb: int = 0,
         cheap_share_percent: int = 0,
+        search: SearchSettings = DEFAULT_SETTINGS,
     ) -> None:
         self.size = max(1, size)
         self.max_rss_mb = max_rss_mb  # 0: no memory cap
@@ -201,6 +203,7 @@ class WorkerPool:
         self.cancel_grace_s = cancel_grace_s
         self.log_level = log_level
         self.faults = fault_hook.installed()  # a test's fault levels, for every worker
+        self.search = search  # the move filter and pruning every worker searches with
         self._seed = seed
         self._on_restart = on_restart
         self._procs = ProcessPool("worker", worker_main, _Worker, self._on_message,
@@ -254,8 +257,8 @@ class WorkerPool:
     def _spawn(self, index: int, spare: bool = False) -> None:
         stop_flag = self._procs.ctx.RawValue("b", 0)
         worker_seed = None if self._seed is None else self._seed * 1000 + next(self._seeds)
-        self._procs.spawn(index, (stop_flag, index, worker_seed, self.log_level, self.faults),
-                          stop_flag=stop_flag, spare=spare)
+        self._procs.spawn(index, (stop_flag, index, worker_seed, self.log_level, self.faults,
+                                  self.search), stop_flag=stop_flag, spare=spare)
         self._dispatch()
 
     def _require_loop(self) -> asyncio.AbstractEventLoop:
@@ -565,7 +568,8 @@ class WorkerPool:
 
 
 def worker_main(link: Link, stop_flag: Any, index: int, seed: int | None, log_level: int,
-                faults: FaultLevels | None = None) -> None:
+                faults: FaultLevels | None = None,
+                search: SearchSettings = DEFAULT_SETTINGS) -> None:
     """A worker process (started by :mod:`.process_pool`): run jobs until told to exit."""
     # the front's format (kv or json, from JACQUETD_WORKER_LOG_FORMAT), with worker=N on each line
     from jacquetd.logs import setup_logging
@@ -574,7 +578,7 @@ def worker_main(link: Link, stop_flag: Any, index: int, seed: int | None, log_le
     from jacquetd.daemon import handlers  # heavy imports happen here, not in the front
     from jacquetd.errors import to_protocol_error
 
-    state = handlers.init_worker(seed, faults)
+    state = handlers.init_worker(seed, faults, search)
     log.debug("event=worker_ready index=%d pid=%d", index, os.getpid())
     try:
         link.send(READY)

@@ -119,7 +119,7 @@ def test_kept_rows_compiled_and_plain_agree(variant):
         plain = getattr(prune._keep_rows, "py_func", prune._keep_rows)
         want_rows, want_bounds = plain(
             me.astype(np.int16), opp.astype(np.int16), np.asarray(bounds, dtype=np.int64),
-            net.w1, net.b1, net.w2, np.float32(net.b2), net.scores_reference(me, opp))
+            net.w1, net.b1, net.w2, float(net.b2), net.scores_reference(me, opp))
         assert got_rows.tolist() == want_rows.tolist()
         assert got_bounds.tolist() == want_bounds.tolist()
         sizes = np.diff(bounds)

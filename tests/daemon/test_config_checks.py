@@ -102,6 +102,11 @@ def test_an_unknown_gnubg_level_is_refused_at_start() -> None:
     assert "no bot level 'nope'" in refused(*ENDPOINTS, "--gnubg-level", "nope")
 
 
+def test_a_bad_move_filter_is_refused_at_start_naming_the_item() -> None:
+    message = refused(*ENDPOINTS, "--move-filter", "8:0.16,0:0.1")
+    assert "move_filter" in message and "'0:0.1'" in message and "CANDIDATES:WINDOW" in message
+
+
 @pytest.mark.parametrize("endpoint", ["tcp://127.0.0.1:99999", "tcp://127.0.0.1:-1",
                                       "tcp://127.0.0.1:http", "127.0.0.1:99999"])
 def test_a_zeromq_port_out_of_range_is_refused(endpoint: str) -> None:
