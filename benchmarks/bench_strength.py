@@ -39,6 +39,7 @@ import numpy as np
 from jacquetd.bots.choosers import heuristic_chooser, random_chooser
 from jacquetd.bots.evaluator import candidate_evaluator, neural_evaluator
 from jacquetd.bots.luck import roll_luck
+from jacquetd.bots.players import stop_function
 from jacquetd.bots.search import Searcher, State
 from jacquetd.bots.selfplay import Chooser, Turn, play_game
 from jacquetd.rules import RawPlay, Variant, find_variant
@@ -70,9 +71,11 @@ def gnubg_chooser(plies: int) -> Chooser:
 
 def make_chooser(level: str, variant: Variant, seed: int | list[int],
                  weights: str | None = None, race_weights: str | None = None,
-                 crashed_weights: str | None = None) -> Chooser:
+                 crashed_weights: str | None = None, time_ms: int | None = None) -> Chooser:
     """The chooser of a level; `weights`, `race_weights` and `crashed_weights` replace
-    the shipped networks of a neural level (`evaluator.candidate_evaluator`)."""
+    the shipped networks of a neural level (`evaluator.candidate_evaluator`); with
+    `time_ms`, a neural level searches each move until that much time has passed and
+    plays the deepest ranking it finished (at most its plies)."""
     if level == "random":
         return random_chooser(np.random.default_rng(seed))
     if level == "heuristic":
@@ -89,7 +92,7 @@ def make_chooser(level: str, variant: Variant, seed: int | list[int],
 
     def choose(turn: Turn, raws: Sequence[RawPlay]) -> int:
         state = State(turn.me, turn.opp, turn.me_flag, turn.opp_flag)
-        return searcher.best(state, raws, plies)
+        return searcher.best(state, raws, plies, stop_function(time_ms, None))
 
     return choose
 
@@ -133,9 +136,9 @@ def play_games(args: argparse.Namespace, games: Sequence[int]
     out = []
     for g in games:
         choosers = (make_chooser(args.a, v, [args.seed, g, 0], args.weights_a,
-                                 args.race_weights_a, args.crashed_weights_a),
+                                 args.race_weights_a, args.crashed_weights_a, args.time_ms_a),
                     make_chooser(args.b, v, [args.seed, g, 1], args.weights_b,
-                                 args.race_weights_b, args.crashed_weights_b))
+                                 args.race_weights_b, args.crashed_weights_b, args.time_ms_b))
         luck[0] = luck[1] = 0.0
         first_turn[0] = True
         rng = np.random.default_rng([args.seed, g])
@@ -161,6 +164,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="a crashed network file for A (with --weights-a, or the shipped "
                          "contact network)")
     ap.add_argument("--crashed-weights-b", default=None, help="the same for B")
+    ap.add_argument("--time-ms-a", type=int, default=None,
+                    help="a neural A searches each move this long and plays the deepest "
+                    "ranking it finished (strength per second: give it the time per move "
+                    "of the level it meets)")
+    ap.add_argument("--time-ms-b", type=int, default=None, help="the same for B")
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1,
@@ -208,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.monotonic() - started
     name_a = args.a + _files(args.weights_a, args.race_weights_a, args.crashed_weights_a)
     name_b = args.b + _files(args.weights_b, args.race_weights_b, args.crashed_weights_b)
+    name_a += f" ({args.time_ms_a} ms a move)" if args.time_ms_a else ""
+    name_b += f" ({args.time_ms_b} ms a move)" if args.time_ms_b else ""
     print(f"{v.name}: {name_a} (A) vs {name_b} (B), {args.games} games, seed {args.seed}")
     print(f"  wins: A {wins[0]}  B {wins[1]}" + (f"  abandoned {abandoned}" if abandoned else ""))
     print(f"  points per game for A, raw:           {m:+.3f}  "
