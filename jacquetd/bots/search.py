@@ -43,6 +43,7 @@ from .prune import PruneNet
 
 ROLLS: tuple[tuple[int, int, float], ...] = tuple(
     (a, b, (1.0 if a == b else 2.0) / 36.0) for a in range(1, 7) for b in range(a, 7))
+ROLL_WEIGHTS = np.array([w for _a, _b, w in ROLLS])
 
 
 
@@ -87,17 +88,25 @@ def roll_plays(variant: Variant, s: State) -> tuple[np.ndarray, np.ndarray, list
 def mover_probs(ev: Evaluator, s: State, after_me: np.ndarray, after_opp: np.ndarray
                 ) -> np.ndarray:
     """(M, 5) probabilities, for the mover `s.me`, of the positions its plays left."""
+    n = len(after_me)
+    return _probs_of_plays(ev, after_me, after_opp, np.full(n, s.me_flag),
+                           np.full(n, s.opp_flag))
+
+
+def _probs_of_plays(ev: Evaluator, after_me: np.ndarray, after_opp: np.ndarray,
+                    me_flag: np.ndarray, opp_flag: np.ndarray) -> np.ndarray:
+    """(M, 5) probabilities, for the movers, of the positions their plays left; each row
+    has its mover's and its opponent's prime flags before the play (J12)."""
     v = ev.variant
     n = len(after_me)
     p = np.zeros((n, 5))
     won = after_me[:, 0] == 15
-    mover_flags = np.full(n, s.me_flag)
-    if v.tracks_primes and not s.me_flag:
-        mover_flags = features.has_prime(after_me)
+    mover_flags = me_flag
+    if v.tracks_primes and not me_flag.all():
+        mover_flags = me_flag | features.has_prime(after_me)
     live = np.nonzero(~won)[0]
     if len(live):
-        q = ev.probs(after_opp[live], after_me[live],
-                     np.full(len(live), s.opp_flag), mover_flags[live])
+        q = ev.probs(after_opp[live], after_me[live], opp_flag[live], mover_flags[live])
         p[live] = flip(q)
     for k in np.nonzero(won)[0]:
         p[k] = result_probs(v, tuple(after_me[k]), tuple(after_opp[k]),
@@ -127,17 +136,41 @@ def best_replies(ev: Evaluator, s: State, pruner: PruneNet | None = None
     Backgammon's pruning nets do; ties go to the first play in generation order
     either way.
     """
-    after_me, after_opp, bounds = roll_plays(ev.variant, s)
-    if pruner is None or len(after_me) <= len(ROLLS) * prune.MIN_KEEP:
-        rows = np.arange(len(after_me))
-    else:
-        rows, kept_bounds = pruner.kept_rows(after_me, after_opp, np.asarray(bounds))
-        bounds = kept_bounds.tolist()
-    me, opp = after_me[rows], after_opp[rows]
-    p = mover_probs(ev, s, me, opp)
-    eq = equity(p)
-    best = [bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]])) for r in range(len(ROLLS))]
-    return me[best], opp[best], p[best]
+    me, opp, p = best_replies_of(ev, [s], pruner)
+    return me[0], opp[0], p[0]
+
+
+def best_replies_of(ev: Evaluator, states: Sequence[State], pruner: PruneNet | None = None,
+                    should_stop: StopFn | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`best_replies` of many states with one call of the evaluator: (N, 21, 26) mover
+    sides, (N, 21, 26) opponent sides and (N, 21, 5) probabilities. `should_stop` is
+    polled before each state's plays are generated (Stopped)."""
+    me_parts, opp_parts, me_flags, opp_flags, groups = [], [], [], [], []
+    for i, s in enumerate(states):
+        if should_stop is not None and should_stop():
+            raise Stopped
+        after_me, after_opp, bounds = roll_plays(ev.variant, s)
+        edges = np.asarray(bounds, dtype=np.int64)
+        if pruner is not None and len(after_me) > len(ROLLS) * prune.MIN_KEEP:
+            rows, edges = pruner.kept_rows(after_me, after_opp, edges)
+            after_me, after_opp = after_me[rows], after_opp[rows]
+        me_parts.append(after_me)
+        opp_parts.append(after_opp)
+        n = len(after_me)
+        me_flags.append(np.full(n, s.me_flag))
+        opp_flags.append(np.full(n, s.opp_flag))
+        groups.append(i * len(ROLLS) + np.repeat(np.arange(len(ROLLS)), np.diff(edges)))
+    me = np.concatenate(me_parts)
+    opp = np.concatenate(opp_parts)
+    group = np.concatenate(groups)
+    p = _probs_of_plays(ev, me, opp, np.concatenate(me_flags), np.concatenate(opp_flags))
+    # each group's first row of the highest equity (rows are in generation order)
+    order = np.lexsort((-equity(p), group))
+    best = order[np.r_[0, np.flatnonzero(np.diff(group[order])) + 1]]
+    shape = (len(states), len(ROLLS))
+    return (me[best].reshape(*shape, 26), opp[best].reshape(*shape, 26),
+            p[best].reshape(*shape, 5))
 
 
 class Stopped(Exception):
@@ -169,14 +202,16 @@ class Searcher:
                                  np.array([s.opp_flag for s in states]))
         out = np.zeros((len(states), 5))
         # for every state and roll: the best reply at 0 plies
+        best_me, best_opp, best_p = best_replies_of(self.ev, states, self.pruner, should_stop)
+        if plies == 1:
+            out[:] = np.einsum("r,nrk->nk", ROLL_WEIGHTS, best_p)
+            return out
         nxt: list[State] = []
         weights: list[tuple[int, float]] = []
         for i, s in enumerate(states):
-            if should_stop():
-                raise Stopped
-            after_me, after_opp, p = best_replies(self.ev, s, self.pruner)
+            after_me, after_opp, p = best_me[i], best_opp[i], best_p[i]
             for k, (_a, _b, w) in enumerate(ROLLS):
-                if plies == 1 or after_me[k, 0] == 15:
+                if after_me[k, 0] == 15:
                     out[i] += w * p[k]
                 else:
                     weights.append((i, w))
