@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from jacquetd_protocol.codec import decode_request, detect_encoding
 from jacquetd_protocol.commands import warnings_for
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
@@ -30,9 +31,9 @@ from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 from jacquetd.bots.interface import ENGINE
 from jacquetd.daemon import fault_hook, job_checks
 from jacquetd.daemon.config import Config
-from jacquetd.daemon.front import FrontQueue
+from jacquetd.daemon.front import FrontQueue, Work
 from jacquetd.daemon.jobs import Done, Failed, Outcome
-from jacquetd.daemon.registry import JOBS, ROUTES, Route, Runs
+from jacquetd.daemon.registry import JOBS, JUMPS_QUEUE, ROUTES, TABLE, Route, Runs
 from jacquetd.daemon.replicas import ReplicaPool
 from jacquetd.daemon.rollout_command import DaskClients
 from jacquetd.daemon.stats import Stats
@@ -201,6 +202,34 @@ class Service:
         self.stats.rejected_frames += 1
         self.stats.record("-", 0.0, str(err.code))
         peer.deliver(Reply.failure(err.id, err), encoding)
+
+    def decode(self, peer: Peer, frame: bytes, encoding: Encoding | None = None, *,
+               scanned: bool = False) -> Request | None:
+        """The request in one frame, or None once its error reply went out, in `encoding`
+        (None: the frame's own). The codec checks the size: a frame is measured once
+        (`scanned`: a stream decoder cut it, with the same limits)."""
+        try:
+            return decode_request(frame, self.cfg.limits.codec_limits(), scanned=scanned,
+                                  table=TABLE)
+        except ProtocolError as err:
+            self.reject(peer, err, encoding or detect_encoding(frame))
+            return None
+
+    def queue_message(self, peer: Peer, item: Any, size: int, answer: Work,
+                      decode: Callable[[Any, Any], Request | None], ping: bool) -> None:
+        """Hand one message read from `peer` to the front's queue (front.py): `answer(peer,
+        item)` decodes and answers it in the peer's turn. A `ping` (`ping`: the message
+        may be one) with nothing of its peer queued before it is decoded and answered at
+        once (one peer's replies keep their order)."""
+        if ping and not self.front.waiting(peer.key):
+            request = decode(peer, item)
+            if request is None:
+                return
+            if request.cmd in JUMPS_QUEUE:
+                self.handle(peer, request)  # cheap: never waits behind other backlogs
+                return
+            item = request
+        self.front.put(peer.key, answer, peer, item, size)
 
     def handle(self, peer: Peer, request: Request) -> None:
         """Answer one decoded request (now, or later from a worker): its route, looked
