@@ -18,11 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from jacquetd.bots.interface import ENGINE
-from jacquetd.daemon.config import Config, ConfigError
+from jacquetd.daemon.config import Config, ConfigError, database_path
 from jacquetd.daemon.engine_commands import MATCH_BOT
 from jacquetd.daemon.job_checks import HEAVY_PLIES
 from jacquetd.daemon.jobs import Failed
-from jacquetd.daemon.ports import database_path
 from jacquetd.daemon.workers import PoolBusy, PoolClosed, WorkerPool
 from jacquetd.matches import (
     AsyncMatchService,

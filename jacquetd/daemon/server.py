@@ -301,13 +301,11 @@ class ZmqEndpoint:
         peer = _ZmqPeer(self, envelope[0], len(envelope) == 2)
         service = self.service
         front = service.front
-        if service.pending_count(peer.key) >= self.max_inflight:
+        shed = (SHED_CLIENT if service.pending_count(peer.key) >= self.max_inflight
+                else SHED_FULL if front.full(len(body)) else None)
+        if shed is not None:
             if not self._control(peer, body):
-                self._shed(peer, body, SHED_CLIENT)
-            return
-        if front.full(len(body)):
-            if not self._control(peer, body):
-                self._shed(peer, body, SHED_FULL)
+                self._shed(peer, body, shed)
             return
         service.queue_message(peer, body, len(body), self._answer, service.decode,
                               b"ping" in body)
@@ -433,22 +431,17 @@ class Daemon:
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
         self.stats = Stats()
-        self.pool = WorkerPool(
-            cfg.worker_count,
-            cfg.limits.max_queue,
-            cancel_grace_s=cfg.cancel_grace_s,
-            seed=cfg.seed,
-            log_level=logging.getLogger().getEffectiveLevel(),
-            on_restart=self._on_restart,
-            max_rss_mb=cfg.limits.worker_max_rss_mb,
-            cheap_share_percent=cfg.limits.cheap_share_percent,
-        )
+        log_level = logging.getLogger().getEffectiveLevel()
+        self.pool = WorkerPool(cfg.worker_count, cfg.limits.max_queue,
+                               cancel_grace_s=cfg.cancel_grace_s, seed=cfg.seed,
+                               log_level=log_level, on_restart=self._on_restart,
+                               max_rss_mb=cfg.limits.worker_max_rss_mb,
+                               cheap_share_percent=cfg.limits.cheap_share_percent)
         self.endpoints: dict[str, str] = {}
         self.service = Service(cfg, self.pool, endpoints=self.endpoints, stats=self.stats)
         if cfg.replica_count > 0:
-            self.service.replicas = ReplicaPool(
-                cfg.replica_count, log_level=logging.getLogger().getEffectiveLevel(),
-                deep_s=cfg.replica_deep_us / 1e6)
+            self.service.replicas = ReplicaPool(cfg.replica_count, log_level=log_level,
+                                                deep_s=cfg.replica_deep_us / 1e6)
         self.zmq: ZmqEndpoint | None = None
         self.tcp: streams.StreamServer | None = None
         self.gnubg: streams.StreamServer | None = None

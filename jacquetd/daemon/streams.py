@@ -142,15 +142,15 @@ class _Connection(asyncio.Protocol):
         limits = self.cfg.limits
         counts = self.server.counts
         if counts.total >= limits.max_connections:
-            self.service.stats.connections_refused += 1
-            self.refuse("too many connections", "max_connections")
+            refused = ("too many connections", "max_connections")
+        elif counts.by_source.get(self.source, 0) >= limits.max_connections_per_source:
+            refused = ("too many connections from this address", "max_connections_per_source")
+        else:
+            counts.add(self.source)
+            self.counted = True
             return
-        if counts.by_source.get(self.source, 0) >= limits.max_connections_per_source:
-            self.service.stats.connections_refused += 1
-            self.refuse("too many connections from this address", "max_connections_per_source")
-            return
-        counts.add(self.source)
-        self.counted = True
+        self.service.stats.connections_refused += 1
+        self.refuse(*refused)
 
     def refuse(self, reason: str, limit: str) -> None:
         self.close()

@@ -10,10 +10,8 @@ job anywhere (a thread, a worker process) and hands the answer to
 is that driver, synchronous; `jacquetd.matches.aio.AsyncMatchService` is the
 asyncio one, with `wait_events` for `match_watch`.
 
-Handlers (all `(args, caller) -> dict`, raising `MatchError`): `match_new`,
-`match_state`, `match_roll`, `match_move`, `match_double`, `match_take`,
-`match_drop`, `match_resign`, `match_watch`, `match_list`, `match_close`,
-`match_export`. `handle(cmd, args, caller)` dispatches by name.
+The handler of each command of `COMMANDS` is the method of its name (`(args,
+caller) -> dict`, raising `MatchError`); `handle(cmd, args, caller)` dispatches by name.
 """
 
 from __future__ import annotations
@@ -475,9 +473,10 @@ class MatchService:
 
     # -- actions -----------------------------------------------------------------------
 
-    def _commit(self, live: _Live, act: Act, actor: str, caller: Caller | None, fp: str,
-                side: int | None) -> dict[str, Any]:
-        """Apply `act`, store it with its events in one transaction, return the reply."""
+    def _commit(self, live: _Live, act: Act, actor: str, side: int | None,
+                caller: Caller | None = None, fp: str = "") -> dict[str, Any]:
+        """Apply `act`, store it with its events (and `caller`'s request) in one
+        transaction, return the reply."""
         hm = live.hm
         seq = len(hm.acts)
         try:
@@ -530,7 +529,7 @@ class MatchService:
             act = build(live, side)
             hm.check(side, "roll" if act.kind == "opening" else kind)
             self._resume(live)
-            reply = self._commit(live, act, role, caller, fp, side)
+            reply = self._commit(live, act, role, side, caller, fp)
         if self.play_bots_inline:
             self.run_bots(live.row.id)
         return reply
@@ -755,13 +754,11 @@ class MatchService:
                 variant = find_variant(variant).name
             except (KeyError, ValueError):
                 raise bad_argument("variant", f"one of {', '.join(VARIANTS)}") from None
-        player = args.get("player")
-        bots = args.get("bots")
-        lim = self.limits
-        limit = _within(args, "limit", lim.default_list, lim.max_list)
+        limit = _within(args, "limit", self.limits.default_list, self.limits.max_list)
         offset = int(args.get("offset") or 0)
-        rows, total = self.store.search(statuses=statuses, variant=variant, player=player,
-                                        bots=bots, limit=limit, offset=offset)
+        rows, total = self.store.search(statuses=statuses, variant=variant,
+                                        player=args.get("player"), bots=args.get("bots"),
+                                        limit=limit, offset=offset)
         return {"matches": [self._listed(r) for r in rows], "total": total,
                 "offset": offset}
 
@@ -903,14 +900,13 @@ class MatchService:
             q = job.question
             if q == "move":
                 try:
-                    self._commit(live, Act("move", job.side, move=str(answer)), "bot", None,
-                                 "", job.side)
+                    self._commit(live, Act("move", job.side, move=str(answer)), "bot", job.side)
                     return True
                 except MatchError as exc:
                     log.warning("bot %s answered %r in match %s: %s; playing at random",
                                 job.level, answer, job.match_id, exc.message)
-                self._commit(live, Act("move", job.side, move=random_move(job.position)),
-                             "bot", None, "", job.side)
+                self._commit(live, Act("move", job.side, move=random_move(job.position)), "bot",
+                             job.side)
                 return True
             choices = QUESTIONS.get(q, ("roll",))
             if answer not in choices:
@@ -923,7 +919,7 @@ class MatchService:
                 if live.config.dice == "supplied":
                     return True
             kind = "roll" if answer in (None, "roll") else str(answer)
-            self._commit(live, Act(kind, job.side), "bot", None, "", job.side)
+            self._commit(live, Act(kind, job.side), "bot", job.side)
             return True
 
     def run_bots(self, match_id: str, max_steps: int = 100_000) -> int:
