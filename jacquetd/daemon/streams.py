@@ -320,7 +320,8 @@ def decode_stream_item(peer: Any, item: bytes | ProtocolError) -> Request | None
         if peer.decoder.broken:
             peer.end_session()
         return None
-    return peer.service.decode(peer, item, scanned=True)  # cut by peer.decoder
+    service: Service = peer.service
+    return service.decode(peer, item, scanned=True)  # cut by peer.decoder
 
 
 def feed_protocol(peer: Any, items: list[bytes | ProtocolError]) -> None:
@@ -412,10 +413,8 @@ class GnubgConnection(_Connection):
                 self.close()
                 return
             if isinstance(line, ProtocolError):
-                self.write(
-                    f"Error: line longer than {self.cfg.limits.gnubg_max_line_bytes} bytes\n"
-                    .encode()
-                )
+                limit = self.cfg.limits.gnubg_max_line_bytes
+                self.write(f"Error: line longer than {limit} bytes\n".encode())
                 continue
             action = gnubg.parse_line(line)
             if isinstance(action, gnubg.Close):
@@ -436,13 +435,12 @@ class GnubgConnection(_Connection):
             self.write(reply.encode("latin-1"))
 
     async def decide(self, action: gnubg.Decide | gnubg.Evaluate) -> str:
+        args: dict[str, Any] = {"board": action.board, "options": action.options}
         if isinstance(action, gnubg.Decide):
             cmd = GNUBG_DECIDE
-            args: dict[str, Any] = {"board": action.board, "options": action.options,
-                                    "level": self.cfg.gnubg_level}
+            args["level"] = self.cfg.gnubg_level
         else:
             cmd = GNUBG_EVALUATE
-            args = {"board": action.board, "options": action.options}
             plies = action.options.get("plies")
             limit = self.cfg.limits.max_plies
             if isinstance(plies, int) and plies > limit:

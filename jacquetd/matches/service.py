@@ -232,8 +232,6 @@ class MatchService:
         self.bots_stopped = False
         self._live: dict[str, _Live] = {}
         self._listeners: list[Callable[[str, int], None]] = []
-        # each command's handler is the method of its name
-        self._handlers: dict[str, Handler] = {cmd: getattr(self, cmd) for cmd in COMMANDS}
 
     # -- plumbing ----------------------------------------------------------------------
 
@@ -258,9 +256,9 @@ class MatchService:
         """Run the handler of `cmd` (one of COMMANDS). `checked`: `args` were already
         validated by the protocol's command table (the daemon's codec did it), so they
         are not validated again."""
-        handler = self._handlers.get(cmd)
-        if handler is None:
+        if cmd not in COMMANDS:
             raise MatchError("bad_argument", f"no match command {cmd!r}", field="cmd")
+        handler: Handler = getattr(self, cmd)  # each command's is the method of its name
         return handler(args, caller, checked=checked)
 
     def _notify(self, match_id: str, last_event: int) -> None:
