@@ -31,10 +31,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import EngineError
-from ..game import Referee
 from ..spawning import default_engine_command, spawn_engine
 from .config import LeagueConfig, LeagueConfigError
-from .engines import make_player
 from .schedule import Job
 from .units import Seats, play_unit
 
@@ -66,10 +64,10 @@ class _WorkerHost:
             self.seats[key] = seats  # the most recently used, last
             return seats
         if seats is not None:  # the daemon died: its players go with it
-            await _close_players(seats)
+            await seats.close_players()
         while len(self.seats) >= KEPT_LEAGUES:  # the least recently used league's engines
             old = self.seats.pop(next(iter(self.seats)))
-            await _close_players(old)
+            await old.close_players()
             with contextlib.suppress(EngineError):
                 await old.daemon.close()
         # the worker's daemon serves one task at a time: one worker process is enough
@@ -77,12 +75,7 @@ class _WorkerHost:
         daemon = await spawn_engine(command, timeout=DAEMON_TIMEOUT_S,
                                     start_timeout=DAEMON_TIMEOUT_S,
                                     stderr=asyncio.subprocess.DEVNULL)
-        use_luck = luck and daemon.supports("luck")
-        seats = Seats(daemon, Referee(daemon, move_timeout=move_timeout, luck=use_luck,
-                                    compact=True), {},
-                      lambda name: make_player(config.engine(name), time_ms=config.time_ms,
-                                               daemon=daemon, cwd=config.base_dir),
-                      luck=use_luck, move_timeout=move_timeout)
+        seats = Seats.of_league(config, daemon, luck=luck, move_timeout=move_timeout)
         self.seats[key] = seats
         return seats
 
@@ -113,12 +106,6 @@ class _WorkerHost:
             future = asyncio.run_coroutine_threadsafe(
                 self._play(config, jobs, server_loop, luck, move_timeout), self.loop)
             return future.result()
-
-
-async def _close_players(seats: Seats) -> None:
-    for player in seats.players.values():
-        with contextlib.suppress(Exception):
-            await player.close()
 
 
 _host: _WorkerHost | None = None

@@ -1,41 +1,6 @@
-"""The league file (TOML): what to play, between whom, and how.
-
-    name = "levels"
-    variant = "jacquet"            # jacquet | jacquet-be | backgammon
-    format = "round-robin"         # or "gauntlet": `challenger` (or the first) meets each other
-    games = 20                     # games per pairing (with `swap`, played as pairs of games)
-    swap = true                    # each dice stream is played twice, seats swapped
-    match_length = 0               # points per match; 0: every game is a money game of its own
-    cube = false                   # doubling cube (needs the `cube` command of each engine)
-    luck = true                    # judge every roll's luck (the daemon's `luck` command);
-                                   # false: results only, several times faster
-    time_ms = 200                  # per move, given to each engine as its budget
-    seed = 1
-    concurrency = 1
-    [cluster]                      # optional: play the pairs on Dask workers
-    scheduler = "tcp://10.0.0.5:8786"
-    [daemon]                       # the rules server; default: spawn `jacquetd stdio`
-    connect = "tcp://127.0.0.1:5555"        # or: command = ["jacquetd", "stdio"]
-                                   # (default: python -m jacquetd stdio, this Python)
-    [[engines]]
-    name = "heuristic"
-    level = "heuristic"            # a bot level of the daemon
-    [[engines]]
-    name = "mine"
-    command = ["python3", "my_engine.py"]   # any program speaking protocol v1 over stdio
-    [[engines]]
-    name = "gnubg"
-    gnubg = "/path/to/gnubg"       # backgammon only: GNU Backgammon's external-player interface
-    plies = 0
-    [sprt]                         # optional: stop as soon as "a is stronger than b" is decided
-    engines = ["mine", "heuristic"]
-    elo0 = 0
-    elo1 = 50
-    alpha = 0.05
-    beta = 0.05
-    max_games = 2000
-
-Relative paths in `command` run from the league file's folder.
+"""The league file (TOML): what to play, between whom, and how. Every key, with its
+default and meaning, is in docs/guides/leagues.md; relative paths in `command` run
+from the league file's folder.
 """
 
 from __future__ import annotations

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from jacquetd_protocol.gnubg_wire import parse_move
+
 from ..client import JacquetClient
 from ..errors import EngineError, EngineTerminatedError, EngineTimeoutError
 from ..game import (
@@ -192,14 +194,12 @@ def fibs_board(position: PositionMap, *, was_doubled: bool = False) -> str:
 
 
 def gnubg_move(reply: str) -> str:
-    """Our move text from gnubg's (`25/22* 6/0` -> `bar/22* 6/off`; empty -> pass)."""
-    steps = []
-    for pair in reply.split():
-        src, _, dst = pair.partition("/")
-        src = "bar" if src == "25" else src
-        dst = "off" if dst.rstrip("*") == "0" else dst
-        steps.append(f"{src}/{dst}")
-    return " ".join(steps)
+    """Our move text from gnubg's (`25/22* 6/0` -> `bar/22* 6/off`; empty -> pass); a
+    reply that is no move is an illegal answer."""
+    try:
+        return parse_move(reply)
+    except ValueError as exc:
+        raise EngineFault("illegal", f"gnubg: {exc}") from None
 
 
 def _free_port() -> int:

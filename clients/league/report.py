@@ -9,11 +9,11 @@ record (RECORDS.md format) in a collapsible block.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 from typing import Any
 
+from ..analyze_report import _e, _table
 from .config import LeagueConfig
 from .standings import Standings
 
@@ -22,10 +22,6 @@ LABEL_W = 150
 CHART_W = 640
 PALETTE = ("#3367d6", "#e8710a", "#1e8e3e", "#d93025", "#9334e6", "#12b5cb", "#f9ab00",
            "#5f6368")
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _scale(lo: float, hi: float, width: float) -> tuple[float, float]:
@@ -128,12 +124,6 @@ def _ticks(lo: float, hi: float, count: int = 6) -> list[float]:
     step = next(m * base for m in (1, 2, 5, 10) if m * base >= raw)
     first = math.ceil(lo / step) * step
     return [round(first + i * step, 10) for i in range(int((hi - first) / step) + 1)]
-
-
-def _table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    th = "".join(f"<th>{_e(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
 
 
 #: What the luck-adjusted columns and bars are (shown under the standings).

@@ -34,10 +34,8 @@ from jacquetd_protocol.records import RecordError, parse_record
 
 from ..client import JacquetClient
 from ..errors import EngineError
-from ..game import Referee
 from ..spawning import spawn_engine
 from .config import LeagueConfig, LeagueConfigError
-from .engines import make_player
 from .journal import Journal
 from .progress import Progress
 from .ratings import Sprt
@@ -283,14 +281,8 @@ class League:
 
     async def _worker(self, slot: int, queue: asyncio.Queue[list[Job]],
                       daemon: JacquetClient, journal: Journal, progress: Progress) -> None:
-        luck = self.luck and daemon.supports("luck")
-        seats = Seats(daemon, Referee(daemon, move_timeout=self.move_timeout, luck=luck,
-                                      compact=True), {},
-                      lambda name: make_player(self.config.engine(name),
-                                               time_ms=self.config.time_ms, daemon=daemon,
-                                               cwd=self.config.base_dir,
-                                               log_dir=self.options.log_dir),
-                      luck=luck, move_timeout=self.move_timeout)
+        seats = Seats.of_league(self.config, daemon, luck=self.luck,
+                                move_timeout=self.move_timeout, log_dir=self.options.log_dir)
         written = 0
 
         def fault() -> None:
@@ -320,9 +312,7 @@ class League:
                 for event in result.events[written:]:
                     journal.append(event)
         finally:
-            for player in seats.players.values():
-                with contextlib.suppress(Exception):
-                    await player.close()
+            await seats.close_players()
 
     def record(self, entry: dict[str, Any], journal: Journal, progress: Progress) -> None:
         """One finished match: into the journal (once: a pair run twice on a cluster is

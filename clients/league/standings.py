@@ -93,8 +93,7 @@ def compute(names: Sequence[str], matches: Sequence[dict[str, Any]],
                     line = lines[players[seat]]
                     line.luck_games += 1
                     line.luck_sum += luck[seat] - luck[1 - seat]
-            key = (players[0], players[1]) if players[0] < players[1] else (players[1],
-                                                                            players[0])
+            key = (min(players[0], players[1]), max(players[0], players[1]))
             row = h2h.setdefault(key, [0, 0, 0, 0])
             side = 0 if w == key[0] else 1
             row[side] += 1

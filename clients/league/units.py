@@ -13,10 +13,12 @@ Dask workers (`cluster.py`), so a pair's entries do not depend on where it ran.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from jacquetd_protocol.records import Action, GameRecord, GameResult, MatchRecord, format_record
@@ -25,6 +27,7 @@ from ..client import JacquetClient
 from ..errors import EngineError
 from ..game import EngineFault, GameOutcome, Player, Referee, SeededDice, play_match
 from .config import LeagueConfig
+from .engines import make_player
 from .schedule import Job
 
 log = logging.getLogger(__name__)
@@ -148,10 +151,28 @@ class Seats:
     luck: bool = True
     move_timeout: float | None = None
 
+    @classmethod
+    def of_league(cls, config: LeagueConfig, daemon: JacquetClient, *, luck: bool,
+                  move_timeout: float, log_dir: Path | None = None) -> Seats:
+        """The seats of `config`'s engines on `daemon`; luck is judged when `luck` is
+        asked for and the daemon can."""
+        luck = luck and daemon.supports("luck")
+        referee = Referee(daemon, move_timeout=move_timeout, luck=luck, compact=True)
+        return cls(daemon, referee, {},
+                   lambda name: make_player(config.engine(name), time_ms=config.time_ms,
+                                            daemon=daemon, cwd=config.base_dir,
+                                            log_dir=log_dir),
+                   luck=luck, move_timeout=move_timeout)
+
     def player(self, name: str) -> Player:
         if name not in self.players:
             self.players[name] = self.make(name)
         return self.players[name]
+
+    async def close_players(self) -> None:
+        for player in self.players.values():
+            with contextlib.suppress(Exception):
+                await player.close()
 
 
 async def _referee_job(config: LeagueConfig, job: Job, seats: Seats,

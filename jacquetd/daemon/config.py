@@ -215,6 +215,15 @@ class Config:
         return SearchSettings(SearchSettings.parse_filters(self.move_filter), self.prune)
 
 
+def database_path(cfg: Config) -> Path | None:
+    """The match database of this configuration, as given (None: hosted matches off)."""
+    if cfg.db is None:
+        return None
+    from jacquetd.matches.store import default_db_path
+
+    return Path(cfg.db).expanduser() if cfg.db else default_db_path()
+
+
 def parse_host_port(text: str, what: str) -> tuple[str, int] | None:
     """Parse ``HOST:PORT`` (or ``PORT`` alone, on loopback); ``off`` disables."""
     text = text.strip()

@@ -95,9 +95,11 @@ _KEYWORD_TOKENS = {"cubeful": "CUBEFUL", "cubeless": "CUBELESS", "prune": "PRUNE
                    "deterministic": "DETERMINISTIC"}
 
 
-def _check_board(text: str) -> Immediate | None:
-    fields = text.split(":")
-    if len(fields) - 1 > MAX_BOARD_FIELDS:
+def _board_request(kind: type[Decide | Evaluate], text: str, tokens: list[str],
+                   allowed: dict[str, str]) -> Action:
+    """`kind` for board `text` with the options in `tokens`, or the error line for a bad
+    board or option."""
+    if len(text.split(":")) - 1 > MAX_BOARD_FIELDS:
         return Immediate(
             f"Error: Invalid board. Maximum number of elements is {MAX_BOARD_FIELDS}\n"
         )
@@ -105,7 +107,8 @@ def _check_board(text: str) -> Immediate | None:
         board_position(text)
     except PositionError:
         return Immediate(BAD_BOARD)
-    return None
+    options = _board_options(tokens, allowed)
+    return options if isinstance(options, Immediate) else kind(text, options)
 
 
 def _board_options(tokens: list[str], allowed: dict[str, str]) -> dict[str, Any] | Immediate:
@@ -172,13 +175,7 @@ def parse_line(raw: bytes) -> Action:
     head = tokens[0]
     word = head.lower()
     if word.startswith("board:"):
-        bad = _check_board(head)
-        if bad is not None:
-            return bad
-        options = _board_options(tokens[1:], _DECIDE_OPTIONS)
-        if isinstance(options, Immediate):
-            return options
-        return Decide(head, options)
+        return _board_request(Decide, head, tokens[1:], _DECIDE_OPTIONS)
     if word in ("exit", "quit"):
         return Close()
     if word == "version":
@@ -194,13 +191,7 @@ def parse_line(raw: bytes) -> Action:
             return syntax_error(_token_kind(tokens[1] if len(tokens) > 1 else None), "FIBSBOARD")
         if len(tokens) < 3 or not tokens[2].lower().startswith("board:"):
             return syntax_error(_token_kind(tokens[2] if len(tokens) > 2 else None), "FIBSBOARD")
-        bad = _check_board(tokens[2])
-        if bad is not None:
-            return bad
-        options = _board_options(tokens[3:], _EVAL_OPTIONS)
-        if isinstance(options, Immediate):
-            return options
-        return Evaluate(tokens[2], options)
+        return _board_request(Evaluate, tokens[2], tokens[3:], _EVAL_OPTIONS)
     return syntax_error(_token_kind(head))
 
 

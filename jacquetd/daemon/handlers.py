@@ -44,15 +44,9 @@ def init_worker(seed: int | None, faults: FaultLevels | None = None,
     return WorkerState(seed)
 
 
-def run_worker_command(
-    state: WorkerState,
-    cmd: str,
-    args: dict[str, Any],
-    deadline: float | None,
-    seed: int | None,
-    stop_flag: Callable[[], bool],
-    report: Callable[[dict[str, Any]], None],
-) -> dict[str, Any]:
+def run_worker_command(state: WorkerState, cmd: str, args: dict[str, Any],
+                       deadline: float | None, seed: int | None, stop_flag: Callable[[], bool],
+                       report: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     handler = registry.worker_handler(cmd)
     if handler is None:
         raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"no worker command {cmd}")

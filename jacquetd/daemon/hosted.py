@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from jacquetd.bots.interface import ENGINE
-from jacquetd.daemon.config import Config, ConfigError
+from jacquetd.daemon.config import Config, ConfigError, database_path
 from jacquetd.daemon.engine_commands import MATCH_BOT
 from jacquetd.daemon.job_checks import HEAVY_PLIES
 from jacquetd.daemon.jobs import Failed
@@ -40,13 +40,6 @@ log = logging.getLogger(__name__)
 BOT_GRACE_S = 2.0
 BOT_HEAVY_S = 1.0  # a bot seat of a level the engine does not know (a test's) allowed
 # more than this per decision is heavy work; a known level is weighed by its depth
-
-
-def database_path(cfg: Config) -> Path | None:
-    """The match database of this configuration (None: hosted matches are off)."""
-    if cfg.db is None:
-        return None
-    return Path(cfg.db).expanduser() if cfg.db else default_db_path()
 
 
 def private_folder(folder: Path, *, tighten: bool) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
-from jacquetd.daemon.positions import board_literal_of, literal_frame
+from jacquetd.daemon.positions import board_literal_of, fields_of, literal_frame
 from jacquetd.rules import Play, Position, generate, legal_plays
 from jacquetd.rules.idwriter import IdWriter, id_writer
 from jacquetd.rules.movegen import format_steps, primed_after
@@ -125,12 +125,7 @@ def _record(before: Position, play: Spelled, writer: IdWriter,
     # the position after: the turn passes, so the opponent is the side on roll
     if primed is None:
         primed = primed_after(before, mover)
-    pid, gnubg, xgid = writer.ids(other, mover, primed)
-    d: dict[str, Any] = {"move": move, "position_id": pid,
-                         "position": writer.structured(other, mover, primed)}
-    if writer.backgammon:
-        d["gnubg_id"] = gnubg
-        d["xgid"] = xgid
+    d: dict[str, Any] = {"move": move, **fields_of(writer, other, mover, primed)}
     d["hits"] = move.count("*")  # the spelling marks each hit with '*'
     d["borne_off"] = mover[0] - before.me[0]
     if mover[0] == CHECKERS:

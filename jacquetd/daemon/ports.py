@@ -18,6 +18,7 @@ from jacquetd.daemon.config import (
     MAX_SECRET_FILE_BYTES,
     Config,
     ConfigError,
+    database_path,
     read_bounded,
 )
 
@@ -94,15 +95,6 @@ def check_ports(cfg: Config) -> None:
     problems = port_problems(cfg)
     if problems:
         raise ConfigError(problems[0])
-
-
-def database_path(cfg: Config) -> Path | None:
-    """The match database of this configuration, as given (None: hosted matches off)."""
-    if cfg.db is None:
-        return None
-    from jacquetd.matches.store import default_db_path
-
-    return Path(cfg.db).expanduser() if cfg.db else default_db_path()
 
 
 def database_problems(cfg: Config) -> list[str]:

@@ -307,10 +307,14 @@ class ProcessPool(Generic[C]):
 
     def retire(self, child: C) -> None:
         """Let a ready, idle child go: asked to exit, its slot emptied."""
+        self._ask_exit(child)
+        self.children[child.index] = None
+
+    def _ask_exit(self, child: C) -> None:
+        """Send `child` what it has not taken yet and a None (exit), and detach it."""
         with contextlib.suppress(OSError):
             child.sock.send(bytes(child.outbox) + frame(None))
         self._detach(child)
-        self.children[child.index] = None
 
     async def drain(self, timeout: float) -> None:
         """Stop every child: those still starting at once, the others asked to exit and
@@ -320,10 +324,9 @@ class ProcessPool(Generic[C]):
         for child in children:
             if not child.ready:
                 self.kill(child)  # it holds nothing, and would read the None only once up
+                self._detach(child)
             else:
-                with contextlib.suppress(OSError):
-                    child.sock.send(bytes(child.outbox) + frame(None))
-            self._detach(child)
+                self._ask_exit(child)
         end = time.monotonic() + timeout
         for child in children:
             while child.process.is_alive() and time.monotonic() < end:

@@ -301,23 +301,14 @@ class ZmqEndpoint:
         peer = _ZmqPeer(self, envelope[0], len(envelope) == 2)
         service = self.service
         front = service.front
-        if service.pending_count(peer.key) >= self.max_inflight:
+        shed = (SHED_CLIENT if service.pending_count(peer.key) >= self.max_inflight
+                else SHED_FULL if front.full(len(body)) else None)
+        if shed is not None:
             if not self._control(peer, body):
-                self._shed(peer, body, SHED_CLIENT)
+                self._shed(peer, body, shed)
             return
-        if front.full(len(body)):
-            if not self._control(peer, body):
-                self._shed(peer, body, SHED_FULL)
-            return
-        if b"ping" in body and not front.waiting(peer.key):
-            request = self._decode(peer, body)
-            if request is not None:
-                if request.cmd in registry.JUMPS_QUEUE:
-                    service.handle(peer, request)  # cheap: never waits behind other backlogs
-                else:
-                    front.put(peer.key, service.handle, peer, request, len(body))
-            return
-        front.put(peer.key, self._handle_body, peer, body, len(body))
+        service.queue_message(peer, body, len(body), self._answer, service.decode,
+                              b"ping" in body)
 
     def _control(self, peer: _ZmqPeer, body: bytes) -> bool:
         """Admit a `cancel`, `ping` or `quit` of a peer at its in-flight limit (or with the
@@ -361,22 +352,13 @@ class ZmqEndpoint:
                 name = cmd if isinstance(cmd, str) and cmd in COMMANDS else "-"
                 self.service.shed(peer, rid, name, "msgpack", error)
                 return
-        request = self._decode(peer, body)
+        request = self.service.decode(peer, body)
         if request is not None:
             self.service.shed(peer, request.id, request.cmd, request.encoding, error)
 
-    def _decode(self, peer: _ZmqPeer, body: bytes) -> Request | None:
-        """The request in `body`, or None once an error reply went out (the codec checks
-        the size: a frame is measured once)."""
-        try:
-            return decode_request(body, self.codec_limits, table=registry.TABLE)
-        except ProtocolError as err:
-            self.service.reject(peer, err, detect_encoding(body))
-            return None
-
-    def _handle_body(self, peer: _ZmqPeer, body: bytes) -> None:
-        """Queued work: decode and answer one message."""
-        request = self._decode(peer, body)
+    def _answer(self, peer: _ZmqPeer, item: bytes | Request) -> None:
+        """Queued work: decode (unless done) and answer one message."""
+        request = item if isinstance(item, Request) else self.service.decode(peer, item)
         if request is not None:
             self.service.handle(peer, request)
 
@@ -449,23 +431,18 @@ class Daemon:
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
         self.stats = Stats()
-        self.pool = WorkerPool(
-            cfg.worker_count,
-            cfg.limits.max_queue,
-            cancel_grace_s=cfg.cancel_grace_s,
-            seed=cfg.seed,
-            log_level=logging.getLogger().getEffectiveLevel(),
-            on_restart=self._on_restart,
-            max_rss_mb=cfg.limits.worker_max_rss_mb,
-            cheap_share_percent=cfg.limits.cheap_share_percent,
-            search=cfg.search_settings,
-        )
+        log_level = logging.getLogger().getEffectiveLevel()
+        self.pool = WorkerPool(cfg.worker_count, cfg.limits.max_queue,
+                               cancel_grace_s=cfg.cancel_grace_s, seed=cfg.seed,
+                               log_level=log_level, on_restart=self._on_restart,
+                               max_rss_mb=cfg.limits.worker_max_rss_mb,
+                               cheap_share_percent=cfg.limits.cheap_share_percent,
+                               search=cfg.search_settings)
         self.endpoints: dict[str, str] = {}
         self.service = Service(cfg, self.pool, endpoints=self.endpoints, stats=self.stats)
         if cfg.replica_count > 0:
-            self.service.replicas = ReplicaPool(
-                cfg.replica_count, log_level=logging.getLogger().getEffectiveLevel(),
-                deep_s=cfg.replica_deep_us / 1e6)
+            self.service.replicas = ReplicaPool(cfg.replica_count, log_level=log_level,
+                                                deep_s=cfg.replica_deep_us / 1e6)
         self.zmq: ZmqEndpoint | None = None
         self.tcp: streams.StreamServer | None = None
         self.gnubg: streams.StreamServer | None = None
@@ -556,16 +533,16 @@ class Daemon:
         await self._stop.wait()
         return await self.shutdown()
 
+    def listeners(self) -> list[Any]:
+        """The endpoints that accept connections (TCP, gnubg, WebSocket) that are on."""
+        return [e for e in (self.tcp, self.gnubg, self.ws) if e is not None]
+
     async def shutdown(self) -> int:
         # Stop accepting connections and stop the bot seats (at their next decision: a
         # decision in a worker is abandoned), finish what is in flight (bounded by the drain
         # timeout), then close, each step bounded, within about a second.
-        if self.tcp is not None:
-            self.tcp.stop_accepting()
-        if self.gnubg is not None:
-            self.gnubg.stop_accepting()
-        if self.ws is not None:
-            self.ws.stop_accepting()
+        for endpoint in self.listeners():
+            endpoint.stop_accepting()
         self.service.draining = True
         await hosted.stop_bots(self.service.matches)
         in_flight = self.service.in_flight
@@ -575,14 +552,9 @@ class Daemon:
         return 0
 
     async def close(self) -> None:
-        if self.tcp is not None:
-            await self.tcp.close()
-        if self.gnubg is not None:
-            await self.gnubg.close()
-        if self.ws is not None:
-            await self.ws.close()
-        if self.zmq is not None:
-            await self.zmq.close()
+        for endpoint in (*self.listeners(), self.zmq):
+            if endpoint is not None:
+                await endpoint.close()
         await hosted.close_matches(self.service.matches)
         self.service.matches = None
         self.stop_table_builder()

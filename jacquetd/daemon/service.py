@@ -23,16 +23,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from jacquetd_protocol.codec import decode_request, detect_encoding
 from jacquetd_protocol.commands import warnings_for
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding, Partial, Reply, Request
 
 from jacquetd.bots.interface import ENGINE
-from jacquetd.daemon import fault_hook, job_checks
-from jacquetd.daemon.config import Config
-from jacquetd.daemon.front import FrontQueue
+from jacquetd.daemon import job_checks
+from jacquetd.daemon.config import Config, known_levels
+from jacquetd.daemon.front import FrontQueue, Work
 from jacquetd.daemon.jobs import Done, Failed, Outcome
-from jacquetd.daemon.registry import JOBS, ROUTES, Route, Runs
+from jacquetd.daemon.registry import JOBS, JUMPS_QUEUE, ROUTES, TABLE, Route, Runs
 from jacquetd.daemon.replicas import ReplicaPool
 from jacquetd.daemon.rollout_command import DaskClients
 from jacquetd.daemon.stats import Stats
@@ -111,14 +112,8 @@ class _Context:
 
 
 class Service:
-    def __init__(
-        self,
-        cfg: Config,
-        pool: WorkerPool,
-        *,
-        endpoints: dict[str, str] | None = None,
-        stats: Stats | None = None,
-    ) -> None:
+    def __init__(self, cfg: Config, pool: WorkerPool, *,
+                 endpoints: dict[str, str] | None = None, stats: Stats | None = None) -> None:
         self.cfg = cfg
         self.pool = pool
         self.stats = stats or Stats()
@@ -153,11 +148,7 @@ class Service:
 
     def levels(self) -> list[str]:
         if self._levels is None:
-            found = list(ENGINE.levels)
-            faults = fault_hook.installed()  # only ever set by the daemon's own tests
-            if faults is not None:
-                found += list(faults.levels)
-            self._levels = found
+            self._levels = list(known_levels())
         return self._levels
 
     def hello_extra(self) -> dict[str, Any]:
@@ -201,6 +192,34 @@ class Service:
         self.stats.rejected_frames += 1
         self.stats.record("-", 0.0, str(err.code))
         peer.deliver(Reply.failure(err.id, err), encoding)
+
+    def decode(self, peer: Peer, frame: bytes, encoding: Encoding | None = None, *,
+               scanned: bool = False) -> Request | None:
+        """The request in one frame, or None once its error reply went out, in `encoding`
+        (None: the frame's own). The codec checks the size: a frame is measured once
+        (`scanned`: a stream decoder cut it, with the same limits)."""
+        try:
+            return decode_request(frame, self.cfg.limits.codec_limits(), scanned=scanned,
+                                  table=TABLE)
+        except ProtocolError as err:
+            self.reject(peer, err, encoding or detect_encoding(frame))
+            return None
+
+    def queue_message(self, peer: Peer, item: Any, size: int, answer: Work,
+                      decode: Callable[[Any, Any], Request | None], ping: bool) -> None:
+        """Hand one message read from `peer` to the front's queue (front.py): `answer(peer,
+        item)` decodes and answers it in the peer's turn. A `ping` (`ping`: the message
+        may be one) with nothing of its peer queued before it is decoded and answered at
+        once (one peer's replies keep their order)."""
+        if ping and not self.front.waiting(peer.key):
+            request = decode(peer, item)
+            if request is None:
+                return
+            if request.cmd in JUMPS_QUEUE:
+                self.handle(peer, request)  # cheap: never waits behind other backlogs
+                return
+            item = request
+        self.front.put(peer.key, answer, peer, item, size)
 
     def handle(self, peer: Peer, request: Request) -> None:
         """Answer one decoded request (now, or later from a worker): its route, looked
@@ -452,10 +471,7 @@ class Service:
         except PoolClosed as exc:
             raise ProtocolError(ErrorCode.BUSY, str(exc)) from None
         pending.job_id = job_id
-        self._track(peer, client, key, pending)
-        loop = asyncio.get_running_loop()
-        pending.timer = loop.call_later(max(0.0, deadline - time.monotonic()), self._expire,
-                                        pending)
+        self._track(peer, client, key, pending, deadline)
         future.add_done_callback(lambda fut: self._job_done(pending, fut))
 
     def open_stream(self, peer: Peer, request: Request, arrived: float) -> _Pending:
@@ -463,21 +479,24 @@ class Service:
         tracked, with its deadline only when the request gives `timeout_ms`."""
         client, key = self._admit(peer, request)
         pending = _Pending(peer, request, key, arrived)
-        self._track(peer, client, key, pending)
-        if request.args.get("timeout_ms"):
-            deadline = arrived + request.args["timeout_ms"] / 1000.0
-            pending.timer = asyncio.get_running_loop().call_later(
-                max(0.0, deadline - time.monotonic()), self._expire, pending)
+        timeout_ms = request.args.get("timeout_ms")
+        self._track(peer, client, key, pending,
+                    arrived + timeout_ms / 1000.0 if timeout_ms else None)
         return pending
 
     def complete(self, pending: _Pending, reply: Reply) -> None:
         """The request's one final reply (nothing when it already has one)."""
         self._complete(pending, reply)
 
-    def _track(self, peer: Peer, client: _Client, key: Any, pending: _Pending) -> None:
+    def _track(self, peer: Peer, client: _Client, key: Any, pending: _Pending,
+               deadline: float | None = None) -> None:
+        """Count `pending` in flight, ended by `_expire` at `deadline` if one is given."""
         client.pending[key] = pending
         self._clients[peer.key] = client
         self._idle.clear()
+        if deadline is not None:
+            pending.timer = asyncio.get_running_loop().call_later(
+                max(0.0, deadline - time.monotonic()), self._expire, pending)
 
     def _job_done(self, pending: _Pending, future: asyncio.Future[Outcome]) -> None:
         if future.cancelled() or pending.done:

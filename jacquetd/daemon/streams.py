@@ -23,12 +23,12 @@ import uuid
 from collections import deque
 from typing import Any
 
-from jacquetd_protocol.codec import StreamDecoder, decode_request, detect_encoding, encode_reply
+from jacquetd_protocol.codec import StreamDecoder, encode_reply
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.gnubg_wire import GnubgLineDecoder
 from jacquetd_protocol.messages import Encoding, Reply, Request
 
-from jacquetd.daemon import gnubg, registry
+from jacquetd.daemon import gnubg
 from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
 from jacquetd.daemon.gnubg_commands import GNUBG_DECIDE, GNUBG_EVALUATE
 from jacquetd.daemon.jobs import Done
@@ -40,6 +40,11 @@ log = logging.getLogger(__name__)
 _conn_ids = itertools.count(1)
 GNUBG_MAX_PENDING_LINES = 256  # lines read ahead of the one being answered; then reading pauses
 EOF_POLL_S = 0.01
+GNUBG_ERRORS: dict[str, str] = {  # a failed job, as the gnubg endpoint says it
+    ErrorCode.BAD_POSITION: gnubg.BAD_BOARD,
+    ErrorCode.BUSY: "Error: server busy, try again\n",
+    ErrorCode.TIMEOUT: "Error: no answer in time\n",
+}
 STDIN_PAUSE_CHUNKS = 32  # chunks read from stdin and not yet handled: stop reading
 CLOSE_WAIT_S = 0.3  # at shutdown, how long connections get to close
 PAUSE_AT = 16  # messages of one connection queued in the front: it is no longer read
@@ -137,15 +142,15 @@ class _Connection(asyncio.Protocol):
         limits = self.cfg.limits
         counts = self.server.counts
         if counts.total >= limits.max_connections:
-            self.service.stats.connections_refused += 1
-            self.refuse("too many connections", "max_connections")
+            refused = ("too many connections", "max_connections")
+        elif counts.by_source.get(self.source, 0) >= limits.max_connections_per_source:
+            refused = ("too many connections from this address", "max_connections_per_source")
+        else:
+            counts.add(self.source)
+            self.counted = True
             return
-        if counts.by_source.get(self.source, 0) >= limits.max_connections_per_source:
-            self.service.stats.connections_refused += 1
-            self.refuse("too many connections from this address", "max_connections_per_source")
-            return
-        counts.add(self.source)
-        self.counted = True
+        self.service.stats.connections_refused += 1
+        self.refuse(*refused)
 
     def refuse(self, reason: str, limit: str) -> None:
         self.close()
@@ -271,18 +276,9 @@ class ProtocolConnection(_Connection):
         connection has `PAUSE_AT` messages queued it is not read (the peer waits)."""
         front = self.service.front
         for item in items:
-            if isinstance(item, bytes) and b"ping" in item:
-                request = decode_stream_item(self, item)
-                if request is None:
-                    continue
-                if (request.cmd in registry.JUMPS_QUEUE and not front.waiting(self.key)
-                        and not (self.closed or self.ending)):
-                    self.service.handle(self, request)  # nothing of this peer before it
-                else:
-                    front.put(self.key, self.answer, self, request, len(item))
-                continue
-            front.put(self.key, self.answer, self, item,
-                      len(item) if isinstance(item, bytes) else 0)
+            size = len(item) if isinstance(item, bytes) else 0
+            self.service.queue_message(self, item, size, self.answer, decode_stream_item,
+                                       isinstance(item, bytes) and b"ping" in item)
         transport = self.transport
         if (not self.paused and front.queued(self.key) >= PAUSE_AT and transport is not None
                 and not transport.is_closing()):
@@ -324,13 +320,8 @@ def decode_stream_item(peer: Any, item: bytes | ProtocolError) -> Request | None
         if peer.decoder.broken:
             peer.end_session()
         return None
-    try:
-        # cut by peer.decoder, with the same limits: a msgpack frame is not scanned twice
-        return decode_request(item, peer.cfg.limits.codec_limits(), scanned=True,
-                              table=registry.TABLE)
-    except ProtocolError as err:
-        peer.service.reject(peer, err, detect_encoding(item))
-        return None
+    service: Service = peer.service
+    return service.decode(peer, item, scanned=True)  # cut by peer.decoder
 
 
 def feed_protocol(peer: Any, items: list[bytes | ProtocolError]) -> None:
@@ -422,10 +413,8 @@ class GnubgConnection(_Connection):
                 self.close()
                 return
             if isinstance(line, ProtocolError):
-                self.write(
-                    f"Error: line longer than {self.cfg.limits.gnubg_max_line_bytes} bytes\n"
-                    .encode()
-                )
+                limit = self.cfg.limits.gnubg_max_line_bytes
+                self.write(f"Error: line longer than {limit} bytes\n".encode())
                 continue
             action = gnubg.parse_line(line)
             if isinstance(action, gnubg.Close):
@@ -446,13 +435,12 @@ class GnubgConnection(_Connection):
             self.write(reply.encode("latin-1"))
 
     async def decide(self, action: gnubg.Decide | gnubg.Evaluate) -> str:
+        args: dict[str, Any] = {"board": action.board, "options": action.options}
         if isinstance(action, gnubg.Decide):
             cmd = GNUBG_DECIDE
-            args: dict[str, Any] = {"board": action.board, "options": action.options,
-                                    "level": self.cfg.gnubg_level}
+            args["level"] = self.cfg.gnubg_level
         else:
             cmd = GNUBG_EVALUATE
-            args = {"board": action.board, "options": action.options}
             plies = action.options.get("plies")
             limit = self.cfg.limits.max_plies
             if isinstance(plies, int) and plies > limit:
@@ -460,23 +448,15 @@ class GnubgConnection(_Connection):
         outcome = await self.service.run_job(cmd, args, owner=self.key)
         if isinstance(outcome, Done):
             return str(outcome.result["reply"])
-        code, message = outcome.code, outcome.message
-        if code == ErrorCode.BAD_POSITION:
-            return gnubg.BAD_BOARD
-        if code == ErrorCode.BAD_ARGUMENT:
-            return f"Error: {message}\n"
-        if code == ErrorCode.BUSY:
-            return "Error: server busy, try again\n"
-        if code == ErrorCode.TIMEOUT:
-            return "Error: no answer in time\n"
-        if code == ErrorCode.TOO_LARGE:
-            return f"Error: {message}\n"
-        return "Error: internal error\n"
+        if outcome.code in (ErrorCode.BAD_ARGUMENT, ErrorCode.TOO_LARGE):
+            return f"Error: {outcome.message}\n"
+        return GNUBG_ERRORS.get(outcome.code, "Error: internal error\n")
 
 
 class ConnectionCounts:
-    """Open byte-stream connections of every endpoint together, and per source address:
-    `max_connections` and `max_connections_per_source` bound them."""
+    """Open connections (of the byte-stream endpoints together, or of the WebSocket
+    endpoint), and per source address: `max_connections` and
+    `max_connections_per_source` bound them."""
 
     def __init__(self) -> None:
         self.total = 0

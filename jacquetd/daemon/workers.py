@@ -178,19 +178,11 @@ def _error(job: _Job, code: str, message: str, **extra: Any) -> Failed:
 
 
 class WorkerPool:
-    def __init__(
-        self,
-        size: int,
-        max_queue: int,
-        *,
-        cancel_grace_s: float = 0.5,
-        seed: int | None = None,
-        log_level: int = logging.INFO,
-        on_restart: Callable[[str], None] | None = None,
-        max_rss_mb: int = 0,
-        cheap_share_percent: int = 0,
-        search: SearchSettings = DEFAULT_SETTINGS,
-    ) -> None:
+    def __init__(self, size: int, max_queue: int, *, cancel_grace_s: float = 0.5,
+                 seed: int | None = None, log_level: int = logging.INFO,
+                 on_restart: Callable[[str], None] | None = None, max_rss_mb: int = 0,
+                 cheap_share_percent: int = 0,
+                 search: SearchSettings = DEFAULT_SETTINGS) -> None:
         self.size = max(1, size)
         self.max_rss_mb = max_rss_mb  # 0: no memory cap
         # workers kept for cheap jobs: a share of the pool, at least one of two or more
@@ -282,18 +274,10 @@ class WorkerPool:
 
     # ---- jobs ------------------------------------------------------------
 
-    def submit(
-        self,
-        cmd: str,
-        args: dict[str, Any],
-        *,
-        deadline: float | None,
-        seed: int | None = None,
-        on_partial: PartialSink | None = None,
-        heavy: bool = False,
-        owner: str = "",
-        preemptible: bool = False,
-    ) -> tuple[int, asyncio.Future[Outcome]]:
+    def submit(self, cmd: str, args: dict[str, Any], *, deadline: float | None,
+               seed: int | None = None, on_partial: PartialSink | None = None,
+               heavy: bool = False, owner: str = "", preemptible: bool = False
+               ) -> tuple[int, asyncio.Future[Outcome]]:
         """Queue a job; returns its id and a future of its outcome. A `heavy` job runs only
         on the workers not kept for cheap jobs (`heavy_slots` at once).
 
@@ -528,14 +512,9 @@ class WorkerPool:
             worker.kill_timer = None
         reason = ("recycled" if job is not None and (job.abandoned or job.stopping)
                   else "died")
-        log.warning(
-            "event=worker_%s index=%d pid=%s exitcode=%s job=%s",
-            reason,
-            worker.index,
-            worker.process.pid,
-            worker.process.exitcode,
-            job.cmd if job is not None else "-",
-        )
+        log.warning("event=worker_%s index=%d pid=%s exitcode=%s job=%s", reason, worker.index,
+                    worker.process.pid, worker.process.exitcode,
+                    job.cmd if job is not None else "-")
         if job is not None and not job.abandoned:
             if worker.over_memory:
                 self._finish(job, _error(job, ErrorCode.TOO_LARGE, f"the request took more "

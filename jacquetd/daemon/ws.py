@@ -45,7 +45,6 @@ from importlib import resources
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from jacquetd_protocol.codec import decode_request
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 from jacquetd_protocol.messages import Encoding
 from jacquetd_protocol.messages import Request as ProtocolRequest
@@ -55,10 +54,9 @@ from websockets.datastructures import Headers, MultipleValuesError
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from jacquetd.daemon import registry
 from jacquetd.daemon.config import Config, ConfigError, is_loopback_host
 from jacquetd.daemon.service import Service
-from jacquetd.daemon.streams import PAUSE_AT, RESUME_AT, socket_budget
+from jacquetd.daemon.streams import PAUSE_AT, RESUME_AT, ConnectionCounts, socket_budget
 from jacquetd.daemon.wire import Outgoing, wire_bytes
 
 log = logging.getLogger(__name__)
@@ -312,7 +310,7 @@ class WsEndpoint:
         self.address = ""
         self.token: str | None = None
         self.origins = frozenset(cfg.ws_origins)
-        self.connections: dict[str, int] = {}  # source address -> open WebSockets
+        self.connections = ConnectionCounts()  # open WebSockets, by source address
         self.root = web_root()
         self.csp = ""
         # handshakes of pages accepted only to be closed with a reason: code, reason
@@ -417,11 +415,10 @@ class WsEndpoint:
             refusal = (CLOSE_TOKEN, "token_refused: the access token is wrong" if given else
                        "token_required: this server needs its access token")
         limits = self.cfg.limits
-        total = sum(self.connections.values())
-        if total >= limits.max_connections:
+        if self.connections.total >= limits.max_connections:
             return self._refuse(http.HTTPStatus.SERVICE_UNAVAILABLE, "too many connections",
                                 peer)
-        if self.connections.get(peer, 0) >= limits.max_connections_per_source:
+        if self.connections.by_source.get(peer, 0) >= limits.max_connections_per_source:
             return self._refuse(http.HTTPStatus.SERVICE_UNAVAILABLE,
                                 "too many connections from this address", peer)
         if refusal is not None:
@@ -464,16 +461,14 @@ class WsEndpoint:
 
     async def _session(self, conn: ServerConnection) -> None:
         source = str((conn.remote_address or ("?",))[0])
-        self.connections[source] = self.connections.get(source, 0) + 1
+        self.connections.add(source)
         refused = self._refused.pop(conn, None)
         if refused is not None:  # no message of it is read: closed with the reason
             try:
                 with contextlib.suppress(ConnectionClosed):
                     await conn.close(*refused)
             finally:
-                self.connections[source] -= 1
-                if not self.connections[source]:
-                    del self.connections[source]
+                self.connections.remove(source)
             return
         peer = _WsPeer(self, conn)
         log.debug("event=connect peer=%s", peer.key)
@@ -484,7 +479,13 @@ class WsEndpoint:
             async for message in conn:
                 if peer.closed or peer.ending:
                     break
-                self._queue(peer, message)
+                ping = "ping" in message if isinstance(message, str) else b"ping" in message
+                peer.feeding = True  # a reply made now is sent by this task right after
+                try:
+                    self.service.queue_message(peer, message, len(message), self._answer,
+                                               self._decode, ping)
+                finally:
+                    peer.feeding = False
                 if peer.queue:
                     await peer.flush(inline=True)  # at once, not after a turn of the loop
                 if front.queued(peer.key) >= PAUSE_AT:
@@ -499,9 +500,7 @@ class WsEndpoint:
         except ConnectionClosed:
             pass
         finally:
-            self.connections[source] -= 1
-            if not self.connections[source]:
-                del self.connections[source]
+            self.connections.remove(source)
             self.service.peer_gone(peer)
             if peer.ending and not writer.done():
                 with contextlib.suppress(asyncio.TimeoutError, ConnectionClosed):
@@ -512,25 +511,6 @@ class WsEndpoint:
             with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
                 await writer
             log.debug("event=disconnect peer=%s", peer.key)
-
-    def _queue(self, peer: _WsPeer, message: str | bytes) -> None:
-        """Hand a message read to the front's queue; a `ping` with nothing of its
-        connection queued before it is answered at once (its replies keep their order)."""
-        front = self.service.front
-        if "ping" in message if isinstance(message, str) else b"ping" in message:
-            request = self._decode(peer, message)
-            if request is None:
-                return
-            if request.cmd in registry.JUMPS_QUEUE and not front.waiting(peer.key):
-                peer.feeding = True  # the reading task sends the reply right after
-                try:
-                    self.service.handle(peer, request)
-                finally:
-                    peer.feeding = False
-            else:
-                front.put(peer.key, self._answer, peer, request, len(message))
-            return
-        front.put(peer.key, self._answer, peer, message, len(message))
 
     def _answer(self, peer: _WsPeer, item: str | bytes | ProtocolRequest) -> None:
         """Queued work: decode (unless done) and answer one message; read the connection
@@ -555,11 +535,7 @@ class WsEndpoint:
                     ErrorCode.BAD_FRAME, "a binary frame holds one msgpack map; send JSON "
                     "or text in a text frame"), "msgpack")
                 return None
-        try:  # the codec checks the size (a frame is measured once)
-            return decode_request(frame, self.cfg.limits.codec_limits(), table=registry.TABLE)
-        except ProtocolError as err:
-            self.service.reject(peer, err, encoding)
-            return None
+        return self.service.decode(peer, frame, encoding)
 
     # ---- shutdown -----------------------------------------------------------------------
 

@@ -1,15 +1,9 @@
 """The asyncio side of hosted matches: bot seats that play by themselves, event waits.
 
-`AsyncMatchService` wraps a `MatchService` for a daemon's event loop:
-
-* `handle(cmd, args, caller)` runs the (fast) handler and then makes sure the
-  bot seats of that match act: one driver task per match asks `bot_job`, runs
-  the decider off the loop (`run_blocking`, by default a thread) within the
-  seat's time limit plus a grace, and hands the answer to `apply_bot`;
-* `wait_events(match_id, after, timeout)` returns the events after `after` as
-  soon as there are any, and `watch(match_id, after)` iterates over them until
-  the match is over or closed;
-* a housekeeping task adjourns idle matches every `housekeeping_s` seconds.
+`AsyncMatchService` wraps a `MatchService` for a daemon's event loop: `handle` runs a
+command and makes sure the bot seats of its match act (`kick`: one driver task per
+match, each decision run off the loop by `run_blocking`), `wait_events` and `watch`
+wait for a match's events, and a housekeeping task adjourns idle matches.
 
     svc = AsyncMatchService(MatchService(MatchStore(path)))
     await svc.start()

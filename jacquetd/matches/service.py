@@ -10,14 +10,13 @@ job anywhere (a thread, a worker process) and hands the answer to
 is that driver, synchronous; `jacquetd.matches.aio.AsyncMatchService` is the
 asyncio one, with `wait_events` for `match_watch`.
 
-Handlers (all `(args, caller) -> dict`, raising `MatchError`): `match_new`,
-`match_state`, `match_roll`, `match_move`, `match_double`, `match_take`,
-`match_drop`, `match_resign`, `match_watch`, `match_list`, `match_close`,
-`match_export`. `handle(cmd, args, caller)` dispatches by name.
+The handler of each command of `COMMANDS` is the method of its name (`(args,
+caller) -> dict`, raising `MatchError`); `handle(cmd, args, caller)` dispatches by name.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -27,7 +26,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from jacquetd_protocol import match_files, records
 from jacquetd_protocol.commands import COMMANDS as COMMANDS_BY_NAME
@@ -149,11 +148,6 @@ class _Live:
     """The last stored events read back (contiguous numbers), for watchers."""
 
 
-class _Handler(Protocol):
-    def __call__(self, args: Mapping[str, Any], caller: Caller | None = None, *,
-                 checked: bool = False) -> dict[str, Any]: ...
-
-
 # -- arguments ------------------------------------------------------------------------
 #
 # A match command's arguments are validated once, by the protocol's command table
@@ -184,6 +178,34 @@ def _within(args: Mapping[str, Any], name: str, default: int, hi: int) -> int:
     return int(v)
 
 
+Handler = Callable[..., dict[str, Any]]  # (args, caller=None, *, checked=False) -> dict
+
+
+def _command(body: Callable[[MatchService, Mapping[str, Any], Caller], dict[str, Any]]
+             ) -> Handler:
+    """The handler of the match command named as `body`: `args` validated by the command
+    table (unless `checked`: the daemon's codec did it), the caller defaulted, then
+    `body(service, args, caller)`."""
+    cmd = body.__name__
+
+    @functools.wraps(body)
+    def handler(self: MatchService, args: Mapping[str, Any], caller: Caller | None = None,
+                *, checked: bool = False) -> dict[str, Any]:
+        return body(self, args if checked else checked_args(cmd, args), caller or Caller())
+
+    return handler
+
+
+def _plain_action(kind: str) -> Handler:
+    """The handler of `match_<kind>`, an action with no argument of its own."""
+
+    def body(service: MatchService, args: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
+        return service._act(f"match_{kind}", kind, args, caller, lambda live, side: Act(kind, side))
+
+    body.__name__ = f"match_{kind}"
+    return _command(body)
+
+
 def _fingerprint(cmd: str, args: Mapping[str, Any]) -> str:
     body = {k: v for k, v in args.items()
             if k not in ("timeout_ms", "session") and v is not None}
@@ -210,8 +232,6 @@ class MatchService:
         self.bots_stopped = False
         self._live: dict[str, _Live] = {}
         self._listeners: list[Callable[[str, int], None]] = []
-        # each command's handler is the method of its name
-        self._handlers: dict[str, _Handler] = {cmd: getattr(self, cmd) for cmd in COMMANDS}
 
     # -- plumbing ----------------------------------------------------------------------
 
@@ -236,10 +256,10 @@ class MatchService:
         """Run the handler of `cmd` (one of COMMANDS). `checked`: `args` were already
         validated by the protocol's command table (the daemon's codec did it), so they
         are not validated again."""
-        handler = self._handlers.get(cmd)
-        if handler is None:
+        if cmd not in COMMANDS:
             raise MatchError("bad_argument", f"no match command {cmd!r}", field="cmd")
-        return handler(args, caller or Caller(), checked=checked)
+        handler: Handler = getattr(self, cmd)  # each command's is the method of its name
+        return handler(args, caller, checked=checked)
 
     def _notify(self, match_id: str, last_event: int) -> None:
         for fn in list(self._listeners):
@@ -352,11 +372,9 @@ class MatchService:
         return "watcher", None
 
     def _number(self, live: _Live, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        out = []
-        for e in events:
-            live.last_event += 1
-            out.append({"n": live.last_event, **e})
-        return out
+        first = live.last_event + 1
+        live.last_event += len(events)
+        return [{"n": first + i, **e} for i, e in enumerate(events)]
 
     def _summary(self, live: _Live) -> dict[str, Any]:
         hm = live.hm
@@ -374,15 +392,23 @@ class MatchService:
         if live.status != "adjourned":
             return
         self._check_open_limit()
+        self._set_status(live, "playing", {"type": "resumed", "game": len(live.hm.rules.games)})
+
+    def _set_status(self, live: _Live, status: str, event: dict[str, Any],
+                    request: StoredRequest | None = None) -> None:
+        """Store the match's new `status` with its `event` (a failed write restores it
+        in memory: `internal`), then tell the listeners."""
         now = float(self.clock())
         before = (live.status, live.last_event, live.updated_at)
-        live.status, live.updated_at = "playing", now
-        events = self._number(live, [{"type": "resumed", "game": len(live.hm.rules.games)}])
+        live.status, live.updated_at = status, now
+        events = self._number(live, [event])
         try:
-            self.store.update(live.row.id, events, self._summary(live), at=now)
+            self.store.update(live.row.id, events, self._summary(live), request, at=now)
         except StoreError as exc:
             live.status, live.last_event, live.updated_at = before
             raise MatchError("internal", str(exc)) from None
+        if status == "closed":
+            self._reveal(live)
         self._notify(live.row.id, live.last_event)
 
     def _check_open_limit(self) -> None:
@@ -445,9 +471,10 @@ class MatchService:
 
     # -- actions -----------------------------------------------------------------------
 
-    def _commit(self, live: _Live, act: Act, actor: str, caller: Caller | None, fp: str,
-                side: int | None) -> dict[str, Any]:
-        """Apply `act`, store it with its events in one transaction, return the reply."""
+    def _commit(self, live: _Live, act: Act, actor: str, side: int | None,
+                caller: Caller | None = None, fp: str = "") -> dict[str, Any]:
+        """Apply `act`, store it with its events (and `caller`'s request) in one
+        transaction, return the reply."""
         hm = live.hm
         seq = len(hm.acts)
         try:
@@ -486,7 +513,7 @@ class MatchService:
                                len(live.hm.acts), live.last_event)
 
     def _act(self, cmd: str, kind: str, args: Mapping[str, Any], caller: Caller,
-             build: Callable[[_Live, int | None, str], Act]) -> dict[str, Any]:
+             build: Callable[[_Live, int | None], Act]) -> dict[str, Any]:
         with self._lock:
             begun = self._seat_action(cmd, args, caller)
             if isinstance(begun, dict):
@@ -497,10 +524,10 @@ class MatchService:
             hm = live.hm
             if role == "owner":
                 side = self._owner_side(live, kind)
-            act = build(live, side, role)
+            act = build(live, side)
             hm.check(side, "roll" if act.kind == "opening" else kind)
             self._resume(live)
-            reply = self._commit(live, act, role, caller, fp, side)
+            reply = self._commit(live, act, role, side, caller, fp)
         if self.play_bots_inline:
             self.run_bots(live.row.id)
         return reply
@@ -519,11 +546,9 @@ class MatchService:
 
     # -- handlers ----------------------------------------------------------------------
 
-    def match_new(self, args: Mapping[str, Any], caller: Caller | None = None,
-                  *, checked: bool = False) -> dict[str, Any]:
+    @_command
+    def match_new(self, args: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
         """Create a match; returns its id, the seat tokens and the owner token."""
-        args = args if checked else checked_args("match_new", args)
-        caller = caller or Caller()
         lim = self.limits
         try:
             variant = find_variant(args.get("variant") or "jacquet")
@@ -572,26 +597,21 @@ class MatchService:
                            for s in seats]
             owner_token = secrets.token_urlsafe(18)
             hm = HostedMatch(config, seed if dice == "seeded" else None)
-            created = {"type": "created", "game": 0, **config.to_dict()}
-            events = [created, *hm.begin()]
+            events = [{"type": "created", "game": 0, **config.to_dict()}, *hm.begin()]
             now = float(self.clock())
+            hashed = {"seats": [None if t is None else self.store.secrets.token_hash(t)
+                                for t in seat_tokens],
+                      "owner": self.store.secrets.token_hash(owner_token)}
+            # a match cannot end before its first action: it is in play
             row = StoredMatch(match_id, config.to_dict(), seed if dice == "seeded" else None,
-                              {"seats": seat_tokens, "owner": owner_token}, "playing", now,
-                              now, None, (0, 0), None, 1, 0, 0)
+                              hashed, "playing", now, now, None, hm.score(), None, 1, 0,
+                              len(events))
             live = _Live(row, config, hm, "playing", 0, now)
             numbered = self._number(live, events)
-            if hm.over:  # pragma: no cover - a match cannot end before its first action
-                live.status = "over"
             reply = {"match_id": match_id, "tokens": seat_tokens,
                      "owner_token": owner_token,
                      **{k: v for k, v in self._brief(live, None, numbered).items()
                         if k not in ("match_id", "may")}}
-            hashed = {"seats": [None if t is None else self.store.secrets.token_hash(t)
-                                for t in seat_tokens],
-                      "owner": self.store.secrets.token_hash(owner_token)}
-            row = StoredMatch(match_id, row.config, row.seed, hashed, live.status, now, now,
-                              None, hm.score(), None, 1, 0, live.last_event)
-            live.row = row
             try:
                 self.store.create(row, numbered, self._request(caller, fp, reply))
             except StoreError as exc:
@@ -602,10 +622,9 @@ class MatchService:
             self.run_bots(match_id)
         return reply
 
-    def match_state(self, args: Mapping[str, Any], caller: Caller | None = None,
-                    *, checked: bool = False) -> dict[str, Any]:
+    @_command
+    def match_state(self, args: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
         """The whole state; with a seat token, `you` and (if adjourned) a resumption."""
-        args = args if checked else checked_args("match_state", args)
         with self._lock:
             live = self._load(args.get("match_id"))
             who = self._who(live, args.get("token"))
@@ -616,14 +635,13 @@ class MatchService:
                 self._resume(live)
             return self._state(live, who)
 
-    def match_roll(self, args: Mapping[str, Any], caller: Caller | None = None,
-                   *, checked: bool = False) -> dict[str, Any]:
+    @_command
+    def match_roll(self, args: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
         """Roll (seeded dice) or enter the dice rolled (supplied dice: `dice`)."""
-        args = args if checked else checked_args("match_roll", args)
         given = args.get("dice")
         dice = (int(given[0]), int(given[1])) if given is not None else None
 
-        def build(live: _Live, side: int | None, role: str) -> Act:
+        def build(live: _Live, side: int | None) -> Act:
             if live.config.dice == "seeded":
                 if dice is not None:
                     raise bad_argument("dice", "this match rolls its own dice")
@@ -634,39 +652,23 @@ class MatchService:
                 return Act("opening", None, dice=dice)
             return Act("roll", side, dice=dice)
 
-        return self._act("match_roll", "roll", args, caller or Caller(), build)
+        return self._act("match_roll", "roll", args, caller, build)
 
-    def match_move(self, args: Mapping[str, Any], caller: Caller | None = None,
-                   *, checked: bool = False) -> dict[str, Any]:
+    @_command
+    def match_move(self, args: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
         """Play a move given as text (any legal spelling; `pass` when nothing can move)."""
-        args = args if checked else checked_args("match_move", args)
         move = str(args["move"])
-        return self._act("match_move", "move", args, caller or Caller(),
-                         lambda live, side, role: Act("move", side, move=move))
+        return self._act("match_move", "move", args, caller,
+                         lambda live, side: Act("move", side, move=move))
 
-    def match_double(self, args: Mapping[str, Any], caller: Caller | None = None,
-                     *, checked: bool = False) -> dict[str, Any]:
-        args = args if checked else checked_args("match_double", args)
-        return self._act("match_double", "double", args, caller or Caller(),
-                         lambda live, side, role: Act("double", side))
+    match_double = _plain_action("double")
+    match_take = _plain_action("take")
+    match_drop = _plain_action("drop")
 
-    def match_take(self, args: Mapping[str, Any], caller: Caller | None = None,
-                   *, checked: bool = False) -> dict[str, Any]:
-        args = args if checked else checked_args("match_take", args)
-        return self._act("match_take", "take", args, caller or Caller(),
-                         lambda live, side, role: Act("take", side))
-
-    def match_drop(self, args: Mapping[str, Any], caller: Caller | None = None,
-                   *, checked: bool = False) -> dict[str, Any]:
-        args = args if checked else checked_args("match_drop", args)
-        return self._act("match_drop", "drop", args, caller or Caller(),
-                         lambda live, side, role: Act("drop", side))
-
-    def match_resign(self, args: Mapping[str, Any], caller: Caller | None = None,
-                     *, checked: bool = False) -> dict[str, Any]:
+    @_command
+    def match_resign(self, args: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
         """Offer to resign (`points`: 1-3 or a result name), or answer an offer
         (`answer`: accept or reject; `points` may also be the word accept or reject)."""
-        args = args if checked else checked_args("match_resign", args)
         answer: str | None = args.get("answer")
         points_arg: Any = args.get("points")
         if answer is None and isinstance(points_arg, str) and points_arg in ("accept",
@@ -675,8 +677,8 @@ class MatchService:
         if answer is not None:
             if points_arg is not None:
                 raise bad_argument("points", "give either points (an offer) or an answer")
-            return self._act("match_resign", answer, args, caller or Caller(),
-                             lambda live, side, role: Act(answer, side))
+            return self._act("match_resign", answer, args, caller,
+                             lambda live, side: Act(answer, side))
         if isinstance(points_arg, str):
             word = points_arg.strip().lower().replace(" ", "-")
             ascii_number = word.isascii() and word.isdigit()
@@ -685,14 +687,13 @@ class MatchService:
             raise bad_argument("points", "1, 2, 3 or a result name (single, marcia, gammon, "
                                "marcia-per-punto, backgammon, oin, mars), or an answer")
         points = int(points_arg)
-        return self._act("match_resign", "resign", args, caller or Caller(),
-                         lambda live, side, role: Act("resign", side, value=points))
+        return self._act("match_resign", "resign", args, caller,
+                         lambda live, side: Act("resign", side, value=points))
 
-    def match_watch(self, args: Mapping[str, Any], caller: Caller | None = None,
-                    *, checked: bool = False) -> dict[str, Any]:
+    @_command
+    def match_watch(self, args: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
         """The events after number `after` (default 0), at most `limit`; `done` is true
         when the match is over or closed and every event has been returned."""
-        args = args if checked else checked_args("match_watch", args)
         after = int(args.get("after") or 0)
         limit = min(int(args.get("limit") or self.limits.max_events), self.limits.max_events)
         with self._lock:
@@ -732,12 +733,11 @@ class MatchService:
         with self._lock:
             return self._load(match_id).last_event
 
-    def match_list(self, args: Mapping[str, Any], caller: Caller | None = None,
-                   *, checked: bool = False) -> dict[str, Any]:
+    @_command
+    def match_list(self, args: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
         """Matches by filter, newest first: `status` (a status or a list; default all but
         closed), `variant`, `player` (a seat's name), `bots` (true: with a bot seat),
         `limit`, `offset`."""
-        args = args if checked else checked_args("match_list", args)
         status = args.get("status")
         if status is None:
             statuses = ["playing", "adjourned", "over"]
@@ -752,13 +752,11 @@ class MatchService:
                 variant = find_variant(variant).name
             except (KeyError, ValueError):
                 raise bad_argument("variant", f"one of {', '.join(VARIANTS)}") from None
-        player = args.get("player")
-        bots = args.get("bots")
-        lim = self.limits
-        limit = _within(args, "limit", lim.default_list, lim.max_list)
+        limit = _within(args, "limit", self.limits.default_list, self.limits.max_list)
         offset = int(args.get("offset") or 0)
-        rows, total = self.store.search(statuses=statuses, variant=variant, player=player,
-                                        bots=bots, limit=limit, offset=offset)
+        rows, total = self.store.search(statuses=statuses, variant=variant,
+                                        player=args.get("player"), bots=args.get("bots"),
+                                        limit=limit, offset=offset)
         return {"matches": [self._listed(r) for r in rows], "total": total,
                 "offset": offset}
 
@@ -771,12 +769,10 @@ class MatchService:
                 "winner": row.winner, "actions": row.actions, "last_event": row.events,
                 "created_at": row.created_at, "updated_at": row.updated_at}
 
-    def match_close(self, args: Mapping[str, Any], caller: Caller | None = None,
-                    *, checked: bool = False) -> dict[str, Any]:
+    @_command
+    def match_close(self, args: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
         """Close a match: the owner closes any (an unfinished one is abandoned); a seat
         closes a finished one. A closed match is kept, listed with `status=closed`."""
-        args = args if checked else checked_args("match_close", args)
-        caller = caller or Caller()
         with self._lock:
             begun = self._seat_action("match_close", args, caller)
             if isinstance(begun, dict):
@@ -789,30 +785,18 @@ class MatchService:
             if abandoned and role != "owner":
                 raise MatchError("forbidden", "only the owner token closes an unfinished match",
                                  field="token")
-            now = float(self.clock())
-            before = (live.status, live.last_event, live.updated_at)
-            live.status, live.updated_at = "closed", now
             event: dict[str, Any] = {"type": "closed", "game": len(live.hm.rules.games),
                                      "abandoned": abandoned}
             if abandoned and live.row.seed is not None:
                 event["seed"] = live.row.seed
-            numbered = self._number(live, [event])
             reply = {"match_id": live.row.id, "status": "closed", "abandoned": abandoned,
-                     "last_event": live.last_event}
-            try:
-                self.store.update(live.row.id, numbered, self._summary(live),
-                                  self._request(caller, fp, reply), at=now)
-            except StoreError as exc:
-                live.status, live.last_event, live.updated_at = before
-                raise MatchError("internal", str(exc)) from None
-            self._reveal(live)
-            self._notify(live.row.id, live.last_event)
+                     "last_event": live.last_event + 1}  # the number of `event`
+            self._set_status(live, "closed", event, self._request(caller, fp, reply))
             return reply
 
-    def match_export(self, args: Mapping[str, Any], caller: Caller | None = None,
-                     *, checked: bool = False) -> dict[str, Any]:
+    @_command
+    def match_export(self, args: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
         """The match record (protocol/RECORDS.md) as text; the seed only once over."""
-        args = args if checked else checked_args("match_export", args)
         fmt = args.get("format") or match_files.JACQUET_MATCH
         with self._lock:
             live = self._load(args.get("match_id"))
@@ -914,14 +898,13 @@ class MatchService:
             q = job.question
             if q == "move":
                 try:
-                    self._commit(live, Act("move", job.side, move=str(answer)), "bot", None,
-                                 "", job.side)
+                    self._commit(live, Act("move", job.side, move=str(answer)), "bot", job.side)
                     return True
                 except MatchError as exc:
                     log.warning("bot %s answered %r in match %s: %s; playing at random",
                                 job.level, answer, job.match_id, exc.message)
-                self._commit(live, Act("move", job.side, move=random_move(job.position)),
-                             "bot", None, "", job.side)
+                self._commit(live, Act("move", job.side, move=random_move(job.position)), "bot",
+                             job.side)
                 return True
             choices = QUESTIONS.get(q, ("roll",))
             if answer not in choices:
@@ -934,7 +917,7 @@ class MatchService:
                 if live.config.dice == "supplied":
                     return True
             kind = "roll" if answer in (None, "roll") else str(answer)
-            self._commit(live, Act(kind, job.side), "bot", None, "", job.side)
+            self._commit(live, Act(kind, job.side), "bot", job.side)
             return True
 
     def run_bots(self, match_id: str, max_steps: int = 100_000) -> int:

@@ -101,14 +101,10 @@ class Act:
     value: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": self.kind, "side": self.side}
-        if self.dice is not None:
-            d["dice"] = list(self.dice)
-        if self.move is not None:
-            d["move"] = self.move
-        if self.value is not None:
-            d["value"] = self.value
-        return d
+        given = {"dice": None if self.dice is None else list(self.dice), "move": self.move,
+                 "value": self.value}
+        return {"kind": self.kind, "side": self.side,
+                **{k: v for k, v in given.items() if v is not None}}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Act:

@@ -417,22 +417,23 @@ class MatchStore:
                events: Sequence[dict[str, Any]], summary: dict[str, Any],
                request: StoredRequest | None = None, *, at: float) -> None:
         """One accepted action: the action, its events, the summary and the request."""
-
-        def write(db: sqlite3.Connection) -> None:
-            db.execute("INSERT INTO actions VALUES (?, ?, ?, ?, ?)",
-                       (match_id, seq, actor, _dumps(action), at))
-            self._write_events(db, match_id, events)
-            self._write_summary(db, match_id, summary)
-            self._write_request(db, match_id, request, at)
-
-        self._transaction(write)
+        self._change(match_id, events, summary, request, at, (seq, actor, _dumps(action)))
 
     def update(self, match_id: str, events: Sequence[dict[str, Any]],
                summary: dict[str, Any], request: StoredRequest | None = None,
                *, at: float) -> None:
         """A change that is not a game action (adjourned, resumed, closed), with its events."""
+        self._change(match_id, events, summary, request, at)
+
+    def _change(self, match_id: str, events: Sequence[dict[str, Any]],
+                summary: dict[str, Any], request: StoredRequest | None, at: float,
+                action: tuple[int, str, str] | None = None) -> None:
+        """One transaction: the action (seq, actor, body) if any, the events, the
+        summary and the request."""
 
         def write(db: sqlite3.Connection) -> None:
+            if action is not None:
+                db.execute("INSERT INTO actions VALUES (?, ?, ?, ?, ?)", (match_id, *action, at))
             self._write_events(db, match_id, events)
             self._write_summary(db, match_id, summary)
             self._write_request(db, match_id, request, at)
