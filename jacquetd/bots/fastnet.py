@@ -101,11 +101,12 @@ def _evaluate(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np
     x = np.zeros((1, w1.shape[0]), dtype=np.float32)
     h = np.zeros(max(w1.shape[1], rw1.shape[1], cw1.shape[1]), dtype=np.float64)
     raw = np.zeros(5, dtype=np.float64)
+    scratch = np.empty(fastencode.SCRATCH, dtype=np.int64)
     for r in range(n):
         x[0, :] = 0.0
         fastencode._encode_rows(me[r:r + 1], opp[r:r + 1], me_flag[r:r + 1],
                                 opp_flag[r:r + 1], table, vflags, version, width,
-                                escapes, x)
+                                escapes, x, scratch)
         contact = x[0, 2 * width] != 0.0
         route = _CONTACT
         if not contact:
@@ -264,7 +265,8 @@ def _batched(variant: Variant, version: int, table: np.ndarray, net: _Layers,
     x = np.zeros((n, 2 * width + 3), dtype=np.float32)
     fastencode._encode_rows(me, opp, me_flag, opp_flag, table,
                             fastencode.variant_flags(variant), version, width,
-                            fastencode.ESCAPES, x)
+                            fastencode.ESCAPES, x,
+                            np.empty(fastencode.SCRATCH, dtype=np.int64))
     route = np.empty(n, dtype=np.int8)
     _route(me, opp, x, 2 * width, race is not None, crashed is not None, route)
     # the contact network on every row, then the others on theirs, as
