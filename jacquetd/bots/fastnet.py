@@ -82,11 +82,19 @@ def _forward_row(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
                 h[j] += xi * w1[i, j]
     for j in range(n_hidden):
         h[j] = 1.0 / (1.0 + math.exp(-min(max(h[j], -40.0), 40.0)))
+    # the five sums side by side (each still added in the order of the hidden
+    # units, as one sum at a time would): five independent chains of additions
+    s0 = s1 = s2 = s3 = s4 = 0.0
+    for j in range(n_hidden):
+        hj = h[j]
+        s0 += hj * w2[j, 0]
+        s1 += hj * w2[j, 1]
+        s2 += hj * w2[j, 2]
+        s3 += hj * w2[j, 3]
+        s4 += hj * w2[j, 4]
+    sums = (s0, s1, s2, s3, s4)
     for k in range(5):
-        s = 0.0
-        for j in range(n_hidden):
-            s += h[j] * w2[j, k]
-        s += b2[k]
+        s = sums[k] + b2[k]
         out[k] = 1.0 / (1.0 + math.exp(-min(max(s, -40.0), 40.0)))
 
 
