@@ -11,7 +11,6 @@ uses numpy alone.
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Any
 
@@ -36,9 +35,9 @@ SUPPORTED = tuple(_EXTRAS)
 
 
 # the int64 working space of `_encode_rows`, in `_side`'s slices: the points the
-# opponent holds, the opposing checkers behind each point, the pips a hit costs
-# each blot (`_shots`), then `gnubg_inputs.half_inputs`' own
-_HELD, _BEHIND, _BLOT_AT, _GNUBG = 0, 26, 53, 79
+# opponent holds, the opposing checkers behind each point, the blots (`_shots`),
+# then `gnubg_inputs.half_inputs`' own
+_HELD, _BEHIND, _BLOTS, _GNUBG = 0, 26, 53, 85
 SCRATCH = _GNUBG + gnubg_inputs.SCRATCH
 
 
@@ -70,19 +69,8 @@ def _cyclic_run(made: int, cap: int) -> int:
     return run
 
 
-def _most(hit: int, blot_at: np.ndarray) -> int:
-    """The most pips among the blots whose bits are set in `hit`."""
-    best = 0
-    while hit:
-        m = math.frexp(hit & -hit)[1] - 1  # the lowest set bit
-        if blot_at[m] > best:
-            best = blot_at[m]
-        hit &= hit - 1
-    return best
-
-
 def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int,
-           blot_at: np.ndarray) -> tuple[int, int, int]:
+           blot_list: np.ndarray) -> tuple[int, int, int]:
     """(rolls, pips, doubles): of the 36 rolls of `opp`, how many hit a blot of `me`,
     the sum over the rolls of the most pips a hit with that roll costs `me`
     (version 3), and how many could hit either of two different blots (version 4).
@@ -91,16 +79,19 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int,
     one: it enters with either die, then the other die moves any checker); a
     combined move needs an open point on the way; points `me` holds are closed.
     Points are bits in the opponent's numbering (bit k: point k, bit 25: the bar),
-    so a die moves every checker at once by a right shift. `blot_at` (26 entries)
-    receives, in the opponent's numbering, the pips a hit on each blot costs (only
-    the blots' entries are written and read).
+    so a die moves every checker at once by a right shift. `blot_list` (32 entries)
+    receives the blots' bits from my point 1 up (the order of the pips a hit costs,
+    25 - q on my point q, most first), and from entry 16 their points.
     """
     blots = 0
     closed = 0
+    n_blots = 0
     for q in range(1, 25):
         m = table[q]
         if me[q] == 1:
-            blot_at[m] = 25 - q
+            blot_list[n_blots] = 1 << m
+            blot_list[16 + n_blots] = q
+            n_blots += 1
             blots |= 1 << m
         if me[q] >= hold:
             closed |= 1 << m
@@ -149,7 +140,10 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int,
             if hit:
                 w = 1 if d1 == d2 else 2
                 rolls += w
-                pips += w * _most(hit, blot_at)
+                k = 0
+                while not hit & blot_list[k]:  # the hit blot that costs the most
+                    k += 1
+                pips += w * (25 - blot_list[16 + k])
                 if hit & (hit - 1):
                     doubles += w
     return rolls, pips, doubles
@@ -282,7 +276,7 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
         pips_home += c * (p - 6)
     out[col + 11] = ahead_sum / (6.0 * max(outside, 1))
     out[col + 12] = trapped / 15.0
-    behind = scratch[_BEHIND:_BLOT_AT]  # behind[j] = opposing checkers on j..25
+    behind = scratch[_BEHIND:_BLOTS]  # behind[j] = opposing checkers on j..25
     behind[26] = 0
     for j in range(25, -1, -1):
         behind[j] = behind[j + 1] + opp[j]
@@ -295,7 +289,7 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     out[col + 15] = pips_home / 100.0
     doubles = 0  # version 4's double shots, from the same count as version 3's shots
     if version >= 3 and vflags & HITTING:
-        rolls, lost, doubles = _shots(me, opp, table, hold, scratch[_BLOT_AT:_GNUBG])
+        rolls, lost, doubles = _shots(me, opp, table, hold, scratch[_BLOTS:_GNUBG])
         out[col + 16] = rolls / 36.0
         out[col + 17] = lost / (36.0 * 12.0)
         if me[25] > 0:
@@ -505,7 +499,6 @@ _gnubg_side = gnubg_inputs.side_inputs_into
 if _njit is not None:
     _gnubg_side = gnubg_inputs.compiled(_njit)
     _cyclic_run = _njit(cache=True)(_cyclic_run)
-    _most = _njit(cache=True)(_most)
     _shots = _njit(cache=True)(_shots)
     _escapes = _njit(cache=True)(_escapes)
     _side_v4 = _njit(cache=True)(_side_v4)
