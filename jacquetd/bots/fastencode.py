@@ -458,6 +458,10 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
                  escapes: np.ndarray, out: np.ndarray, scratch: np.ndarray) -> None:
     """Encode the rows of `me` and `opp` into `out` (zeros), with `scratch` (SCRATCH
     int64 entries, any contents) as working space."""
+    if scratch.shape[0] < SCRATCH:
+        # a caller compiled against another layout (numba's cache of a caller is
+        # keyed by its own file alone): never write past the end
+        scratch = np.empty(SCRATCH, dtype=np.int64)
     for r in range(me.shape[0]):
         a = me[r]
         b = opp[r]
