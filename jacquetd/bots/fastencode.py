@@ -34,6 +34,13 @@ SUPPORTED = tuple(_EXTRAS)
 """The feature versions this kernel computes."""
 
 
+# the int64 working space of `_encode_rows`, in `_side`'s slices: the points the
+# opponent holds, the opposing checkers behind each point, the blots (`_shots`),
+# then `gnubg_inputs.half_inputs`' own
+_HELD, _BEHIND, _BLOTS, _GNUBG = 0, 26, 53, 85
+SCRATCH = _GNUBG + gnubg_inputs.SCRATCH
+
+
 def side_width(version: int) -> int:
     """Inputs per side: the unary code, bar and tray, and the version's extras."""
     return 24 * 4 + 2 + _EXTRAS[version]
@@ -51,35 +58,19 @@ def variant_flags(variant: Variant) -> int:
             | (SAME_DIRECTION if variant.same_direction else 0))
 
 
-def _cyclic_run(made: np.ndarray, cap: int) -> int:
-    """Longest run of True in the 24 flags read round the circuit (G5), capped at `cap`."""
-    best = 0
-    for start in range(24):
-        length = 0
-        while length < cap and made[(start + length) % 24]:
-            length += 1
-        if length > best:
-            best = length
-    return best
+def _cyclic_run(made: int, cap: int) -> int:
+    """Longest run of set bits among the 24 low bits of `made` read round the
+    circuit (G5), capped at `cap`: after k steps a bit is left where a run of
+    k + 1 starts."""
+    run = 0
+    while made and run < cap:
+        run += 1
+        made &= ((made >> 1) | (made << 23)) & 0xFFFFFF
+    return run
 
 
-def _most(hit: int, blot_at: np.ndarray) -> int:
-    """The most pips among the blots whose bits are set in `hit`."""
-    best = 0
-    while hit:
-        low = hit & -hit
-        m = 0
-        while low > 1:
-            low >>= 1
-            m += 1
-        if blot_at[m] > best:
-            best = blot_at[m]
-        hit &= hit - 1
-    return best
-
-
-def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int
-           ) -> tuple[int, int, int]:
+def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int,
+           blot_list: np.ndarray) -> tuple[int, int, int]:
     """(rolls, pips, doubles): of the 36 rolls of `opp`, how many hit a blot of `me`,
     the sum over the rolls of the most pips a hit with that roll costs `me`
     (version 3), and how many could hit either of two different blots (version 4).
@@ -88,15 +79,19 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int
     one: it enters with either die, then the other die moves any checker); a
     combined move needs an open point on the way; points `me` holds are closed.
     Points are bits in the opponent's numbering (bit k: point k, bit 25: the bar),
-    so a die moves every checker at once by a right shift.
+    so a die moves every checker at once by a right shift. `blot_list` (32 entries)
+    receives the blots' bits from my point 1 up (the order of the pips a hit costs,
+    25 - q on my point q, most first), and from entry 16 their points.
     """
-    blot_at = np.zeros(26, dtype=np.int64)  # in the opponent's numbering: pips a hit costs
     blots = 0
     closed = 0
+    n_blots = 0
     for q in range(1, 25):
         m = table[q]
         if me[q] == 1:
-            blot_at[m] = 25 - q
+            blot_list[n_blots] = 1 << m
+            blot_list[16 + n_blots] = q
+            n_blots += 1
             blots |= 1 << m
         if me[q] >= hold:
             closed |= 1 << m
@@ -145,7 +140,10 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int
             if hit:
                 w = 1 if d1 == d2 else 2
                 rolls += w
-                pips += w * _most(hit, blot_at)
+                k = 0
+                while not hit & blot_list[k]:  # the hit blot that costs the most
+                    k += 1
+                pips += w * (25 - blot_list[16 + k])
                 if hit & (hit - 1):
                     doubles += w
     return rolls, pips, doubles
@@ -179,7 +177,8 @@ def _escapes(bits: int, p: int, escapes: np.ndarray) -> int:
 
 
 def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags: int,
-          version: int, escapes: np.ndarray, out: np.ndarray, col: int) -> None:
+          version: int, escapes: np.ndarray, out: np.ndarray, col: int,
+          scratch: np.ndarray) -> None:
     hold = 2 if vflags & HITTING else 1
     for q in range(1, 25):
         c = me[q]
@@ -195,12 +194,14 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     pips = 0
     for i in range(1, 26):
         pips += i * me[i]
-    made = np.zeros(24, dtype=np.bool_)
-    made2 = np.zeros(24, dtype=np.bool_)
+    made = 0  # bit q - 1: I hold my point q
+    made2 = 0  # bit q - 1: two or more of mine on q
     blots = 0
     for q in range(1, 25):
-        made[q - 1] = me[q] >= hold
-        made2[q - 1] = me[q] >= 2
+        if me[q] >= hold:
+            made |= 1 << (q - 1)
+        if me[q] >= 2:
+            made2 |= 1 << (q - 1)
         if me[q] == 1:
             blots += 1
     out[col] = pips / 100.0
@@ -213,7 +214,7 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     if vflags & START_LIMIT:
         s = 0
         for q in range(19, 25):
-            if made[q - 1]:
+            if made >> (q - 1) & 1:
                 s += 1
         out[col + 2] = s / 2.0
     if vflags & PRIMES:
@@ -222,7 +223,7 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     out[col + 5] = _cyclic_run(made, 7) / 6.0
     home_made = 0
     for q in range(1, 7):
-        if made[q - 1]:
+        if made >> (q - 1) & 1:
             home_made += 1
     out[col + 6] = home_made / 6.0
     if vflags & HITTING:
@@ -254,7 +255,7 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     out[col + 9] = blots / 5.0
     out[col + 10] = 1.0 if me[0] == 0 else 0.0
     # blocking (version 2)
-    held_by_opp = np.zeros(26, dtype=np.int64)
+    held_by_opp = scratch[_HELD:_BEHIND]  # entries 1-24 written and read
     for q in range(1, 25):
         held_by_opp[q] = 1 if opp[table[q]] >= hold else 0
     ahead_sum = 0.0
@@ -275,7 +276,8 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
         pips_home += c * (p - 6)
     out[col + 11] = ahead_sum / (6.0 * max(outside, 1))
     out[col + 12] = trapped / 15.0
-    behind = np.zeros(27, dtype=np.int64)  # behind[j] = opposing checkers on j..25
+    behind = scratch[_BEHIND:_BLOTS]  # behind[j] = opposing checkers on j..25
+    behind[26] = 0
     for j in range(25, -1, -1):
         behind[j] = behind[j + 1] + opp[j]
     power = 0
@@ -287,7 +289,7 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     out[col + 15] = pips_home / 100.0
     doubles = 0  # version 4's double shots, from the same count as version 3's shots
     if version >= 3 and vflags & HITTING:
-        rolls, lost, doubles = _shots(me, opp, table, hold)
+        rolls, lost, doubles = _shots(me, opp, table, hold, scratch[_BLOTS:_GNUBG])
         out[col + 16] = rolls / 36.0
         out[col + 17] = lost / (36.0 * 12.0)
         if me[25] > 0:
@@ -324,7 +326,7 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     if version >= 4:
         _side_v4(me, opp, table, vflags, hold, rear, doubles, out, col + 22)
     if version >= 5 and vflags & HITTING and not vflags & SAME_DIRECTION:
-        _gnubg_side(me, opp, out, col + 34)
+        _gnubg_side(me, opp, out, col + 34, scratch[_GNUBG:])
 
 
 def _side_v4(me: np.ndarray, opp: np.ndarray, table: np.ndarray, vflags: int, hold: int,
@@ -453,13 +455,19 @@ def _side_v4(me: np.ndarray, opp: np.ndarray, table: np.ndarray, vflags: int, ho
 
 def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndarray,
                  table: np.ndarray, vflags: int, version: int, width: int,
-                 escapes: np.ndarray, out: np.ndarray) -> None:
+                 escapes: np.ndarray, out: np.ndarray, scratch: np.ndarray) -> None:
+    """Encode the rows of `me` and `opp` into `out` (zeros), with `scratch` (SCRATCH
+    int64 entries, any contents) as working space."""
+    if scratch.shape[0] < SCRATCH:
+        # a caller compiled against another layout (numba's cache of a caller is
+        # keyed by its own file alone): never write past the end
+        scratch = np.empty(SCRATCH, dtype=np.int64)
     for r in range(me.shape[0]):
         a = me[r]
         b = opp[r]
         row = out[r]
-        _side(a, b, me_flag[r], table, vflags, version, escapes, row, 0)
-        _side(b, a, opp_flag[r], table, vflags, version, escapes, row, width)
+        _side(a, b, me_flag[r], table, vflags, version, escapes, row, 0, scratch)
+        _side(b, a, opp_flag[r], table, vflags, version, escapes, row, width, scratch)
         col = 2 * width
         pa = 0
         pb = 0
@@ -490,12 +498,11 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
         row[col + 2] = 1.0
 
 
-_gnubg_side = gnubg_inputs.side_inputs
+_gnubg_side = gnubg_inputs.side_inputs_into
 
 if _njit is not None:
     _gnubg_side = gnubg_inputs.compiled(_njit)
     _cyclic_run = _njit(cache=True)(_cyclic_run)
-    _most = _njit(cache=True)(_most)
     _shots = _njit(cache=True)(_shots)
     _escapes = _njit(cache=True)(_escapes)
     _side_v4 = _njit(cache=True)(_side_v4)
@@ -518,5 +525,6 @@ def encode(variant: Variant, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarra
                  np.ascontiguousarray(opp, dtype=np.int16),
                  np.ascontiguousarray(me_flag, dtype=np.bool_),
                  np.ascontiguousarray(opp_flag, dtype=np.bool_),
-                 table, variant_flags(variant), version, width, ESCAPES, out)
+                 table, variant_flags(variant), version, width, ESCAPES, out,
+                 np.empty(SCRATCH, dtype=np.int64))
     return out

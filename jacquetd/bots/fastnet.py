@@ -71,22 +71,51 @@ def _crashed_side(side: np.ndarray) -> bool:
 
 
 def _forward_row(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
-                 b2: np.ndarray, h: np.ndarray, out: np.ndarray) -> None:
+                 b2: np.ndarray, h: np.ndarray, nonzero: np.ndarray, out: np.ndarray) -> None:
     n_hidden = w1.shape[1]
     for j in range(n_hidden):
         h[j] = b1[j]
+    m = 0  # the inputs that are not zero, in order, into `nonzero`
     for i in range(x.shape[0]):
-        xi = np.float64(x[i])
-        if xi != 0.0:
-            for j in range(n_hidden):
-                h[j] += xi * w1[i, j]
+        if x[i] != 0.0:
+            nonzero[m] = i
+            m += 1
+    # four inputs a pass over the hidden units, each unit's sum still taken
+    # input by input in order (the same additions as one input a pass)
+    t = 0
+    while t + 4 <= m:
+        a = nonzero[t]
+        b = nonzero[t + 1]
+        c = nonzero[t + 2]
+        d = nonzero[t + 3]
+        xa = np.float64(x[a])
+        xb = np.float64(x[b])
+        xc = np.float64(x[c])
+        xd = np.float64(x[d])
+        for j in range(n_hidden):
+            h[j] = (((h[j] + xa * w1[a, j]) + xb * w1[b, j]) + xc * w1[c, j]) + xd * w1[d, j]
+        t += 4
+    while t < m:
+        a = nonzero[t]
+        xa = np.float64(x[a])
+        for j in range(n_hidden):
+            h[j] += xa * w1[a, j]
+        t += 1
     for j in range(n_hidden):
         h[j] = 1.0 / (1.0 + math.exp(-min(max(h[j], -40.0), 40.0)))
+    # the five sums side by side (each still added in the order of the hidden
+    # units, as one sum at a time would): five independent chains of additions
+    s0 = s1 = s2 = s3 = s4 = 0.0
+    for j in range(n_hidden):
+        hj = h[j]
+        s0 += hj * w2[j, 0]
+        s1 += hj * w2[j, 1]
+        s2 += hj * w2[j, 2]
+        s3 += hj * w2[j, 3]
+        s4 += hj * w2[j, 4]
+    sums = (s0, s1, s2, s3, s4)
     for k in range(5):
-        s = 0.0
-        for j in range(n_hidden):
-            s += h[j] * w2[j, k]
-        s += b2[k]
+        s = sums[k] + b2[k]
         out[k] = 1.0 / (1.0 + math.exp(-min(max(s, -40.0), 40.0)))
 
 
@@ -101,11 +130,13 @@ def _evaluate(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np
     x = np.zeros((1, w1.shape[0]), dtype=np.float32)
     h = np.zeros(max(w1.shape[1], rw1.shape[1], cw1.shape[1]), dtype=np.float64)
     raw = np.zeros(5, dtype=np.float64)
+    scratch = np.empty(fastencode.SCRATCH, dtype=np.int64)
+    nonzero = np.empty(w1.shape[0], dtype=np.int64)
     for r in range(n):
         x[0, :] = 0.0
         fastencode._encode_rows(me[r:r + 1], opp[r:r + 1], me_flag[r:r + 1],
                                 opp_flag[r:r + 1], table, vflags, version, width,
-                                escapes, x)
+                                escapes, x, scratch)
         contact = x[0, 2 * width] != 0.0
         route = _CONTACT
         if not contact:
@@ -114,11 +145,11 @@ def _evaluate(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np
         elif has_crashed and (_crashed_side(me[r]) or _crashed_side(opp[r])):
             route = _CRASHED
         if route == _RACE:
-            _forward_row(x[0], rw1, rb1, rw2, rb2, h, raw)
+            _forward_row(x[0], rw1, rb1, rw2, rb2, h, nonzero, raw)
         elif route == _CRASHED:
-            _forward_row(x[0], cw1, cb1, cw2, cb2, h, raw)
+            _forward_row(x[0], cw1, cb1, cw2, cb2, h, nonzero, raw)
         else:
-            _forward_row(x[0], w1, b1, w2, b2, h, raw)
+            _forward_row(x[0], w1, b1, w2, b2, h, nonzero, raw)
         win = float(raw[0])
         win_g = min(float(raw[1]), win)
         win_bg = min(float(raw[2]), win_g)
@@ -264,7 +295,8 @@ def _batched(variant: Variant, version: int, table: np.ndarray, net: _Layers,
     x = np.zeros((n, 2 * width + 3), dtype=np.float32)
     fastencode._encode_rows(me, opp, me_flag, opp_flag, table,
                             fastencode.variant_flags(variant), version, width,
-                            fastencode.ESCAPES, x)
+                            fastencode.ESCAPES, x,
+                            np.empty(fastencode.SCRATCH, dtype=np.int64))
     route = np.empty(n, dtype=np.int8)
     _route(me, opp, x, 2 * width, race is not None, crashed is not None, route)
     # the contact network on every row, then the others on theirs, as

@@ -32,6 +32,7 @@ them per row) and runs as plain Python for the numpy reference.
 
 from __future__ import annotations
 
+import math
 import types
 from typing import Any
 
@@ -39,6 +40,9 @@ import numpy as np
 
 PER_SIDE = 32
 """Inputs per side that feature version 5 adds."""
+
+SCRATCH = 39 + 21 + 21
+"""The int64 working space of `half_inputs`: hits by way, pips and checkers by roll."""
 
 # aanCombination: the ways (indices into _WAYS) to hit from n pips away, n = 1..24.
 _COMBINATIONS = np.array([
@@ -96,6 +100,11 @@ def _escape_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 ESCAPES0, ESCAPES1 = _escape_tables()
+
+
+def _top(bits: int) -> int:
+    """The highest set bit of 0 <= bits < 2**53 (-1 for none)."""
+    return math.frexp(bits)[1] - 1
 
 
 def _held(board: np.ndarray) -> int:
@@ -160,22 +169,19 @@ def _shot_rolls(board: np.ndarray, opp: np.ndarray, a_hit: np.ndarray,
                 if a_hit[r] == 0:
                     continue
                 if _WAYS[r, 4] == 1:
-                    for k in range(23, 0, -1):
-                        if a_hit[r] >> k & 1:
-                            if used != k or board[k] > 1:
-                                chequers[i] += 1
-                            used = k
-                            if k - _WAYS[r, 5] + 1 > pips[i]:
-                                pips[i] = k - _WAYS[r, 5] + 1
-                            if _ROLLS[i, 3] >= 0 and a_hit[r] & ~(1 << k):
-                                chequers[i] += 1
-                            break
+                    k = _top(a_hit[r] & 0xFFFFFE)  # the farthest hitter, points 1-23
+                    if k > 0:
+                        if used != k or board[k] > 1:
+                            chequers[i] += 1
+                        used = k
+                        if k - _WAYS[r, 5] + 1 > pips[i]:
+                            pips[i] = k - _WAYS[r, 5] + 1
+                        if _ROLLS[i, 3] >= 0 and a_hit[r] & ~(1 << k):
+                            chequers[i] += 1
                 else:
                     if chequers[i] == 0:
                         chequers[i] = 1
-                    k = 23
-                    while k >= 0 and not a_hit[r] >> k & 1:
-                        k -= 1
+                    k = _top(a_hit[r] & 0xFFFFFF)
                     if k - _WAYS[r, 5] + 1 > pips[i]:
                         pips[i] = k - _WAYS[r, 5] + 1
                     for m in range(3):
@@ -195,15 +201,18 @@ def _shot_rolls(board: np.ndarray, opp: np.ndarray, a_hit: np.ndarray,
                 if a_hit[r] == 0:
                     continue
                 if _WAYS[r, 4] == 1:
-                    for k in range(24, 0, -1):
-                        if a_hit[r] >> k & 1:
-                            if entered and k != 24:
-                                break
-                            if k != 24:
-                                other = _WAYS[_ROLLS[i, 1 - j], 5]
-                                if opp[other - 1] > 1:
-                                    break
-                                entered = True
+                    # gnubg walks the hitters from the bar down: the bar's checker
+                    # (entering hits) counts, then only the farthest other hitter,
+                    # when the other die enters and no earlier way of the roll did
+                    if a_hit[r] >> 24 & 1:
+                        chequers[i] += 1
+                        if 25 - _WAYS[r, 5] > pips[i]:
+                            pips[i] = 25 - _WAYS[r, 5]
+                    k = _top(a_hit[r] & 0xFFFFFE)
+                    if k > 0 and not entered:
+                        other = _WAYS[_ROLLS[i, 1 - j], 5]
+                        if opp[other - 1] <= 1:
+                            entered = True
                             chequers[i] += 1
                             if k - _WAYS[r, 5] + 1 > pips[i]:
                                 pips[i] = k - _WAYS[r, 5] + 1
@@ -234,9 +243,11 @@ def _shot_rolls(board: np.ndarray, opp: np.ndarray, a_hit: np.ndarray,
                     pips[i] = 25 - _WAYS[r, 5]
 
 
-def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -> None:
+def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int,
+                scratch: np.ndarray) -> None:
     """Write the 22 half inputs of the side `board` against `opp` (gnubg's frame,
-    25 entries each) into out[col:col + 22]."""
+    25 entries each) into out[col:col + 22]; `scratch` is SCRATCH int64 entries of
+    working space (any contents)."""
     opp_back = -1
     for i in range(24, -1, -1):
         if opp[i] > 0:
@@ -299,10 +310,10 @@ def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -
                 break
     out[col + 3] = 2.0 if fwd == 0 else fwd / 6.0
     # shots
-    scratch = np.zeros(39 + 21 + 21, dtype=np.int64)
+    scratch[:SCRATCH] = 0
     a_hit = scratch[:39]
     pips = scratch[39:60]
-    chequers = scratch[60:]
+    chequers = scratch[60:SCRATCH]
     _hits(board, opp, a_hit)
     _shot_rolls(board, opp, a_hit, pips, chequers)
     np_ = 0
@@ -421,6 +432,12 @@ def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -
 def side_inputs(me: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -> None:
     """Write the 32 version-5 inputs of the side `me` against `opp` (our numbering:
     0 borne off, 1-24 the points, 25 the bar) into out[col:col + 32]."""
+    side_inputs_into(me, opp, out, col, np.zeros(SCRATCH, dtype=np.int64))
+
+
+def side_inputs_into(me: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int,
+                     scratch: np.ndarray) -> None:
+    """`side_inputs` with the caller's working space (`half_inputs`' `scratch`)."""
     board = me[1:]  # gnubg's frame: the points, then the bar
     bar = me[25]
     out[col] = 1.0 if bar >= 1 else 0.0
@@ -446,14 +463,15 @@ def side_inputs(me: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -> N
         out[col + 8] = (off - 5) / 5.0
     else:
         out[col + 7] = off / 5.0
-    half_inputs(board, opp[1:], out, col + 10)
+    half_inputs(board, opp[1:], out, col + 10, scratch)
 
 
-_KERNELS = ("_held", "_escape_key", "_hits", "_shot_rolls", "half_inputs", "side_inputs")
+_KERNELS = ("_top", "_held", "_escape_key", "_hits", "_shot_rolls", "half_inputs",
+            "side_inputs_into")
 
 
 def compiled(njit: Any) -> Any:
-    """`side_inputs` compiled with `njit`, the functions above left as plain Python.
+    """`side_inputs_into` compiled with `njit`, the functions above left as plain Python.
 
     Each function is copied into a namespace of its own in which its callees
     are the compiled copies, so that the plain functions stay the numpy
@@ -465,4 +483,4 @@ def compiled(njit: Any) -> Any:
         copy = types.FunctionType(plain.__code__, namespace, name, plain.__defaults__)
         copy.__qualname__ = plain.__qualname__
         namespace[name] = njit(cache=True)(copy)
-    return namespace["side_inputs"]
+    return namespace["side_inputs_into"]

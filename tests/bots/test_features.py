@@ -119,6 +119,29 @@ def test_compiled_encoder_equals_the_numpy_reference(variant, version):
     np.testing.assert_allclose(fast, ref, rtol=1e-6, atol=1e-6)
 
 
+def test_compiled_encoder_reuses_its_working_space_whatever_it_holds():
+    from jacquetd.bots import fastencode
+
+    if not fastencode.available():
+        pytest.skip("numba unavailable")
+    v = find_variant("backgammon")
+    positions = [random_position("backgammon", seed, 10 + seed % 60) for seed in range(40)]
+    me = features.as_batch([p.me for p in positions])
+    opp = features.as_batch([p.opp for p in positions])
+    flags = np.zeros(len(positions), dtype=bool)
+    want = fastencode.encode(v, me, opp, flags, flags, 5)
+    table = np.array(fastencode.opponent_point_map(v), dtype=np.int64)
+    width = fastencode.side_width(5)
+    # leftovers of other positions, or a space too small (then replaced)
+    for scratch in (np.full(fastencode.SCRATCH, 7, dtype=np.int64), np.zeros(3, dtype=np.int64)):
+        got = np.zeros_like(want)
+        for r in range(len(positions)):  # row by row, as the single-position path does
+            fastencode._encode_rows(me[r:r + 1], opp[r:r + 1], flags[:1], flags[:1], table,
+                                    fastencode.variant_flags(v), 5, width, fastencode.ESCAPES,
+                                    got[r:r + 1], scratch)
+        np.testing.assert_array_equal(got, want)
+
+
 # the six version-3 extras close each side's block: shots, pips lost, dance,
 # back escapes, mobility, containment
 _SIDE3 = 98 + 22
