@@ -62,7 +62,7 @@ from jacquetd.bots.evaluator import Evaluator, NeuralEvaluator, neural_evaluator
 from jacquetd.bots.fastrollout import RolloutResult, TruncatedRollout
 from jacquetd.bots.net import Net, equity
 from jacquetd.bots.phases import phase_of
-from jacquetd.bots.search import Searcher, State, after
+from jacquetd.bots.search import Searcher, SearchSettings, State, after
 from jacquetd.bots.selfplay import Chooser, Turn, play_game
 from jacquetd.rules import RawPlay, Variant, find_variant, generate_raw
 
@@ -199,9 +199,14 @@ def game_decisions(variant: Variant, searcher: Searcher, choosers: tuple[Chooser
     return found
 
 
+TRUTH_SEARCH = SearchSettings(prune=False)
+"""The search that picks the decisions and their candidates: every reply searched in
+full, as when the shipped sets were made, so that they regenerate the same."""
+
+
 def decisions(variant: Variant, seed: int, rate: float, extra: int) -> Iterator[Decision]:
     """The endless, seeded stream of sampled decisions of `variant`."""
-    searcher = Searcher(truth_evaluator(variant.name))
+    searcher = Searcher(truth_evaluator(variant.name), TRUTH_SEARCH)
 
     def neural2(turn: Turn, raws: Sequence[RawPlay]) -> int:
         return searcher.best(State(turn.me, turn.opp, turn.me_flag, turn.opp_flag), raws, 2)

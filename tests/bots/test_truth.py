@@ -25,6 +25,7 @@ import pytest
 
 from benchmarks.make_truth import (
     TRUTH_DIR,
+    TRUTH_SEARCH,
     Decision,
     choose_candidates,
     decisions,
@@ -57,7 +58,7 @@ def recorded_decisions(v: Variant, records: list[dict[str, Any]], extra: int
     generated, candidates chosen by the same 0/1/2-ply searches) without replaying the
     seeded games that sampled them: the bounded form's shortcut for the Jacquet variants,
     whose first sampled game alone takes half a minute of 2-ply self-play."""
-    searcher = Searcher(truth_evaluator(v.name))
+    searcher = Searcher(truth_evaluator(v.name), TRUTH_SEARCH)
     for rec in records:
         state = State(list(rec["me"]), list(rec["opp"]), rec["me_flag"], rec["opp_flag"])
         dice = (rec["dice"][0], rec["dice"][1])
