@@ -306,6 +306,9 @@ def _positive_int(name: str, value: Any, minimum: int = 1) -> int:
 
 
 def _check(cfg: Config) -> Config:
+    """What no single setting shows: the limits and heartbeat tables (taken whole), the
+    processes against this machine, the names and the settings that go together. Each
+    top-level value was checked as it was read (`apply_settings`)."""
     lim = cfg.limits
     for name in _LIMIT_FIELDS:
         _positive_int(f"limits.{name}", getattr(lim, name))
@@ -313,15 +316,10 @@ def _check(cfg: Config) -> Config:
         raise ConfigError("limits.zmq_max_msg_bytes must be >= limits.max_frame_bytes")
     for name in _HEARTBEAT_FIELDS:
         _positive_int(f"heartbeat.{name}", getattr(cfg.heartbeat, name), minimum=0)
-    _positive_int("workers", cfg.workers, minimum=0)
-    _positive_int("zmq_read_batch", cfg.zmq_read_batch)
-    _positive_int("replica_deep_us", cfg.replica_deep_us, minimum=0)
     for name in ("workers", "replicas"):
         if getattr(cfg, name) > process_cap():
             raise ConfigError(f"{name}: at most {process_cap()} on this machine "
                               f"({MAX_PROCESSES_PER_CORE} per core), got {getattr(cfg, name)}")
-    if not cfg.gnubg_level:
-        raise ConfigError("gnubg_level must name a bot level")
     try:
         SearchSettings.parse_filters(cfg.move_filter)
     except ValueError as exc:
@@ -330,12 +328,6 @@ def _check(cfg: Config) -> Config:
         raise ConfigError(f"log_level: one of {', '.join(LOG_LEVELS)}")
     if cfg.log_format not in ("kv", "json"):
         raise ConfigError("log_format: 'kv' or 'json'")
-    for name in ("drain_timeout_s", "cancel_grace_s", "match_idle_timeout_s", "keep_days",
-                 "keep_replies_days"):
-        if not math.isfinite(getattr(cfg, name)):
-            raise ConfigError(f"{name}: expected a finite number, got {getattr(cfg, name)!r}")
-    if cfg.drain_timeout_s < 0 or cfg.cancel_grace_s < 0:
-        raise ConfigError("drain_timeout_s and cancel_grace_s must be >= 0")
     if (cfg.curve_secret is None) != (cfg.curve_clients is None):
         raise ConfigError("curve_secret and curve_clients go together")
     if cfg.zmq_bind is None and cfg.tcp is None and cfg.gnubg is None and cfg.ws is None:
