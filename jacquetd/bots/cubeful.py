@@ -289,11 +289,11 @@ def match_leaf_value(probs: np.ndarray, need: int, need_other: int, cube: int, o
                      crawford: bool, x: float, model: met.MatchModel) -> float:
     """Match-winning chance of the side on roll at a leaf, taking its best cube action:
     `owner` 'centre', 'me' or 'opponent' relative to that side; needs from its view."""
-    p = tuple(float(v) for v in probs)
-    d = cubemod.match_decision(p, need, need_other, cube, owner, crawford, x, model)
+    nd, dt, dp = cubemod.match_figures(probs.tolist(), need, need_other, cube, owner,
+                                       crawford, x, model)
     if owner == "opponent" or crawford or cube >= need:
-        return d.no_double
-    return max(d.no_double, min(d.double_take, d.double_drop))
+        return nd
+    return max(nd, min(dt, dp))
 
 
 def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int, cube: int,
