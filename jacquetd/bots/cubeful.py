@@ -73,6 +73,17 @@ def side_efficiency(variant: object, me: np.ndarray, opp: np.ndarray, x_contact:
     return cubemod.race_efficiency((pip_count(tuple(me)) + pip_count(tuple(opp))) / 2)
 
 
+def side_efficiencies(variant: object, me: np.ndarray, opp: np.ndarray, x_contact: float
+                      ) -> list[float]:
+    """`side_efficiency` of each row of `me` and `opp` (N, ...), contact found at once."""
+    if len(me) == 0:
+        return []
+    contact = features.contact(variant, me, opp)  # type: ignore[arg-type]
+    return [x_contact if c else
+            cubemod.race_efficiency((pip_count(tuple(a)) + pip_count(tuple(b))) / 2)
+            for c, a, b in zip(contact.tolist(), me, opp, strict=True)]
+
+
 def leaf_value(probs: np.ndarray, owner: str, x: float) -> float:
     """Cubeful money equity of the side on roll at a leaf, taking its best cube action."""
     p = tuple(float(v) for v in probs)
@@ -150,6 +161,9 @@ def _over_rolls(replies: _Replies, plies: int, x_contact: float | None,
     xc = cubemod.contact_efficiency(v.name) if x_contact is None else x_contact
     after_me, after_opp, eq, ks = replies.after_me, replies.after_opp, replies.eq, replies.ks
     leaf_probs, known = _one_roll(replies, plies, exact)
+    rows = [ks[r] for r in leaf_probs]
+    xs = dict(zip(leaf_probs, side_efficiencies(v, after_opp[rows], after_me[rows], xc),
+                  strict=True))
     nd = 0.0
     dt = 0.0
     for r, (_a, _b, w) in enumerate(ROLLS):
@@ -157,7 +171,7 @@ def _over_rolls(replies: _Replies, plies: int, x_contact: float | None,
         if r in known:
             a, b = known[r]
         elif r in leaf_probs:
-            a, b = leaf(leaf_probs[r], side_efficiency(v, after_opp[k], after_me[k], xc))
+            a, b = leaf(leaf_probs[r], xs[r])
         else:
             a, b = finished(float(eq[k]))
         nd += w * a
