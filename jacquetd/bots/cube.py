@@ -17,6 +17,7 @@ equity after a double and a take, `double_drop` after a pass.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
 from itertools import pairwise
 
 from jacquetd.rules import Position
@@ -192,6 +193,63 @@ def match_decision(probs: list[float] | tuple[float, ...], need_me: int, need_op
         # no double possible (Crawford game, C5) or useless (the cube already wins the match)
         decision = decision.without_double()
     return decision
+
+
+_Ends = tuple[float, float, float, float, float, float]
+
+
+@lru_cache(maxsize=4096)
+def _match_plan(m: met.MatchModel, need_me: int, need_opp: int, cube: int, own: int,
+                crawford: bool) -> tuple[_Ends, met.SegmentFn, _Ends, met.SegmentFn, float]:
+    """What `match_decision` reads from the match model at one score and cube, whatever
+    the position's gammons: the table figures of its two ends (loss at 1, 2, 3 times the
+    cube, then win) at the cube and at twice the cube, the two live segments as
+    functions of the shares, and the double/pass figure."""
+    post = not crawford and (need_me == 1 or need_opp == 1)
+    nxt = post or crawford
+
+    def ends(c: int) -> _Ends:
+        return (m.mwc(need_me, need_opp - c, nxt), m.mwc(need_me, need_opp - 2 * c, nxt),
+                m.mwc(need_me, need_opp - 3 * c, nxt), m.mwc(need_me - c, need_opp, nxt),
+                m.mwc(need_me - 2 * c, need_opp, nxt), m.mwc(need_me - 3 * c, need_opp, nxt))
+
+    return (ends(cube), m.segment_fn(need_me, need_opp, cube, own, crawford, post),
+            ends(2 * cube), m.segment_fn(need_me, need_opp, 2 * cube, met.THEIRS, crawford,
+                                         post),
+            m.mwc(need_me - cube, need_opp, nxt))
+
+
+def _live_dead(ends: _Ends, seg: met.SegmentFn, w: float, gw: float, bw: float, gl: float,
+               bl: float, x: float) -> float:
+    l1, l2, l3, w1, w2, w3 = ends
+    lose = (1.0 - gl) * l1 + (gl - bl) * l2 + bl * l3
+    win = (1.0 - gw) * w1 + (gw - bw) * w2 + bw * w3
+    lo, v_lo, hi, v_hi = seg(gw, bw, gl, bl)
+    pts = [(0.0, lose)]
+    if lo > 0.0:
+        pts.append((lo, v_lo))
+    if hi < 1.0:
+        pts.append((hi, v_hi))
+    pts.append((1.0, win))
+    return x * _polyline(pts, w) + (1 - x) * (w * win + (1 - w) * lose)
+
+
+def match_figures(probs: list[float] | tuple[float, ...], need_me: int, need_opp: int,
+                  cube: int, owner: str, crawford: bool, x: float, m: met.MatchModel
+                  ) -> tuple[float, float, float]:
+    """(no double, double/take, double/pass) of `match_decision`, the same figures with
+    the model's share-independent work cached per score and cube (for the many leaves
+    of a search)."""
+    own = {"centre": met.CENTRE, "me": met.MINE, "opponent": met.THEIRS}[owner]
+    ends_nd, seg_nd, ends_dt, seg_dt, dp = _match_plan(m, need_me, need_opp, cube, own,
+                                                       crawford)
+    w = probs[WIN]
+    gw = probs[WIN_G] / w if w > 1e-7 else 0.0
+    bw = probs[WIN_BG] / w if w > 1e-7 else 0.0
+    gl = probs[LOSE_G] / (1 - w) if w < 1 - 1e-7 else 0.0
+    bl = probs[LOSE_BG] / (1 - w) if w < 1 - 1e-7 else 0.0
+    return (_live_dead(ends_nd, seg_nd, w, gw, bw, gl, bl, x),
+            _live_dead(ends_dt, seg_dt, w, gw, bw, gl, bl, x), dp)
 
 
 def efficiency(pos: Position, x_contact: float | None = None) -> float:

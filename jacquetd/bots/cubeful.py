@@ -73,6 +73,17 @@ def side_efficiency(variant: object, me: np.ndarray, opp: np.ndarray, x_contact:
     return cubemod.race_efficiency((pip_count(tuple(me)) + pip_count(tuple(opp))) / 2)
 
 
+def side_efficiencies(variant: object, me: np.ndarray, opp: np.ndarray, x_contact: float
+                      ) -> list[float]:
+    """`side_efficiency` of each row of `me` and `opp` (N, ...), contact found at once."""
+    if len(me) == 0:
+        return []
+    contact = features.contact(variant, me, opp)  # type: ignore[arg-type]
+    return [x_contact if c else
+            cubemod.race_efficiency((pip_count(tuple(a)) + pip_count(tuple(b))) / 2)
+            for c, a, b in zip(contact.tolist(), me, opp, strict=True)]
+
+
 def leaf_value(probs: np.ndarray, owner: str, x: float) -> float:
     """Cubeful money equity of the side on roll at a leaf, taking its best cube action."""
     p = tuple(float(v) for v in probs)
@@ -150,6 +161,9 @@ def _over_rolls(replies: _Replies, plies: int, x_contact: float | None,
     xc = cubemod.contact_efficiency(v.name) if x_contact is None else x_contact
     after_me, after_opp, eq, ks = replies.after_me, replies.after_opp, replies.eq, replies.ks
     leaf_probs, known = _one_roll(replies, plies, exact)
+    rows = [ks[r] for r in leaf_probs]
+    xs = dict(zip(leaf_probs, side_efficiencies(v, after_opp[rows], after_me[rows], xc),
+                  strict=True))
     nd = 0.0
     dt = 0.0
     for r, (_a, _b, w) in enumerate(ROLLS):
@@ -157,7 +171,7 @@ def _over_rolls(replies: _Replies, plies: int, x_contact: float | None,
         if r in known:
             a, b = known[r]
         elif r in leaf_probs:
-            a, b = leaf(leaf_probs[r], side_efficiency(v, after_opp[k], after_me[k], xc))
+            a, b = leaf(leaf_probs[r], xs[r])
         else:
             a, b = finished(float(eq[k]))
         nd += w * a
@@ -289,11 +303,11 @@ def match_leaf_value(probs: np.ndarray, need: int, need_other: int, cube: int, o
                      crawford: bool, x: float, model: met.MatchModel) -> float:
     """Match-winning chance of the side on roll at a leaf, taking its best cube action:
     `owner` 'centre', 'me' or 'opponent' relative to that side; needs from its view."""
-    p = tuple(float(v) for v in probs)
-    d = cubemod.match_decision(p, need, need_other, cube, owner, crawford, x, model)
+    nd, dt, dp = cubemod.match_figures(probs.tolist(), need, need_other, cube, owner,
+                                       crawford, x, model)
     if owner == "opponent" or crawford or cube >= need:
-        return d.no_double
-    return max(d.no_double, min(d.double_take, d.double_drop))
+        return nd
+    return max(nd, min(dt, dp))
 
 
 def match_cubeful(searcher: Searcher, state: State, need_me: int, need_opp: int, cube: int,

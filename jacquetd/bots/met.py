@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -52,6 +53,11 @@ relative score, and the exact table to 1000 points would take minutes to compute
 
 def _scaled(need: int, scale: float) -> int:
     return max(1, min(EXACT_NEEDS, round(need / scale)))
+
+
+SegmentFn = Callable[[float, float, float, float], tuple[float, float, float, float]]
+"""A live segment as a function of a game's four gammon shares (`MatchModel.segment_fn`):
+(win_g, win_bg, lose_g, lose_bg) to (lo, v_lo, hi, v_hi)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +177,7 @@ class MatchModel:
         """Fresh-game figures that replace the model's own up to the table's length."""
         self._mwc = lru_cache(maxsize=None)(self._mwc_uncached)
         self._segment = lru_cache(maxsize=None)(self._segment_uncached)
+        self._segment_fns = lru_cache(maxsize=None)(self._segment_fns_uncached)
         self._filled = (0, 0)  # every mwc(i, j) with i <= a, j <= b is cached
         self._filling = False
 
@@ -288,9 +295,75 @@ class MatchModel:
             return Segment(mid - 1e-9, v_lo, mid + 1e-9, v_hi)
         return Segment(lo, v_lo, hi, v_hi)
 
+    def segment_fn(self, a: int, b: int, cube: int, owner: int, crawford: bool, post: bool
+                   ) -> SegmentFn:
+        """`segment(a, b, cube, owner, crawford, post, shares)` as a function of the four
+        shares (win_g, win_bg, lose_g, lose_bg) returning (lo, v_lo, hi, v_hi): the same
+        figures, the table lookups that do not depend on the shares made once per score
+        and cube (cached), so that a search's many leaves at one score pay only for the
+        arithmetic."""
+        if max(a, b) > EXACT_NEEDS:
+            scale = max(a, b) / EXACT_NEEDS
+            cube = max(1, 2 ** round(math.log2(max(1.0, cube / scale))))
+            a, b = _scaled(a, scale), _scaled(b, scale)
+        if a > self._filled[0] or b > self._filled[1]:
+            self._fill(a, b)
+        return self._segment_fns(a, b, cube, owner, crawford, post or crawford)
+
+    def _segment_fns_uncached(self, a: int, b: int, cube: int, owner: int, crawford: bool,
+                     nxt_post: bool
+                     ) -> SegmentFn:
+        """`_segment_of` with the shares as arguments (its arithmetic in the same order)."""
+        i_double = not crawford and owner in (CENTRE, MINE) and cube < a
+        they_double = not crawford and owner in (CENTRE, THEIRS) and cube < b
+        w1 = w2 = w3 = l1 = l2 = l3 = drop_hi = drop_lo = 0.0
+        up_hi = up_lo = None
+        if i_double:
+            drop_hi = self.mwc(a - cube, b, nxt_post)
+            up_hi = self._segment_fns(a, b, 2 * cube, THEIRS, False, nxt_post)
+        else:
+            w1 = self.mwc(a - cube, b, nxt_post)
+            w2 = self.mwc(a - 2 * cube, b, nxt_post)
+            w3 = self.mwc(a - 3 * cube, b, nxt_post)
+        if they_double:
+            drop_lo = self.mwc(a, b - cube, nxt_post)
+            up_lo = self._segment_fns(a, b, 2 * cube, MINE, False, nxt_post)
+        else:
+            l1 = self.mwc(a, b - cube, nxt_post)
+            l2 = self.mwc(a, b - 2 * cube, nxt_post)
+            l3 = self.mwc(a, b - 3 * cube, nxt_post)
+
+        def fn(gw: float, bw: float, gl: float, bl: float
+               ) -> tuple[float, float, float, float]:
+            if up_hi is not None:
+                s_lo, s_vlo, s_hi, s_vhi = up_hi(gw, bw, gl, bl)
+                hi, v_hi = _solve(s_lo, s_vlo, s_hi, s_vhi, drop_hi), drop_hi
+            else:
+                hi, v_hi = 1.0, (1.0 - gw) * w1 + (gw - bw) * w2 + bw * w3
+            if up_lo is not None:
+                s_lo, s_vlo, s_hi, s_vhi = up_lo(gw, bw, gl, bl)
+                lo, v_lo = _solve(s_lo, s_vlo, s_hi, s_vhi, drop_lo), drop_lo
+            else:
+                lo, v_lo = 0.0, (1.0 - gl) * l1 + (gl - bl) * l2 + bl * l3
+            if hi <= lo:
+                mid = (hi + lo) / 2
+                return mid - 1e-9, v_lo, mid + 1e-9, v_hi
+            return lo, v_lo, hi, v_hi
+
+        return fn
+
     def table(self, n: int) -> np.ndarray:
         """(n, n) array: entry [a-1, b-1] is mwc(a, b) pre-Crawford."""
         return np.array([[self.mwc(a, b) for b in range(1, n + 1)] for a in range(1, n + 1)])
+
+
+def _solve(lo: float, v_lo: float, hi: float, v_hi: float, value: float) -> float:
+    """`Segment(lo, v_lo, hi, v_hi).solve(value)`."""
+    if value <= v_lo:
+        return lo
+    if value >= v_hi:
+        return hi
+    return lo + (hi - lo) * (value - v_lo) / (v_hi - v_lo)
 
 
 @lru_cache(maxsize=16)
