@@ -45,8 +45,6 @@ ROLLS: tuple[tuple[int, int, float], ...] = tuple(
     (a, b, (1.0 if a == b else 2.0) / 36.0) for a in range(1, 7) for b in range(a, 7))
 ROLL_WEIGHTS = np.array([w for _a, _b, w in ROLLS])
 
-
-
 StopFn = Callable[[], bool]
 
 
@@ -85,14 +83,6 @@ def roll_plays(variant: Variant, s: State) -> tuple[np.ndarray, np.ndarray, list
     return features.as_batch([r.me for r in raws]), features.as_batch([r.opp for r in raws]), bounds
 
 
-def mover_probs(ev: Evaluator, s: State, after_me: np.ndarray, after_opp: np.ndarray
-                ) -> np.ndarray:
-    """(M, 5) probabilities, for the mover `s.me`, of the positions its plays left."""
-    n = len(after_me)
-    return _probs_of_plays(ev, after_me, after_opp, np.full(n, s.me_flag),
-                           np.full(n, s.opp_flag))
-
-
 def _probs_of_plays(ev: Evaluator, after_me: np.ndarray, after_opp: np.ndarray,
                     me_flag: np.ndarray, opp_flag: np.ndarray) -> np.ndarray:
     """(M, 5) probabilities, for the movers, of the positions their plays left; each row
@@ -123,7 +113,9 @@ def roll_replies(ev: Evaluator, s: State
     rows in ROLLS order.
     """
     after_me, after_opp, bounds = roll_plays(ev.variant, s)
-    return after_me, after_opp, mover_probs(ev, s, after_me, after_opp), bounds
+    n = len(after_me)
+    p = _probs_of_plays(ev, after_me, after_opp, np.full(n, s.me_flag), np.full(n, s.opp_flag))
+    return after_me, after_opp, p, bounds
 
 
 def best_replies(ev: Evaluator, s: State, pruner: PruneNet | None = None
