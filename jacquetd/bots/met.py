@@ -82,7 +82,7 @@ class Segment:
             return self.lo
         if value >= self.v_hi:
             return self.hi
-        return self.lo + (self.hi - self.lo) * (value - self.v_lo) / (self.v_hi - self.v_lo)
+        return _solve(self.lo, self.v_lo, self.hi, self.v_hi, value)
 
 
 TABLES_DIR = Path(__file__).resolve().parent / "tables"
@@ -254,12 +254,7 @@ class MatchModel:
         shares, as GNU Backgammon's match-play cube formulas use a position's own
         gammon chances: a gammonish game moves the take and cash points.
         """
-        if max(a, b) > EXACT_NEEDS:
-            scale = max(a, b) / EXACT_NEEDS
-            cube = max(1, 2 ** round(math.log2(max(1.0, cube / scale))))
-            a, b = _scaled(a, scale), _scaled(b, scale)
-        if a > self._filled[0] or b > self._filled[1]:
-            self._fill(a, b)
+        a, b, cube = self._needs(a, b, cube)
         if shares is not None:
             return self._segment_of(a, b, cube, owner, crawford, post or crawford, shares)
         return self._segment(a, b, cube, owner, crawford, post or crawford)
@@ -302,17 +297,22 @@ class MatchModel:
         figures, the table lookups that do not depend on the shares made once per score
         and cube (cached), so that a search's many leaves at one score pay only for the
         arithmetic."""
+        a, b, cube = self._needs(a, b, cube)
+        return self._segment_fns(a, b, cube, owner, crawford, post or crawford)
+
+    def _needs(self, a: int, b: int, cube: int) -> tuple[int, int, int]:
+        """Needs and cube as the segments see them: scaled to the exact table past
+        EXACT_NEEDS (the cube with them), the table filled that far."""
         if max(a, b) > EXACT_NEEDS:
             scale = max(a, b) / EXACT_NEEDS
             cube = max(1, 2 ** round(math.log2(max(1.0, cube / scale))))
             a, b = _scaled(a, scale), _scaled(b, scale)
         if a > self._filled[0] or b > self._filled[1]:
             self._fill(a, b)
-        return self._segment_fns(a, b, cube, owner, crawford, post or crawford)
+        return a, b, cube
 
     def _segment_fns_uncached(self, a: int, b: int, cube: int, owner: int, crawford: bool,
-                     nxt_post: bool
-                     ) -> SegmentFn:
+                              nxt_post: bool) -> SegmentFn:
         """`_segment_of` with the shares as arguments (its arithmetic in the same order)."""
         i_double = not crawford and owner in (CENTRE, MINE) and cube < a
         they_double = not crawford and owner in (CENTRE, THEIRS) and cube < b
