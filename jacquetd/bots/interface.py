@@ -126,10 +126,13 @@ class BotsEngine:
 
     def compile_evaluation(self) -> None:
         """Compile (or load from the cache) the network evaluation's kernels, its one-row
-        and its batched path, so that no worker does it at its first request."""
+        and its batched path, and the search's pruning, so that no worker does it at its
+        first request."""
         import numpy as np
 
+        from . import prune
         from .evaluator import neural_evaluator
+        from .search import State, roll_plays
 
         start = Position.initial("jacquet")
         ev = neural_evaluator("jacquet")
@@ -137,6 +140,10 @@ class BotsEngine:
             ev.probs(np.array([start.me] * rows, dtype=np.int16),
                      np.array([start.opp] * rows, dtype=np.int16),
                      np.zeros(rows, dtype=bool), np.zeros(rows, dtype=bool))
+        pruner = prune.shipped("jacquet")
+        if pruner is not None:
+            me, opp, bounds = roll_plays(ev.variant, State(start.me, start.opp))
+            pruner.kept_rows(me, opp, np.asarray(bounds))
 
     def evaluate(self, pos: Position, *, plies: int = 0) -> Evaluation:
         """Outcome probabilities and cubeless equity for the side on roll."""
