@@ -44,14 +44,28 @@ def _match_of(record: MatchRecord) -> Match:
     return Match(record.variant, record.length, record.cube, record.crawford, seed=0)
 
 
+def _actor(g: Game, kind: str) -> int | None:
+    """The side whose turn it is to take an action of `kind` (C2: the doubler's opponent
+    takes or drops; the resigner's opponent answers a resignation), None for a
+    resignation, which either side may offer."""
+    if kind in ("take", "drop"):
+        return 1 - g.turn
+    if kind in ("accept", "reject"):
+        return None if g.pending_resign is None else 1 - g.pending_resign[0]
+    return None if kind == "resign" else g.turn
+
+
 def _apply(g: Game, a: Action) -> None:
+    """Apply `a` to `g`; RulesError when the rules refuse it or it is not `a.side`'s
+    to take (checked after the rules' checks, but before a move is read)."""
+    actor = _actor(g, a.kind)
+    if a.kind == "move" and a.side != actor:
+        raise RulesError(f"side {a.side} moves on side {actor}'s turn")
     if a.kind == "roll":
         assert a.dice is not None
         g.roll(a.dice)
     elif a.kind == "move":
         assert a.move is not None
-        if a.side != g.turn:
-            raise RulesError(f"side {a.side} moves on side {g.turn}'s turn")
         g.play(a.move)
     elif a.kind == "double":
         g.double()
@@ -66,8 +80,8 @@ def _apply(g: Game, a: Action) -> None:
         g.resign(a.side, a.value)
     else:
         g.answer_resign(a.kind == "accept")
-    if a.kind in ("roll", "double") and a.side != g.turn:
-        raise RulesError(f"side {a.side} acts on side {g.turn}'s turn")
+    if actor is not None and a.side != actor:
+        raise RulesError(f"side {a.side} acts ({a.kind}) on side {actor}'s turn")
 
 
 def replay(record: MatchRecord) -> Iterator[Step]:

@@ -216,6 +216,23 @@ def test_replay_finds_the_first_bad_action() -> None:
     assert exc.value.game == 1 and exc.value.index == i
 
 
+@pytest.mark.parametrize("taker", ["doubler", "opponent"])
+def test_replay_checks_who_answers_a_double(taker: str) -> None:
+    """C2: only the doubler's opponent takes; a take by the doubler is refused there."""
+    rec = _random_record("backgammon", 4)
+    actions = rec.games[0].actions
+    first = next(i for i, a in enumerate(actions) if a.kind == "roll")
+    side = actions[first].side
+    answer = side if taker == "doubler" else 1 - side
+    actions[first:first] = [Action(side, "double", value=2), Action(answer, "take")]
+    with pytest.raises(ReplayError) as exc:
+        check(rec)
+    if taker == "doubler":
+        assert exc.value.index == first + 1 and "take" in str(exc.value)
+    else:  # accepted; the doubled cube then disagrees with the recorded result
+        assert "wins" in str(exc.value)
+
+
 def test_replay_checks_results_scores_and_dice() -> None:
     rec = _random_record("backgammon", 4)
     r = rec.games[0].result
