@@ -15,6 +15,7 @@ from typing import Any
 
 from jacquetd.daemon import plays as daemon_plays
 from jacquetd.daemon.warmup import warm_up
+from jacquetd.rules import legal_plays
 from jacquetd.rules.gnubg_id import gnubg_id, parse_gnubg_id
 from jacquetd.rules.interchange import foreign_ids
 from jacquetd.rules.xgid import format_xgid, parse_xgid
@@ -47,7 +48,7 @@ def main() -> None:
     rolled = [p.with_dice((rng.randint(1, 6), rng.randint(1, 6))) for p in positions
               if not p.game_over() and not (p.cube and p.cube.pending)][:300]
     warm_up()
-    plays = [x for p in rolled for x in daemon_plays.plays_of(p)]
+    plays = [x for p in rolled for x in legal_plays(p)]
     whole = per_item_us(daemon_plays.play_dict, plays)
     ids_part = per_item_us(lambda x: foreign_ids(x.after), plays)
     print(f"play_dict     {whole:7.1f} us per play ({len(plays)} plays), of which gnubg_id "

@@ -60,8 +60,6 @@ class FrontQueue:
         self._scheduled = False
         self.size = 0  # messages queued
         self.bytes = 0  # their size
-        self.served = 0  # messages taken off the queue (introspection)
-        self.slices = 0
 
     def __len__(self) -> int:
         return self.size
@@ -153,7 +151,6 @@ class FrontQueue:
     def _run(self) -> None:
         """One slice: one message per client per round, new clients first, until the
         slice's time is used or nothing is left; then the loop gets its turn."""
-        self.slices += 1
         deadline = time.perf_counter() + self.slice_s
         while True:
             key = self._next_key()
@@ -164,7 +161,6 @@ class FrontQueue:
             work, peer, item, nbytes = line.popleft()
             self.size -= 1
             self.bytes -= nbytes
-            self.served += 1
             try:
                 work(peer, item)
             except Exception:  # a failure of one message must not stop the others

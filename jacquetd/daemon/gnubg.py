@@ -236,11 +236,6 @@ class BoardQuestion:
     position: Position
     actor_on_roll: bool
 
-    @property
-    def actor_is_you(self) -> bool:
-        """Whether the side that must answer the board is You (field 1)."""
-        return self.board.on_roll_is_you == self.actor_on_roll
-
 
 def board_position(text: str) -> BoardQuestion:
     """Read a ``board:`` string into the question it asks; PositionError if malformed.

@@ -15,7 +15,7 @@ from typing import Any
 from jacquetd_protocol.errors import ErrorCode, ProtocolError
 
 from jacquetd.daemon.positions import board_literal_of, fields_of, literal_frame
-from jacquetd.rules import Play, Position, generate, legal_plays
+from jacquetd.rules import Play, Position, generate
 from jacquetd.rules.idwriter import IdWriter, id_writer
 from jacquetd.rules.movegen import format_steps, primed_after
 from jacquetd.rules.position import CHECKERS
@@ -59,25 +59,12 @@ def with_dice(pos: Position) -> Position:
     return pos
 
 
-def plays_of(pos: Position) -> list[Play]:
-    """``legal_plays(pos)``, by the compiled generator when it is available."""
-    if _fastgen is not None and pos.dice and not pos.game_over():
-        return [Play(pos, raw) for raw in _fastgen.generate(pos)]
-    return legal_plays(pos)
-
-
-def game_result_of(play: Play) -> dict[str, Any] | None:
-    """The result of the game when ``play`` ends it (the mover bore off its last checker):
-    the mover (``on_roll`` of the position the play was made in) wins ``points`` (J12, B8,
-    C4, times the cube by C3)."""
-    raw = play.raw
-    return result_of(play.before, raw.me, raw.opp)
-
-
 def result_of(before: Position, mover: tuple[int, ...], other: tuple[int, ...]
             ) -> dict[str, Any] | None:
-    """`game_result_of` of the play of `before` that leaves the mover with `mover` and its
-    opponent with `other` (each in its own numbering)."""
+    """The result of the game when the play of `before` that leaves the mover with `mover`
+    and its opponent with `other` (each in its own numbering) ends it (the mover bore off
+    its last checker): the mover (``on_roll`` of `before`) wins ``points`` (J12, B8, C4,
+    times the cube by C3); None otherwise."""
     if mover[0] < CHECKERS:
         return None
     variant = before.rules
@@ -155,18 +142,9 @@ def play_dict(play: Play) -> dict[str, Any]:
                    primed_of(before))
 
 
-def compact_play_dict(play: Play) -> dict[str, Any]:
-    """The compact play record (`legal_moves` with `compact`): move, id, board literal."""
-    before = play.before
-    raw = play.raw
-    writer, frame = after_frame(before)
-    return _compact_record(before, (play.move, raw.me, raw.opp), frame, writer,
-                           primed_of(before))
-
-
 def play_records(pos: Position, compact: bool = False) -> list[dict[str, Any]]:
-    """The record of every legal play of `pos` (`play_dict`, or `compact_play_dict` with
-    `compact`), in generation order: the frame's parts are written once for all."""
+    """The record of every legal play of `pos` (`play_dict`, or with `compact` the move,
+    id and board literal), in generation order: the frame's parts are written once."""
     writer, frame = after_frame(pos)
     primed = primed_of(pos)
     plays = spelled_plays_of(pos)

@@ -106,13 +106,6 @@ def _side_literal(side: tuple[int, ...]) -> str:
     return ",".join(f"{i}:{side[i]}" for i in range(len(side) - 1, -1, -1) if side[i]) or "-"
 
 
-def board_literal(pos: Position) -> str:
-    """`format_board(pos.to_dict())` (protocol/positions.py), written from the position
-    without building its map: `legal_moves` with `compact` writes one per play."""
-    return board_literal_of(literal_frame(pos.variant, pos.dice, pos.cube, pos.match),
-                            pos.me, pos.opp, pos.primed)
-
-
 @functools.lru_cache(maxsize=1024)
 def literal_frame(variant: str, dice: tuple[int, ...], cube: Cube | None,
                    match: MatchState | None) -> tuple[str, str, str]:

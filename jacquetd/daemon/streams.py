@@ -605,17 +605,19 @@ async def serve_stdio(cfg: Config, service: Service) -> None:
     if not watched:
         threading.Thread(target=reader, name="stdin-reader", daemon=True).start()
     started = time.monotonic()
-    while not peer.ending and not peer.closed:
-        data = await chunks.get()
-        if paused and chunks.qsize() < STDIN_PAUSE_CHUNKS:
-            paused = False
-            loop.add_reader(0, readable)
-        if not data:
-            feed_protocol(peer, peer.decoder.finish())
-            break
-        feed_protocol(peer, peer.decoder.feed(data))
-    if watched:
-        loop.remove_reader(0)
+    try:
+        while not peer.ending and not peer.closed:
+            data = await chunks.get()
+            if paused and chunks.qsize() < STDIN_PAUSE_CHUNKS:
+                paused = False
+                loop.add_reader(0, readable)
+            if not data:
+                feed_protocol(peer, peer.decoder.finish())
+                break
+            feed_protocol(peer, peer.decoder.feed(data))
+    finally:  # cancelled too: nothing may read stdin for a session that ended
+        if watched:
+            loop.remove_reader(0)
     while not peer.closed and service.pending_count(peer.key):
         await asyncio.sleep(EOF_POLL_S)
     log.debug("event=stdio_done seconds=%.3f", time.monotonic() - started)

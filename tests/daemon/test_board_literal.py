@@ -8,8 +8,15 @@ import random
 import pytest
 from jacquetd_protocol.positions import format_board, parse_board
 
-from jacquetd.daemon.positions import board_literal
+from jacquetd.daemon.positions import board_literal_of, literal_frame
 from jacquetd.rules import Position, legal_plays
+
+
+def board_literal(pos: Position) -> str:
+    """The literal as the daemon writes one per play: the frame shared by a roll's plays,
+    then the sides and the primed flags."""
+    return board_literal_of(literal_frame(pos.variant, pos.dice, pos.cube, pos.match),
+                            pos.me, pos.opp, pos.primed)
 
 
 @pytest.mark.parametrize("variant", ["jacquet", "jacquet-be", "backgammon"])

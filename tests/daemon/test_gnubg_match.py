@@ -94,7 +94,8 @@ def test_real_gnubg_plays_5_point_matches_with_the_cube_against_the_daemon(
         ours: list[tuple[str, object]] = []  # ("cube", word) or ("move", (position, play))
         for board, opts, reply in answers:
             question = board_position(board)
-            assert not question.actor_is_you, (seed, board)  # gnubg asks its player 0
+            # gnubg asks its player 0: the side that must answer is not You (field 1)
+            assert question.board.on_roll_is_you != question.actor_on_roll, (seed, board)
             cube = question.position.cube
             assert not opts.startswith("resignation"), opts  # gnubg 1.07 never asks
             if not question.actor_on_roll:  # a double to answer

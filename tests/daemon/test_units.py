@@ -233,8 +233,9 @@ def test_fast_paths_give_what_the_rules_core_gives(variant: str) -> None:
     ending = 0
     for seed in range(2):
         for game, pos in _played_games(variant, seed):
-            fast, pure = daemon_plays.plays_of(pos), legal_plays(pos)
-            assert [p.move for p in fast] == [p.move for p in pure]
+            pure = legal_plays(pos)
+            assert [(p.move, p.raw.me, p.raw.opp) for p in pure] == \
+                daemon_plays.spelled_plays_of(pos)
             expected = []
             for p in pure:
                 result = _result_by_the_game(game, p) if p.after.game_over() else None
@@ -243,7 +244,8 @@ def test_fast_paths_give_what_the_rules_core_gives(variant: str) -> None:
                     {"move": p.move, "position_id": p.after.to_id(),
                      "position": p.after.to_dict(), **foreign_ids(p.after), "hits": p.hits,
                      "borne_off": p.borne_off, **({"result": result} if result else {})})
-            assert [daemon_plays.play_dict(p) for p in fast] == expected
+            assert daemon_plays.play_records(pos) == expected
+            assert [daemon_plays.play_dict(p) for p in pure] == expected
     assert ending, "no game-ending play was checked"
 
 
