@@ -35,6 +35,7 @@ far: both players are deterministic).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +45,7 @@ from jacquetd import fastgen
 from jacquetd.rules import find_variant
 from jacquetd.rules.variants import opponent_point_map
 
-from . import bearoff, bearoff_store, fastencode, fastnet
+from . import bearoff_store, fastencode, fastnet
 from .evaluator import NeuralEvaluator
 from .fastrollout import ROLL_INDEX, RolloutResult, TruncatedRollout
 from .search import ROLLS, State
@@ -127,6 +128,12 @@ def _later_roll_c(key: np.uint64, trial: int, turn: int, roll36: np.ndarray) -> 
     return int(roll36[np.int64(h % np.uint64(36))])
 
 
+def _roll_table(key: np.uint64, roll36: np.ndarray, out: np.ndarray) -> None:
+    for t in range(out.shape[0]):
+        for k in range(out.shape[1]):
+            out[t, k] = _later_roll_c(key, t, k, roll36)
+
+
 # -- one position's 21 rolls ---------------------------------------------------------------
 
 def _has_prime(side: np.ndarray) -> bool:
@@ -186,8 +193,105 @@ def _race_probs(a: np.ndarray, b: np.ndarray, a_flag: bool, b_flag: bool,
         out[4] = 0.0 if b_flag else out[3]
 
 
+def _sigmoids(h: np.ndarray, n: int) -> None:
+    """h[j] := 1 / (1 + exp(-h[j])) (its argument clipped to +-40, as the networks'
+    sigmoid) for j < n, in a loop the compiler vectorises: exp(-x) is the Taylor
+    polynomial of exp(-x / 64) raised to the 64th power (six squarings), within 2e-14
+    of the library's exp relative to it, where the library's call stops vectorising."""
+    for j in range(n):
+        y = -min(max(h[j], -40.0), 40.0) * 0.015625
+        e = 4.779477332387385e-14  # 1/16!
+        e = 7.647163731819816e-13 + y * e  # 1/15!
+        e = 1.1470745597729725e-11 + y * e  # 1/14!
+        e = 1.6059043836821613e-10 + y * e  # 1/13!
+        e = 2.08767569878681e-09 + y * e  # 1/12!
+        e = 2.505210838544172e-08 + y * e  # 1/11!
+        e = 2.755731922398589e-07 + y * e  # 1/10!
+        e = 2.7557319223985893e-06 + y * e  # 1/9!
+        e = 2.48015873015873e-05 + y * e  # 1/8!
+        e = 0.0001984126984126984 + y * e  # 1/7!
+        e = 0.001388888888888889 + y * e  # 1/6!
+        e = 0.008333333333333333 + y * e  # 1/5!
+        e = 0.041666666666666664 + y * e  # 1/4!
+        e = 0.16666666666666666 + y * e  # 1/3!
+        e = 0.5 + y * e  # 1/2!
+        e = 1.0 + y * e  # 1/1!
+        e = 1.0 + y * e  # 1/0!
+        e = e * e
+        e = e * e
+        e = e * e
+        e = e * e
+        e = e * e
+        e = e * e
+        h[j] = 1.0 / (1.0 + e)
+
+
+def _hidden_sums(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, hs: np.ndarray) -> None:
+    """The first layer's sums (before the sigmoid) of the input row `x` into `hs`,
+    accumulated in float64 input by input."""
+    for j in range(w1.shape[1]):
+        hs[j] = b1[j]
+    for i in range(x.shape[0]):
+        if x[i] != 0.0:
+            xi = np.float64(x[i])
+            for j in range(w1.shape[1]):
+                hs[j] += xi * w1[i, j]
+
+
+def _forward_delta(x: np.ndarray, xb: np.ndarray, hb: np.ndarray, w1: np.ndarray,
+                   w2t: np.ndarray, b2: np.ndarray, h: np.ndarray, idx: np.ndarray,
+                   dv: np.ndarray, out: np.ndarray) -> None:
+    """`fastnet._forward_row` of `x` from the first layer's sums `hb` of another row `xb`:
+    only the inputs that differ are multiplied (the plays of a position change a few
+    dozen of its inputs). The sums agree with the row kernel's to float64 rounding."""
+    n_hidden = w1.shape[1]
+    m = 0
+    for i in range(x.shape[0]):  # without a branch: the differences come unpredictably
+        idx[m] = i
+        dv[m] = np.float64(x[i]) - np.float64(xb[i])
+        m += 1 if x[i] != xb[i] else 0
+    for j in range(n_hidden):
+        h[j] = hb[j]
+    t = 0
+    while t + 4 <= m:
+        a = idx[t]
+        b = idx[t + 1]
+        c = idx[t + 2]
+        d = idx[t + 3]
+        xa = dv[t]
+        xbb = dv[t + 1]
+        xc = dv[t + 2]
+        xd = dv[t + 3]
+        for j in range(n_hidden):
+            h[j] = (((h[j] + xa * w1[a, j]) + xbb * w1[b, j]) + xc * w1[c, j]) + xd * w1[d, j]
+        t += 4
+    while t < m:
+        a = idx[t]
+        xa = dv[t]
+        for j in range(n_hidden):
+            h[j] += xa * w1[a, j]
+        t += 1
+    _sigmoids(h, n_hidden)
+    # each output's sum in eight interleaved partial sums (a vector's lanes), then paired
+    acc = dv[:8]  # the differences are spent: their room holds the partial sums
+    for k in range(5):
+        acc[:] = 0.0
+        j = 0
+        while j + 8 <= n_hidden:
+            for lane in range(8):
+                acc[lane] += h[j + lane] * w2t[k, j + lane]
+            j += 8
+        while j < n_hidden:
+            acc[0] += h[j] * w2t[k, j]
+            j += 1
+        sk = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+        sk += b2[k]
+        out[k] = 1.0 / (1.0 + math.exp(-min(max(sk, -40.0), 40.0)))
+
+
 def _eval_row(a: np.ndarray, b: np.ndarray, af: np.ndarray, bf: np.ndarray, x: np.ndarray,
-              scratch: np.ndarray, nonzero: np.ndarray, h: np.ndarray, raw: np.ndarray,
+              xb: np.ndarray, hb: np.ndarray, hb_ok: np.ndarray, idx: np.ndarray,
+              dv: np.ndarray, scratch: np.ndarray, h: np.ndarray, raw: np.ndarray,
               table: np.ndarray, vflags: int, version: int, width: int,
               escapes: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
               b2: np.ndarray, rw1: np.ndarray, rb1: np.ndarray, rw2: np.ndarray,
@@ -196,7 +300,10 @@ def _eval_row(a: np.ndarray, b: np.ndarray, af: np.ndarray, bf: np.ndarray, x: n
               use_bearoff: bool, dist: np.ndarray, first_dist: np.ndarray,
               binom: np.ndarray, tracks_primes: bool, out: np.ndarray) -> None:
     """`fastnet._evaluate` of the one position (a[0], b[0]) (a on roll), then the
-    bear-off tables when both sides are home: its (5,) probabilities into `out`."""
+    bear-off tables when both sides are home: its (5,) probabilities into `out`.
+
+    The first layer starts from the sums of the base row `xb` (`hb[route]`, computed
+    at the first row of that route, `hb_ok`)."""
     home = True
     for i in range(7, 26):
         if a[0, i] != 0 or b[0, i] != 0:
@@ -209,12 +316,21 @@ def _eval_row(a: np.ndarray, b: np.ndarray, af: np.ndarray, bf: np.ndarray, x: n
     fastencode._encode_rows(a, b, af, bf, table, vflags, version, width, escapes, x, scratch)
     contact = x[0, 2 * width] != 0.0
     if not contact and has_race:
-        fastnet._forward_row(x[0], rw1, rb1, rw2, rb2, h, nonzero, raw)
+        if not hb_ok[1]:
+            _hidden_sums(xb, rw1, rb1, hb[1])
+            hb_ok[1] = True
+        _forward_delta(x[0], xb, hb[1], rw1, rw2, rb2, h, idx, dv, raw)
     elif contact and has_crashed and (fastnet._crashed_side(a[0])
                                       or fastnet._crashed_side(b[0])):
-        fastnet._forward_row(x[0], cw1, cb1, cw2, cb2, h, nonzero, raw)
+        if not hb_ok[2]:
+            _hidden_sums(xb, cw1, cb1, hb[2])
+            hb_ok[2] = True
+        _forward_delta(x[0], xb, hb[2], cw1, cw2, cb2, h, idx, dv, raw)
     else:
-        fastnet._forward_row(x[0], w1, b1, w2, b2, h, nonzero, raw)
+        if not hb_ok[0]:
+            _hidden_sums(xb, w1, b1, hb[0])
+            hb_ok[0] = True
+        _forward_delta(x[0], xb, hb[0], w1, w2, b2, h, idx, dv, raw)
     win = float(raw[0])
     win_g = min(float(raw[1]), win)
     win_bg = min(float(raw[2]), win_g)
@@ -246,13 +362,14 @@ def _weighted_mean(best: np.ndarray, weights: np.ndarray) -> float:
     s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
     for i in range(16, 21):
         s += weights[i] * best[i]
-    return s
+    return float(s)
 
 
 def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
             gflags: int, w8: np.ndarray, w64: np.ndarray, rows: np.ndarray,
             a: np.ndarray, b: np.ndarray, af: np.ndarray, bf: np.ndarray, x: np.ndarray,
-            scratch: np.ndarray, nonzero: np.ndarray, h: np.ndarray, raw: np.ndarray,
+            xb: np.ndarray, hb: np.ndarray, hb_ok: np.ndarray, idx: np.ndarray,
+            dv: np.ndarray, scratch: np.ndarray, h: np.ndarray, raw: np.ndarray,
             p: np.ndarray, table: np.ndarray, vflags: int, version: int, width: int,
             escapes: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
             b2: np.ndarray, rw1: np.ndarray, rb1: np.ndarray, rw2: np.ndarray,
@@ -267,8 +384,18 @@ def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
     into chosen[slot, r] and the mover's prime flag after it into chosen_flag[slot, r].
     Returns the mean over the rolls, or NaN when the plays of a roll outgrow the
     workspace."""
+    # the base of the plays' first layers: the position itself, seen by the opponent
+    for i in range(26):
+        a[0, i] = opp[i]
+        b[0, i] = me[i]
+    af[0] = opp_flag
+    bf[0] = me_flag
+    xb[0, :] = 0.0
+    fastencode._encode_rows(a, b, af, bf, table, vflags, version, width, escapes, xb,
+                            scratch)
+    hb_ok[:] = False
     for r in range(21):
-        n_ent = gk._walk(me, opp, dice[r, 0], dice[r, 1], gflags, w8, w64)
+        n_ent = _walk(me, opp, dice[r, 0], dice[r, 1], gflags, w8, w64)
         if n_ent == 0:
             return np.nan
         top = -np.inf
@@ -276,7 +403,7 @@ def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
         for e in range(n_ent):
             if not w8[gk.ENT0 + e, gk.E_KEEP]:
                 continue
-            gk._write_position(w8, e, opp, gflags, rows, n)
+            _write_position(w8, e, opp, gflags, rows, n)
             mover_flag = me_flag
             if tracks_primes and not mover_flag:
                 mover_flag = _has_prime(rows[n, :26])
@@ -301,7 +428,8 @@ def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
                     b[0, i] = rows[n, i]
                 af[0] = opp_flag
                 bf[0] = mover_flag
-                _eval_row(a, b, af, bf, x, scratch, nonzero, h, raw, table, vflags,
+                _eval_row(a, b, af, bf, x, xb[0], hb, hb_ok, idx, dv, scratch, h, raw,
+                          table, vflags,
                           version, width, escapes, w1, b1, w2, b2, rw1, rb1, rw2, rb2,
                           cw1, cb1, cw2, cb2, has_race, has_crashed, tflags, use_bearoff,
                           dist, first_dist, binom, tracks_primes, raw)
@@ -342,8 +470,13 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
     bf = np.empty(1, dtype=np.bool_)
     x = np.zeros((1, w1.shape[0]), dtype=np.float32)
     scratch = np.empty(fastencode.SCRATCH, dtype=np.int64)
-    nonzero = np.empty(w1.shape[0], dtype=np.int64)
-    h = np.zeros(max(w1.shape[1], rw1.shape[1], cw1.shape[1]), dtype=np.float64)
+    n_hidden = max(w1.shape[1], rw1.shape[1], cw1.shape[1])
+    xb = np.zeros((1, w1.shape[0]), dtype=np.float32)
+    hb = np.zeros((3, n_hidden), dtype=np.float64)
+    hb_ok = np.zeros(3, dtype=np.bool_)
+    idx = np.empty(w1.shape[0], dtype=np.int64)
+    dv = np.empty(w1.shape[0], dtype=np.float64)
+    h = np.zeros(n_hidden, dtype=np.float64)
     raw = np.zeros(5, dtype=np.float64)
     p = np.zeros(5, dtype=np.float64)
     slots = _SLOTS + 1  # the shared expansions, then one for the later turns
@@ -372,7 +505,8 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
                 slot = _SLOTS
             if slot == _SLOTS or not done[slot]:
                 mean = _expand(me, opp, me_flag, opp_flag, gflags, w8, w64, rows, a, b,
-                               af, bf, x, scratch, nonzero, h, raw, p, table, vflags,
+                               af, bf, x, xb, hb, hb_ok, idx, dv, scratch, h, raw, p,
+                               table, vflags,
                                version, width, escapes, w1, b1, w2, b2, rw1, rb1, rw2,
                                rb2, cw1, cb1, cw2, cb2, has_race, has_crashed, tflags,
                                use_bearoff, dist, first_dist, binom, tracks_primes,
@@ -410,17 +544,27 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
     return 0
 
 
+_walk: Any = None
+_write_position: Any = None
 if _njit is not None and fastgen.available():
     from jacquetd.fastgen import kernel as gk
+
+    # the generator's walk and its writing of a play, here on arrays of counts
+    _walk = gk._walk
+    _write_position = gk._write_position
 
     _mix_c = _njit(cache=True, inline="always")(_mix_c)
     _later_roll_c = _njit(cache=True)(_later_roll_c)
     _has_prime = _njit(cache=True)(_has_prime)
     _race_probs = _njit(cache=True)(_race_probs)
+    _hidden_sums = _njit(cache=True)(_hidden_sums)
+    _sigmoids = _njit(cache=True, error_model="numpy")(_sigmoids)
+    _forward_delta = _njit(cache=True, error_model="numpy")(_forward_delta)
     _eval_row = _njit(cache=True)(_eval_row)
     _weighted_mean = _njit(cache=True)(_weighted_mean)
     _expand = _njit(cache=True)(_expand)
     _trials = _njit(cache=True, nogil=True)(_trials)
+    _roll_table = _njit(cache=True)(_roll_table)
 
 
 # -- the calls -------------------------------------------------------------------------------
@@ -437,15 +581,17 @@ class Trace:
 
 
 _EMPTY = np.zeros((1, 1), np.float32), np.zeros(1, np.float32), \
-    np.zeros((1, 5), np.float32), np.zeros(5, np.float32)
+    np.zeros((5, 1), np.float64), np.zeros(5, np.float32)
 
 
 def _layers(net: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A network's weights for the kernel: w1, b1 as they are (float32), w2 transposed
+    to (5, hidden) in float64 (each output's weights side by side), b2."""
     if net is None:
         return _EMPTY
     return (np.ascontiguousarray(net.w1, dtype=np.float32),
             np.ascontiguousarray(net.b1, dtype=np.float32),
-            np.ascontiguousarray(net.w2, dtype=np.float32),
+            np.ascontiguousarray(np.asarray(net.w2, dtype=np.float32).T, dtype=np.float64),
             np.ascontiguousarray(net.b2, dtype=np.float32))
 
 
@@ -525,6 +671,16 @@ def traced_trials(ev: NeuralEvaluator, s: State, *, trials: int, seed: int | lis
     """`rollout_trials` with the plays of the first `trace_trials` trials' first
     `trace_turns` turns."""
     return _run(ev, s, trials, seed, horizon, trace_trials, trace_turns)
+
+
+def compiled_rolls(key: int, trials: int, turns: int) -> np.ndarray:
+    """(trials, turns) rolls of the compiled dice (`later_roll` of each trial and turn),
+    to check them against the Python ones."""
+    if not available():
+        raise RuntimeError("the compiled rollout needs numba (fastgen and fastnet)")
+    out = np.empty((trials, turns), dtype=np.int64)
+    _roll_table(np.uint64(key), ROLL36, out)
+    return out
 
 
 # -- the reference -------------------------------------------------------------------------
