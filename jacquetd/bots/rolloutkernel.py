@@ -365,6 +365,36 @@ def _weighted_mean(best: np.ndarray, weights: np.ndarray) -> float:
     return float(s)
 
 
+SEEN_SLOTS = 4096
+"""The slots of an expansion's table of the positions it evaluated (a power of two)."""
+
+
+def _play_key(row: np.ndarray, opp: np.ndarray) -> tuple[int, int]:
+    """A key of the position a play leaves, unique among the plays of one position: the
+    mover's counts on points 1-25 as nibbles, and the opponent's points it hit."""
+    k1 = 0
+    k2 = 0
+    for i in range(1, 16):
+        k1 |= np.int64(row[i]) << (4 * (i - 1))
+    for i in range(16, 26):
+        k2 |= np.int64(row[i]) << (4 * (i - 16))
+    for q in range(1, 25):
+        if row[26 + q] == 0 and opp[q] != 0:
+            k2 |= np.int64(1) << (39 + q)
+    return k1, k2
+
+
+def _seen_slot(seen: np.ndarray, stamp: int, k1: int, k2: int) -> int:
+    """The slot of (k1, k2) in the table `seen` (rows: stamp, k1, k2) as of `stamp`: its
+    own when the key is there (the slot's stamp is `stamp`), else the empty one where it
+    would go (an older stamp)."""
+    mask = seen.shape[0] - 1
+    i = ((k1 * -7046029254386353131 + k2 * -4658895280553007687) >> 20) & mask
+    while seen[i, 0] == stamp and (seen[i, 1] != k1 or seen[i, 2] != k2):
+        i = (i + 1) & mask
+    return i
+
+
 def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
             gflags: int, w8: np.ndarray, w64: np.ndarray, rows: np.ndarray,
             a: np.ndarray, b: np.ndarray, af: np.ndarray, bf: np.ndarray, x: np.ndarray,
@@ -378,12 +408,20 @@ def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
             use_bearoff: bool, dist: np.ndarray, first_dist: np.ndarray,
             binom: np.ndarray, tracks_primes: bool, scoring: int, dice: np.ndarray,
             weights: np.ndarray, best: np.ndarray, chosen: np.ndarray,
-            chosen_flag: np.ndarray, slot: int) -> float:
+            chosen_flag: np.ndarray, slot: int, seen: np.ndarray,
+            seen_eq: np.ndarray, seen_stamp: np.ndarray) -> float:
     """The 0-ply player's best play for each of the 21 rolls of (me, opp): its equity for
     the mover into best[slot, r], the sides it leaves (mover, then opponent: 52 counts)
     into chosen[slot, r] and the mover's prime flag after it into chosen_flag[slot, r].
     Returns the mean over the rolls, or NaN when the plays of a roll outgrow the
-    workspace."""
+    workspace.
+
+    A position that several rolls reach is evaluated once: `seen` and `seen_eq` hold the
+    keys and equities of the plays met so far (until the table is half full), stamped
+    with this expansion's number (`seen_stamp`, counted up)."""
+    stamp = seen_stamp[0] + 1
+    seen_stamp[0] = stamp
+    filled = 0
     # the base of the plays' first layers: the position itself, seen by the opponent
     for i in range(26):
         a[0, i] = opp[i]
@@ -407,7 +445,11 @@ def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
             mover_flag = me_flag
             if tracks_primes and not mover_flag:
                 mover_flag = _has_prime(rows[n, :26])
-            if rows[n, 0] == 15:  # the play wins: the result, from the winner's view
+            k1, k2 = _play_key(rows[n], opp)
+            si = _seen_slot(seen, stamp, k1, k2)
+            if seen[si, 0] == stamp:
+                eq = seen_eq[si]
+            elif rows[n, 0] == 15:  # the play wins: the result, from the winner's view
                 p[0] = 1.0
                 p[1] = 0.0
                 p[2] = 0.0
@@ -438,7 +480,14 @@ def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
                 p[2] = raw[4]
                 p[3] = raw[1]
                 p[4] = raw[2]
-            eq = 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
+            if seen[si, 0] != stamp:
+                eq = 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
+                if 2 * filled < seen.shape[0]:
+                    seen[si, 0] = stamp
+                    seen[si, 1] = k1
+                    seen[si, 2] = k2
+                    seen_eq[si] = eq
+                    filled += 1
             if eq > top:  # the first play of the highest equity
                 top = eq
                 for i in range(52):
@@ -485,6 +534,9 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
     chosen = np.empty((slots, 21, 52), dtype=np.int8)
     chosen_flag = np.empty((slots, 21), dtype=np.bool_)
     done = np.zeros(slots, dtype=np.bool_)
+    seen = np.zeros((SEEN_SLOTS, 3), dtype=np.int64)
+    seen_eq = np.zeros(SEEN_SLOTS, dtype=np.float64)
+    seen_stamp = np.zeros(1, dtype=np.int64)
     me = np.empty(26, dtype=np.int16)
     opp = np.empty(26, dtype=np.int16)
     limit = horizon if horizon > 0 else FULL_GAME_TURNS
@@ -510,7 +562,8 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
                                version, width, escapes, w1, b1, w2, b2, rw1, rb1, rw2,
                                rb2, cw1, cb1, cw2, cb2, has_race, has_crashed, tflags,
                                use_bearoff, dist, first_dist, binom, tracks_primes,
-                               scoring, dice, weights, best, chosen, chosen_flag, slot)
+                               scoring, dice, weights, best, chosen, chosen_flag, slot,
+                               seen, seen_eq, seen_stamp)
                 if np.isnan(mean):
                     return 1
                 means[slot] = mean
@@ -562,6 +615,8 @@ if _njit is not None and fastgen.available():
     _forward_delta = _njit(cache=True, error_model="numpy")(_forward_delta)
     _eval_row = _njit(cache=True)(_eval_row)
     _weighted_mean = _njit(cache=True)(_weighted_mean)
+    _play_key = _njit(cache=True, inline="always")(_play_key)
+    _seen_slot = _njit(cache=True, inline="always")(_seen_slot)
     _expand = _njit(cache=True)(_expand)
     _trials = _njit(cache=True, nogil=True)(_trials)
     _roll_table = _njit(cache=True)(_roll_table)
