@@ -606,6 +606,9 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
 
 _walk: Any = None
 _write_position: Any = None
+_FUSED = {"contract", "reassoc"}
+"""The floating-point liberties of the network kernels: fused multiply-adds and sums
+taken in any order (their rounding moves the figures by about 1e-16 a sum)."""
 if _njit is not None and fastgen.available():
     from jacquetd.fastgen import kernel as gk
 
@@ -617,9 +620,9 @@ if _njit is not None and fastgen.available():
     _later_roll_c = _njit(cache=True)(_later_roll_c)
     _has_prime = _njit(cache=True)(_has_prime)
     _race_probs = _njit(cache=True)(_race_probs)
-    _hidden_sums = _njit(cache=True)(_hidden_sums)
-    _sigmoids = _njit(cache=True, error_model="numpy")(_sigmoids)
-    _forward_delta = _njit(cache=True, error_model="numpy")(_forward_delta)
+    _hidden_sums = _njit(cache=True, fastmath=_FUSED)(_hidden_sums)
+    _sigmoids = _njit(cache=True, error_model="numpy", fastmath=_FUSED)(_sigmoids)
+    _forward_delta = _njit(cache=True, error_model="numpy", fastmath=_FUSED)(_forward_delta)
     _eval_row = _njit(cache=True)(_eval_row)
     _weighted_mean = _njit(cache=True)(_weighted_mean)
     _play_key = _njit(cache=True, inline="always")(_play_key)
