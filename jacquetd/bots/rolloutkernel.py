@@ -255,8 +255,9 @@ def _forward_delta(x: np.ndarray, xb: np.ndarray, hb: np.ndarray, w1: np.ndarray
     m = 0
     for i in range(x.shape[0]):  # without a branch: the differences come unpredictably
         idx[m] = i
-        dv[m] = np.float64(x[i]) - np.float64(xb[i])
         m += 1 if x[i] != xb[i] else 0
+    for t in range(m):
+        dv[t] = np.float64(x[idx[t]]) - np.float64(xb[idx[t]])
     for j in range(n_hidden):
         h[j] = hb[j]
     t = 0
