@@ -377,11 +377,11 @@ SEEN_SLOTS = 4096
 """The slots of an expansion's table of the positions it evaluated (a power of two)."""
 
 
-def _play_key(row: np.ndarray, opp: np.ndarray) -> tuple[int, int]:
+def _play_key(row: np.ndarray, opp: np.ndarray) -> tuple[np.int64, np.int64]:
     """A key of the position a play leaves, unique among the plays of one position: the
     mover's counts on points 1-25 as nibbles, and the opponent's points it hit."""
-    k1 = 0
-    k2 = 0
+    k1 = np.int64(0)
+    k2 = np.int64(0)
     for i in range(1, 16):
         k1 |= np.int64(row[i]) << (4 * (i - 1))
     for i in range(16, 26):
@@ -392,7 +392,7 @@ def _play_key(row: np.ndarray, opp: np.ndarray) -> tuple[int, int]:
     return k1, k2
 
 
-def _seen_slot(seen: np.ndarray, stamp: int, k1: int, k2: int) -> int:
+def _seen_slot(seen: np.ndarray, stamp: int, k1: np.int64, k2: np.int64) -> int:
     """The slot of (k1, k2) in the table `seen` (rows: stamp, k1, k2) as of `stamp`: its
     own when the key is there (the slot's stamp is `stamp`), else the empty one where it
     would go (an older stamp)."""
@@ -400,7 +400,7 @@ def _seen_slot(seen: np.ndarray, stamp: int, k1: int, k2: int) -> int:
     i = ((k1 * -7046029254386353131 + k2 * -4658895280553007687) >> 20) & mask
     while seen[i, 0] == stamp and (seen[i, 1] != k1 or seen[i, 2] != k2):
         i = (i + 1) & mask
-    return i
+    return int(i)
 
 
 def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
