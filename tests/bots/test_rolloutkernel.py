@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from jacquetd.bots import rolloutkernel as rk
-from jacquetd.bots.evaluator import neural_evaluator
+from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
 from jacquetd.bots.fastrollout import TruncatedRollout
 from jacquetd.bots.players import state_of
 from jacquetd.bots.search import State
@@ -33,8 +33,9 @@ def _positions(variant: str) -> list[State]:
             state_of(random_position(variant, 5, 60))]
 
 
-def _same(variant: str, s: State, *, trials: int, seed: int, horizon: int | None) -> None:
-    ev = neural_evaluator(variant)
+def _same(variant: str, s: State, *, trials: int, seed: int, horizon: int | None,
+          ev: NeuralEvaluator | None = None) -> None:
+    ev = ev or neural_evaluator(variant)
     turns = 40 if horizon is None else horizon
     got, trace = rk.traced_trials(ev, s, trials=trials, seed=seed, horizon=horizon,
                                   trace_trials=trials, trace_turns=turns)
@@ -75,6 +76,16 @@ def test_backgammon_race_in_the_tables() -> None:
     me = (9, 2, 1, 1, 1, 1, 0) + (0,) * 19
     opp = (11, 1, 0, 2, 0, 0, 1) + (0,) * 19
     _same("backgammon", State(me, opp), trials=6, seed=2, horizon=None)
+
+
+def test_without_bear_off_tables() -> None:
+    """An evaluator that does not use the tables has its networks judge the races home."""
+    shipped = neural_evaluator("jacquet-be")
+    ev = NeuralEvaluator(shipped.variant, shipped.net, race_net=shipped.race_net,
+                         crashed_net=shipped.crashed_net, use_bearoff=False)
+    me = (9, 2, 1, 1, 1, 1, 0) + (0,) * 19
+    opp = (11, 1, 0, 2, 0, 0, 1) + (0,) * 19
+    _same("jacquet-be", State(me, opp), trials=4, seed=2, horizon=None, ev=ev)
 
 
 def test_one_turn_is_the_one_ply_value() -> None:
