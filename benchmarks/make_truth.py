@@ -241,21 +241,25 @@ class Roller(Protocol):
 PLAYERS = ("neural", "gnubg")
 
 
-def make_roller(variant_name: str, player: str, network: str | None = None) -> Roller:
+def make_roller(variant_name: str, player: str, network: str | None = None,
+                compiled: bool = False) -> Roller:
     """The roller of a truth file's `player` and `network` settings (`neural`: our 0-ply
     network, the one the truth sets were made with or `network` from `truth/networks/`;
-    `gnubg`: GNU Backgammon at 0 plies)."""
+    `gnubg`: GNU Backgammon at 0 plies). With `compiled` (`neural` only) the trials are
+    played in compiled code, on its own dice (`rolloutkernel`)."""
     if player == "gnubg":
+        if compiled:
+            raise ValueError("--compiled rolls out with our network (--player neural)")
         from gnubg_rollout import GnubgRollout
 
         return GnubgRollout(truth_evaluator(variant_name))
     if network is not None:
-        return TruncatedRollout(rollout_evaluator(variant_name, network))
-    return TruncatedRollout(truth_evaluator(variant_name))
+        return TruncatedRollout(rollout_evaluator(variant_name, network), compiled=compiled)
+    return TruncatedRollout(truth_evaluator(variant_name), compiled=compiled)
 
 
-def rollout_description(player: str, horizon: int, trials: int, network: str | None = None
-                        ) -> dict[str, Any]:
+def rollout_description(player: str, horizon: int, trials: int, network: str | None = None,
+                        compiled: bool = False) -> dict[str, Any]:
     """The header's account of how the candidates were rolled out."""
     if player == "gnubg":
         from gnubg_rollout import AT_HORIZON, PLAYER
@@ -272,7 +276,10 @@ def rollout_description(player: str, horizon: int, trials: int, network: str | N
             "trials": trials,
             "variance_reduction": f"stratified first roll (36), {luck}, common dice for "
                                   "all candidates of a decision",
-            "units": "cubeless money equity of the side on roll (points per game, cube 1)"}
+            "units": "cubeless money equity of the side on roll (points per game, cube 1)",
+            **({"dice": "counter-based (splitmix64 of seed, trial and turn); plays, "
+                        "evaluation and dice in compiled code (rolloutkernel)"}
+               if compiled else {})}
 
 
 def recorded(variant: Variant, records: Sequence[dict[str, Any]]) -> Iterator[Decision]:
@@ -295,10 +302,10 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(variant_name: str, player: str, network: str | None, seed: int, trials: int,
-                 horizon: int) -> None:
+                 horizon: int, compiled: bool = False) -> None:
     fastgen.warm_up()
     _WORKER.update(variant=find_variant(variant_name),
-                   roller=make_roller(variant_name, player, network),
+                   roller=make_roller(variant_name, player, network, compiled),
                    seed=seed, trials=trials, horizon=horizon)
 
 
@@ -371,8 +378,9 @@ def write_truth(path: Path, header: dict[str, Any], records: list[dict[str, Any]
     tmp.replace(path)
 
 
-SETTINGS = ("variant", "seed", "trials", "horizon", "rate", "extra", "player", "network")
-DEFAULTS: dict[str, Any] = {"player": "neural", "network": None}
+SETTINGS = ("variant", "seed", "trials", "horizon", "rate", "extra", "player", "network",
+            "compiled")
+DEFAULTS: dict[str, Any] = {"player": "neural", "network": None, "compiled": None}
 """Settings added after the first truth files were made, with the value those files had."""
 
 
@@ -398,6 +406,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="take the decisions and candidates of this truth file instead of "
                          "sampling them (default with --player gnubg or --network: "
                          "truth/<variant>.jsonl)")
+    ap.add_argument("--compiled", action="store_const", const=True, default=None,
+                    help="with --player neural: play the trials in compiled code "
+                         "(rolloutkernel: the same players and variance reduction on other "
+                         "dice, several times faster); recorded in the header")
     ap.add_argument("--jobs", type=int, default=1, help="decisions rolled out at a time")
     ap.add_argument("--out", default=None, help="output file (default: truth/<variant>.jsonl, "
                                                 "truth/<variant>.gnubg.jsonl for gnubg, "
@@ -439,6 +451,11 @@ def main(argv: list[str] | None = None) -> int:
         command += f" --network {args.network}"
     if args.candidates_from:
         command += f" --candidates-from {Path(args.candidates_from).name}"
+    if args.compiled:
+        if args.player != "neural":
+            raise SystemExit("--compiled rolls out with our network: use it with "
+                             "--player neural")
+        command += " --compiled"
     fastgen.warm_up()
     if source is not None:
         src_header, src_records = read_truth(Path(source))
@@ -463,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
             **({"candidates_from": Path(source).name} if source is not None else {}),
             "code_version": code_version(),
             "rollout": rollout_description(args.player, args.horizon, args.trials,
-                                           args.network),
+                                           args.network, bool(args.compiled)),
             "decisions_wanted": args.decisions, "decisions_done": len(records),
             "complete": complete, "cpu_seconds": round(seconds, 1),
             "candidates_rolled_out": sum(len(r["candidates"]) for r in records),
@@ -491,7 +508,8 @@ def main(argv: list[str] | None = None) -> int:
                             f"{seconds:.0f} CPU s, {time.monotonic() - started:.0f} s wall, "
                             f"last id {rec['id']}\n")
 
-    init = (v.name, args.player, args.network, args.seed, args.trials, args.horizon)
+    init = (v.name, args.player, args.network, args.seed, args.trials, args.horizon,
+            bool(args.compiled))
     if args.jobs > 1:
         with multiprocessing.get_context("spawn").Pool(args.jobs, _init_worker, init) as pool:
             for rec, cpu in pool.imap_unordered(_roll_out_in_worker, todo()):

@@ -1,0 +1,143 @@
+"""The compiled rollout against the Python path on the same dice.
+
+`rolloutkernel.rollout_trials` plays whole games in one compiled call; the reference
+plays the same games through `TruncatedRollout.turn` (`search.roll_replies`, the
+evaluator, the Python choice and luck) with the evaluator held to the row kernel
+(`RowEvaluator`). Both must give the same plays and the same per-trial values (to
+1e-6), full games and truncated, on seeded positions of every variant.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jacquetd.bots import rolloutkernel as rk
+from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
+from jacquetd.bots.fastrollout import TruncatedRollout
+from jacquetd.bots.players import state_of
+from jacquetd.bots.search import State
+from jacquetd.rules import Position
+
+from .conftest import random_position
+
+pytestmark = pytest.mark.skipif(not rk.available(), reason="the compiled rollout needs numba")
+
+VARIANTS = ("jacquet", "jacquet-be", "backgammon", "long-nardy")
+
+
+def _positions(variant: str) -> list[State]:
+    """The start, a middle game and a late one (seeded random plays)."""
+    return [state_of(Position.initial(variant)),
+            state_of(random_position(variant, 11, 14)),
+            state_of(random_position(variant, 5, 60))]
+
+
+def _same(variant: str, s: State, *, trials: int, seed: int, horizon: int | None,
+          ev: NeuralEvaluator | None = None) -> None:
+    ev = ev or neural_evaluator(variant)
+    turns = 40 if horizon is None else horizon
+    got, trace = rk.traced_trials(ev, s, trials=trials, seed=seed, horizon=horizon,
+                                  trace_trials=trials, trace_turns=turns)
+    want, ref = rk.reference_trials(TruncatedRollout(rk.RowEvaluator(ev)), s, trials=trials,
+                                    seed=seed, horizon=horizon, trace_trials=trials,
+                                    trace_turns=turns)
+    assert trace.turns.tolist() == ref.turns.tolist()
+    assert trace.rolls.tolist() == ref.rolls.tolist()
+    ended = trace.rows[:, :, 0] == 15
+    assert (ended == (ref.rows[:, :, 0] == 15)).all()
+    assert (trace.rows[~ended] == ref.rows[~ended]).all()  # the same plays
+    np.testing.assert_allclose(got.values, want.values, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(got.raw, want.raw, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_truncated_rollouts_match_the_python_path(variant: str) -> None:
+    for k, s in enumerate(_positions(variant)):
+        _same(variant, s, trials=5, seed=100 + k, horizon=5)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_full_games_match_the_python_path(variant: str) -> None:
+    # a late position, so that the games (and the Python path) are short
+    _same(variant, state_of(random_position(variant, 5, 60)), trials=2, seed=7, horizon=None)
+
+
+def test_jacquet_prime_flags_and_bear_off_tables() -> None:
+    """The J12 flags (either side having held a prime) and the races that end in the
+    bear-off tables go the same way in both paths."""
+    late = state_of(random_position("jacquet", 3, 90))
+    for me_flag, opp_flag in ((True, False), (False, True)):
+        _same("jacquet", State(late.me, late.opp, me_flag, opp_flag), trials=1, seed=3,
+              horizon=None)
+
+
+def test_backgammon_race_in_the_tables() -> None:
+    me = (9, 2, 1, 1, 1, 1, 0) + (0,) * 19
+    opp = (11, 1, 0, 2, 0, 0, 1) + (0,) * 19
+    _same("backgammon", State(me, opp), trials=6, seed=2, horizon=None)
+
+
+def test_without_bear_off_tables() -> None:
+    """An evaluator that does not use the tables has its networks judge the races home."""
+    shipped = neural_evaluator("jacquet-be")
+    ev = NeuralEvaluator(shipped.variant, shipped.net, race_net=shipped.race_net,
+                         crashed_net=shipped.crashed_net, use_bearoff=False)
+    me = (9, 2, 1, 1, 1, 1, 0) + (0,) * 19
+    opp = (11, 1, 0, 2, 0, 0, 1) + (0,) * 19
+    _same("jacquet-be", State(me, opp), trials=4, seed=2, horizon=None, ev=ev)
+
+
+def test_one_turn_is_the_one_ply_value() -> None:
+    """With one turn, luck subtracted, every trial's value is the mean over the rolls of
+    the best play's equity: the 1-ply value."""
+    ev = neural_evaluator("backgammon")
+    s = state_of(random_position("backgammon", 4, 10))
+    res = rk.rollout_trials(ev, s, trials=36, seed=1, horizon=1)
+    mean = TruncatedRollout(rk.RowEvaluator(ev)).expand(s).mean
+    np.testing.assert_allclose(res.values, mean, rtol=0, atol=1e-9)
+
+
+def test_same_seed_same_games() -> None:
+    ev = neural_evaluator("jacquet-be")
+    s = state_of(Position.initial("jacquet-be"))
+    a = rk.rollout_trials(ev, s, trials=8, seed=[4, 2], horizon=6)
+    b = rk.rollout_trials(ev, s, trials=8, seed=[4, 2], horizon=6)
+    c = rk.rollout_trials(ev, s, trials=8, seed=[4, 3], horizon=6)
+    assert a.values.tolist() == b.values.tolist()
+    assert a.values.tolist() != c.values.tolist()
+
+
+def test_dice_are_the_same_in_python_and_compiled() -> None:
+    key = rk.dice_key([9, 1])
+    got = rk.compiled_rolls(key, 50, 30)
+    want = [[rk.later_roll(key, t, k) for k in range(30)] for t in range(50)]
+    assert got.tolist() == want
+    counts = np.bincount(got.ravel(), minlength=21)
+    assert (counts > 0).all()  # every roll comes up
+
+
+def test_first_rolls_are_stratified() -> None:
+    order = rk.first_order(rk.dice_key(17))
+    assert sorted(order.tolist()) == sorted(rk.ROLL36.tolist())  # each outcome once
+
+
+def test_bad_arguments() -> None:
+    ev = neural_evaluator("backgammon")
+    s = state_of(Position.initial("backgammon"))
+    with pytest.raises(ValueError):
+        rk.rollout_trials(ev, s, trials=0, seed=1, horizon=3)
+    with pytest.raises(ValueError):
+        rk.rollout_trials(ev, s, trials=3, seed=1, horizon=0)
+
+
+def test_truncated_rollout_opts_in() -> None:
+    """`TruncatedRollout(compiled=True).run` is the compiled rollout; the default stays
+    the Python one on `TrialDice`."""
+    ev = neural_evaluator("backgammon")
+    s = state_of(random_position("backgammon", 8, 12))
+    got = TruncatedRollout(ev, compiled=True).run(s, trials=6, seed=[1, 2], horizon=3)
+    want = rk.rollout_trials(ev, s, trials=6, seed=[1, 2], horizon=3)
+    assert got.values.tolist() == want.values.tolist()
+    python = TruncatedRollout(ev).run(s, trials=6, seed=[1, 2], horizon=3)
+    assert python.values.tolist() != want.values.tolist()
