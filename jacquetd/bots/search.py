@@ -18,9 +18,12 @@ Two settings (`SearchSettings`) bound the work:
   among the few its variant's pruning network (`prune`) ranks highest, not
   among all of them.
 
-Whole batches of positions are evaluated in one call. The search polls
-`should_stop` between candidates and returns the deepest complete ranking it
-has.
+Whole batches of positions are evaluated in one call: the candidates of a depth are
+searched together, and a position that several plays of a batch leave is evaluated
+once. Within `Searcher.remembering` each position's best replies are computed once
+(`ReplyMemo`), for a review whose decisions meet the last ones' positions again. The
+search polls `should_stop` before each position it expands and returns the deepest
+complete ranking it has.
 """
 
 from __future__ import annotations
@@ -84,8 +87,10 @@ def roll_plays(variant: Variant, s: State) -> tuple[np.ndarray, np.ndarray, list
     return features.as_batch([r.me for r in raws]), features.as_batch([r.opp for r in raws]), bounds
 
 
-_ROW_HASH = np.random.default_rng(20261206).integers(1, 1 << 62, size=54, dtype=np.int64) | 1
-"""Odd multipliers of a row's 54 numbers (two sides and two flags), for `_distinct_rows`."""
+_ROW_HASH = np.random.default_rng(20261206).integers(
+    1, 1 << 63, size=15, dtype=np.uint64) | np.uint64(1)
+"""Odd multipliers of a row's thirteen 64-bit words (its two sides) and its two flags,
+for `_distinct_rows`."""
 
 DISTINCT_MIN_ROWS = 64
 """From this many rows a batch is searched for positions met more than once."""
@@ -102,17 +107,19 @@ def _distinct_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
     n = len(me)
     if n < DISTINCT_MIN_ROWS:
         return None
-    key = np.empty((n, 54), dtype=np.int64)
-    key[:, :26] = me
-    key[:, 26:52] = opp
-    key[:, 52] = me_flag
-    key[:, 53] = opp_flag
-    h = key @ _ROW_HASH  # wraps around modulo 2**64
+    sides = np.empty((n, 52), dtype=np.int16)
+    sides[:, :26] = me
+    sides[:, 26:] = opp
+    words = sides.view(np.uint64)  # (n, 13)
+    h = words @ _ROW_HASH[:13]  # wraps around modulo 2**64
+    h += me_flag.astype(np.uint64) * _ROW_HASH[13] + opp_flag.astype(np.uint64) * _ROW_HASH[14]
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
     if len(first) == n or len(first) < fastnet.BATCH_ROWS:
         return None
     inverse = inverse.reshape(-1)
-    if not np.array_equal(key[first][inverse], key):  # two positions shared a hash
+    if not (np.array_equal(sides[first][inverse], sides)  # two positions shared a hash
+            and np.array_equal(me_flag[first][inverse], me_flag)
+            and np.array_equal(opp_flag[first][inverse], opp_flag)):
         return None
     return first, inverse
 
