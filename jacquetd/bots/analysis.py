@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -77,6 +78,14 @@ def _searcher(variant: str) -> Searcher:
 @lru_cache(maxsize=8)
 def _searcher_cached(variant: str) -> Searcher:
     return Searcher(neural_evaluator(variant))
+
+
+def remembering(variant: str) -> AbstractContextManager[object]:
+    """A block within which the searches of `variant` (plays ranked, positions evaluated,
+    cube decisions) compute each position's best replies once (`Searcher.remembering`):
+    for a sequence of related decisions, a match reviewed move by move, whose searches
+    meet the same positions again."""
+    return _searcher(variant).remembering()
 
 
 def _final(pos: Position) -> np.ndarray:

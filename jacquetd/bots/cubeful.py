@@ -40,7 +40,7 @@ from . import bearoff_cube, bearoff_match, features, met
 from . import cube as cubemod
 from .net import equity, flip
 from .players import state_of
-from .search import ROLLS, Searcher, State, StopFn, Stopped, best_replies
+from .search import ROLLS, Searcher, State, StopFn, Stopped
 
 DEEP_PLIES = 2
 """From this depth `analysis.cube_decision` searches two rolls deep (`money_decision_deep`,
@@ -100,11 +100,14 @@ class _Replies:
     leaves' probabilities are evaluated once, when
     first asked (`leaf_probs`), so that one roll's search serves every cube owner."""
 
-    def __init__(self, searcher: Searcher, state: State) -> None:
+    def __init__(self, searcher: Searcher, state: State,
+                 replies: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
         self.searcher = searcher
         self.state = state
-        self.after_me, self.after_opp, self.p = best_replies(searcher.ev, state,
-                                                             searcher.pruner)
+        if replies is None:
+            me, opp, p = searcher.replies_of([state])
+            replies = (me[0], opp[0], p[0])
+        self.after_me, self.after_opp, self.p = replies
         self.eq = equity(self.p)
         self.ks = list(range(len(ROLLS)))  # row r is roll r's best play
         self.live = [r for r, k in enumerate(self.ks) if self.after_me[k, 0] < 15]
@@ -119,6 +122,15 @@ class _Replies:
             flag = bool(features.has_prime(self.after_me[k:k + 1])[0])
         return State(tuple(int(c) for c in self.after_opp[k]),
                      tuple(int(c) for c in self.after_me[k]), self.state.opp_flag, flag)
+
+    def leaf_replies(self, should_stop: StopFn | None = None) -> dict[int, _Replies]:
+        """The `_Replies` of the leaf of every live roll, searched at once."""
+        states = [self.leaf_state(r) for r in self.live]
+        if not states:
+            return {}
+        me, opp, p = self.searcher.replies_of(states, should_stop)
+        return {r: _Replies(self.searcher, s, (me[k], opp[k], p[k]))
+                for k, (r, s) in enumerate(zip(self.live, states, strict=True))}
 
     def leaf_probs(self, rolls: list[int], plies: int) -> dict[int, np.ndarray]:
         """The probabilities of the leaves of `rolls`, seen by the opponent on roll, at
@@ -220,18 +232,19 @@ def money_cubeful_deep(searcher: Searcher, state: State, owner: str, plies: int 
     evaluation plays the opponent's roll before judging. `owner`: 'centre' or 'me'.
     `should_stop` is polled before each roll: Stopped when it turns true."""
     root = _Replies(searcher, state)
+    leaves = root.leaf_replies(should_stop)  # every roll's leaf searched at once
     deeper = max(plies - 1, 1)
     nd = 0.0
     dt = 0.0
     for r, (_a, _b, w) in enumerate(ROLLS):
         if should_stop is not None and should_stop():
             raise Stopped
-        if r not in root.live:  # the play ends the game: its result at this cube
+        if r not in leaves:  # the play ends the game: its result at this cube
             nd += w * float(root.eq[root.ks[r]])
             dt += w * float(root.eq[root.ks[r]])
             continue
-        leaf = root.leaf_state(r)
-        replies = _Replies(searcher, leaf)  # one search for both cube owners
+        replies = leaves[r]  # one search for both cube owners
+        leaf = replies.state
         if owner == "centre":  # the opponent, on roll, may double
             o_nd, o_dt = money_cubeful(searcher, leaf, "centre", deeper, replies=replies)
             nd -= w * max(o_nd, min(o_dt, 1.0))
@@ -386,19 +399,20 @@ def match_cubeful_deep(searcher: Searcher, state: State, need_me: int, need_opp:
         return max(nd, min(dt, dp))
 
     root = _Replies(searcher, state)
+    leaves = root.leaf_replies(should_stop)  # every roll's leaf searched at once
     leaf_owner = {"centre": "centre", "me": "opponent"}[owner]
     nd = 0.0
     dt = 0.0
     for r, (_a, _b, w) in enumerate(ROLLS):
         if should_stop is not None and should_stop():
             raise Stopped
-        if r not in root.live:  # the play ends the game: the score it leaves
+        if r not in leaves:  # the play ends the game: the score it leaves
             points = round(float(root.eq[root.ks[r]]))
             nd += w * m.mwc(need_me - points * cube, need_opp, post or crawford)
             dt += w * m.mwc(need_me - points * 2 * cube, need_opp, post or crawford)
             continue
-        leaf = root.leaf_state(r)
-        replies = _Replies(searcher, leaf)  # one search for both cube levels
+        replies = leaves[r]  # one search for both cube levels
+        leaf = replies.state
         nd += w * (1.0 - theirs(leaf, replies, cube, leaf_owner))
         dt += w * (1.0 - theirs(leaf, replies, 2 * cube, "me"))
     return nd, dt, m.mwc(need_me - cube, need_opp, post or crawford)

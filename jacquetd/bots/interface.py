@@ -15,6 +15,7 @@ Level names become bots in :data:`jacquetd.bots.players.LEVELS` alone.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 from jacquetd.engine_errors import UnknownLevel, Unsupported
@@ -64,6 +65,8 @@ class Engine(Protocol):
     def evaluate(self, pos: Position, *, plies: int = 0) -> Evaluation: ...
 
     def compile_evaluation(self) -> None: ...
+
+    def remembering(self, variant: str) -> AbstractContextManager[object]: ...
 
     def cube(self, pos: Position, *, plies: int = 0,
              should_stop: StopFn | None = None) -> CubeDecision: ...
@@ -148,6 +151,12 @@ class BotsEngine:
     def evaluate(self, pos: Position, *, plies: int = 0) -> Evaluation:
         """Outcome probabilities and cubeless equity for the side on roll."""
         return analysis.evaluate(pos, plies=plies)
+
+    def remembering(self, variant: str) -> AbstractContextManager[object]:
+        """A block within which the searches of `variant` compute each position's best
+        replies once (`analysis.remembering`): for a sequence of related decisions, such
+        as a match reviewed move by move."""
+        return analysis.remembering(variant)
 
     def cube(self, pos: Position, *, plies: int = 0,
              should_stop: StopFn | None = None) -> CubeDecision:

@@ -11,9 +11,11 @@ game at the cube's value; an MWC difference d costs ``2 d / (W - L)``.
 
 Checker play. A play's value is cubeful where the cube is in the game, as GNU
 Backgammon's is: the opponent, on roll after the play, makes the right cube decision on
-the play's cubeless chances at the depth (Janowski's model, `cube.position_decision`), and
+the play's cubeless chances at the depth (Janowski's model, `on_roll_cube_value`), and
 the play is worth what that decision leaves the mover (a pass it must give is worth the
-cube it would lose). Without a cube the value is cubeless. A decision's *loss* is the
+cube it would lose); a cube the mover owns stays the mover's: the opponent plays on
+with no cube to turn, and the mover's redouble counts. Without a cube the value is
+cubeless. A decision's *loss* is the
 best play's value minus the played one's, both at the same depth, never below 0: the
 played move, when the move filter left it shallower than the best play, is evaluated
 again at the best play's depth, and when it then comes out best it is the best play. A
@@ -104,10 +106,34 @@ class PlayJudgement:
         return self.choices <= 1
 
 
+def on_roll_cube_value(pos: Position, probs: tuple[float, ...], model: Any) -> float:
+    """What cubeless `probs` are worth to the side on roll of `pos` (before its roll)
+    with the cube where it is, by Janowski's model: its best cube action where it may
+    double (no double, or double and the right take or pass), else its no-double
+    figure; a cube its opponent owns is valued as owned by the opponent (the opponent's
+    recube vig counts against it), not as a centred cube. Money equity per unit of the
+    cube, or the match-winning chance (`model`: `analysis.match_model`)."""
+    from jacquetd.rules.position import CubeOwner
+
+    from . import cube as cubemod
+
+    c = pos.cube
+    if c is None or c.owner != CubeOwner.OPPONENT:
+        d = cubemod.position_decision(pos, probs, model)
+        return float(d.no_double if d.action != "double"
+                     else min(d.double_take, d.double_drop))
+    x = cubemod.efficiency(pos)
+    if pos.match is None:
+        return float(cubemod.money_equity(probs, "opponent", x))
+    m = pos.match
+    return float(cubemod.match_decision(probs, m.length - m.score[0], m.length - m.score[1],
+                                        c.value, "opponent", m.crawford, x, model).no_double)
+
+
 def _cubeful_value_of(pos: Position) -> Callable[[Play, Evaluation], float] | None:
     """With the cube in the game, a play's cubeful value: the opponent, on roll after the
     play, makes its cube decision (no double, or double and the right take or pass) on the
-    play's cubeless chances (`cube.position_decision`), and the play is worth what that
+    play's cubeless chances (`on_roll_cube_value`), and the play is worth what that
     leaves the mover, in the units of `pos` (module docstring). None where the cube plays
     no part: no cube in the game, or nothing at stake at this match score."""
     if pos.cube is None:
@@ -115,7 +141,6 @@ def _cubeful_value_of(pos: Position) -> Callable[[Play, Evaluation], float] | No
     scale = match_scale(pos)
     if scale is not None and scale[0] - scale[1] <= 1e-12:
         return None
-    from . import cube as cubemod
     from .net import flip
 
     model = analysis.match_model(pos.variant)
@@ -126,8 +151,7 @@ def _cubeful_value_of(pos: Position) -> Callable[[Play, Evaluation], float] | No
         if after.game_over():
             return cubeless(e)
         theirs = tuple(float(x) for x in flip(np.array(e.probs())))
-        d = cubemod.position_decision(after, theirs, model)
-        right = d.no_double if d.action != "double" else min(d.double_take, d.double_drop)
+        right = on_roll_cube_value(after, theirs, model)
         if scale is None:
             return -float(right)  # money: the opponent's equity per unit of the cube
         w, lose = scale

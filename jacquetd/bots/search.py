@@ -18,14 +18,18 @@ Two settings (`SearchSettings`) bound the work:
   among the few its variant's pruning network (`prune`) ranks highest, not
   among all of them.
 
-Whole batches of positions are evaluated in one call. The search polls
-`should_stop` between candidates and returns the deepest complete ranking it
-has.
+Whole batches of positions are evaluated in one call: the candidates of a depth are
+searched together, and a position that several plays of a batch leave is evaluated
+once. Within `Searcher.remembering` each position's best replies are computed once
+(`ReplyMemo`), for a review whose decisions meet the last ones' positions again. The
+search polls `should_stop` before each position it expands and returns the deepest
+complete ranking it has.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,7 +40,7 @@ from jacquetd.search_settings import DEFAULT_SETTINGS as DEFAULT_SETTINGS
 from jacquetd.search_settings import SearchSettings as SearchSettings
 from jacquetd.search_settings import process_settings
 
-from . import features, prune
+from . import fastnet, features, prune
 from .evaluator import Evaluator, plays_probs, result_probs
 from .net import equity, flip
 from .prune import PruneNet
@@ -83,6 +87,43 @@ def roll_plays(variant: Variant, s: State) -> tuple[np.ndarray, np.ndarray, list
     return features.as_batch([r.me for r in raws]), features.as_batch([r.opp for r in raws]), bounds
 
 
+_ROW_HASH = np.random.default_rng(20261206).integers(
+    1, 1 << 63, size=15, dtype=np.uint64) | np.uint64(1)
+"""Odd multipliers of a row's thirteen 64-bit words (its two sides) and its two flags,
+for `_distinct_rows`."""
+
+DISTINCT_MIN_ROWS = 64
+"""From this many rows a batch is searched for positions met more than once."""
+
+
+def _distinct_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
+                   opp_flag: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """For a batch of positions with repeats: (the first row of each distinct position,
+    and for every row the index of its position among those), so that `rows[first]
+    [inverse]` is `rows`; None when the batch is small (`DISTINCT_MIN_ROWS`), has no
+    repeats, or would leave fewer distinct rows than the evaluator's batched path
+    takes (`fastnet.BATCH_ROWS`: the figures stay those of that path). Rows are told
+    apart exactly: a hash groups them and the groups are checked row by row."""
+    n = len(me)
+    if n < DISTINCT_MIN_ROWS:
+        return None
+    sides = np.empty((n, 52), dtype=np.int16)
+    sides[:, :26] = me
+    sides[:, 26:] = opp
+    words = sides.view(np.uint64)  # (n, 13)
+    h = words @ _ROW_HASH[:13]  # wraps around modulo 2**64
+    h += me_flag.astype(np.uint64) * _ROW_HASH[13] + opp_flag.astype(np.uint64) * _ROW_HASH[14]
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    if len(first) == n or len(first) < fastnet.BATCH_ROWS:
+        return None
+    inverse = inverse.reshape(-1)
+    if not (np.array_equal(sides[first][inverse], sides)  # two positions shared a hash
+            and np.array_equal(me_flag[first][inverse], me_flag)
+            and np.array_equal(opp_flag[first][inverse], opp_flag)):
+        return None
+    return first, inverse
+
+
 def _probs_of_plays(ev: Evaluator, after_me: np.ndarray, after_opp: np.ndarray,
                     me_flag: np.ndarray, opp_flag: np.ndarray) -> np.ndarray:
     """(M, 5) probabilities, for the movers, of the positions their plays left; each row
@@ -96,7 +137,15 @@ def _probs_of_plays(ev: Evaluator, after_me: np.ndarray, after_opp: np.ndarray,
         mover_flags = me_flag | features.has_prime(after_me)
     live = np.nonzero(~won)[0]
     if len(live):
-        q = ev.probs(after_opp[live], after_me[live], opp_flag[live], mover_flags[live])
+        on_roll, other = after_opp[live], after_me[live]
+        on_flag, other_flag = opp_flag[live], mover_flags[live]
+        distinct = _distinct_rows(on_roll, other, on_flag, other_flag)
+        if distinct is None:
+            q = ev.probs(on_roll, other, on_flag, other_flag)
+        else:  # a position left by several plays is evaluated once
+            first, inverse = distinct
+            q = ev.probs(on_roll[first], other[first], on_flag[first],
+                         other_flag[first])[inverse]
         p[live] = flip(q)
     for k in np.nonzero(won)[0]:
         p[k] = result_probs(v, tuple(after_me[k]), tuple(after_opp[k]),
@@ -132,12 +181,60 @@ def best_replies(ev: Evaluator, s: State, pruner: PruneNet | None = None
     return me[0], opp[0], p[0]
 
 
+Replies = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""One state's best replies: (21, 26) mover sides, (21, 26) opponent sides and (21, 5)
+probabilities (`best_replies`)."""
+
+
+class ReplyMemo:
+    """The best replies of the states met lately, each computed once (`best_replies_of`).
+
+    Holds up to `size` states in each of two generations: when the newer is full it
+    becomes the older and the oldest is dropped, so that what the last decisions met
+    stays at hand. The figures are those `best_replies_of` gave the state when first
+    asked."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._new: dict[State, Replies] = {}
+        self._old: dict[State, Replies] = {}
+
+    def get(self, s: State) -> Replies | None:
+        found = self._new.get(s)
+        if found is None:
+            found = self._old.get(s)
+            if found is not None:
+                self.put(s, found)
+        return found
+
+    def put(self, s: State, replies: Replies) -> None:
+        if len(self._new) >= self.size:
+            self._old, self._new = self._new, {}
+        self._new[s] = replies
+
+    def __len__(self) -> int:
+        return len(self._new) + len(self._old)
+
+
 def best_replies_of(ev: Evaluator, states: Sequence[State], pruner: PruneNet | None = None,
-                    should_stop: StopFn | None = None
+                    should_stop: StopFn | None = None, memo: ReplyMemo | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`best_replies` of many states with one call of the evaluator: (N, 21, 26) mover
     sides, (N, 21, 26) opponent sides and (N, 21, 5) probabilities. `should_stop` is
-    polled before each state's plays are generated (Stopped)."""
+    polled before each state's plays are generated (Stopped). With a `memo`, a state
+    it holds is answered from it and the others are added to it."""
+    if memo is not None and states:
+        found = [memo.get(s) for s in states]
+        missing = [i for i, f in enumerate(found) if f is None]
+        if missing:
+            me, opp, p = best_replies_of(ev, [states[i] for i in missing], pruner,
+                                         should_stop)
+            for k, i in enumerate(missing):
+                found[i] = (me[k], opp[k], p[k])
+                memo.put(states[i], (me[k], opp[k], p[k]))
+        parts = [f for f in found if f is not None]
+        return (np.stack([f[0] for f in parts]), np.stack([f[1] for f in parts]),
+                np.stack([f[2] for f in parts]))
     me_parts, opp_parts, me_flags, opp_flags, groups = [], [], [], [], []
     for i, s in enumerate(states):
         if should_stop is not None and should_stop():
@@ -181,6 +278,28 @@ class Searcher:
         self.variant = ev.variant
         self.settings = settings = settings or process_settings()
         self.pruner = prune.shipped(ev.variant.name) if settings.prune else None
+        self.memo: ReplyMemo | None = None
+        """While set (`remembering`), the best replies of each state are computed once."""
+
+    @contextmanager
+    def remembering(self, size: int = 4096) -> Iterator[ReplyMemo]:
+        """Within the block, every search of this searcher computes each state's best
+        replies once (`ReplyMemo` of `size`), checker plays and cube decisions alike: a
+        match review meets the same positions again from one decision to the next. A
+        block inside another shares the outer memo."""
+        if self.memo is not None:
+            yield self.memo
+            return
+        self.memo = ReplyMemo(size)
+        try:
+            yield self.memo
+        finally:
+            self.memo = None
+
+    def replies_of(self, states: Sequence[State], should_stop: StopFn | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`best_replies_of` the states with this searcher's evaluator, pruning and memo."""
+        return best_replies_of(self.ev, states, self.pruner, should_stop, self.memo)
 
     # -- position values -------------------------------------------------------------
 
@@ -194,7 +313,7 @@ class Searcher:
                                  np.array([s.opp_flag for s in states]))
         out = np.zeros((len(states), 5))
         # for every state and roll: the best reply at 0 plies
-        best_me, best_opp, best_p = best_replies_of(self.ev, states, self.pruner, should_stop)
+        best_me, best_opp, best_p = self.replies_of(states, should_stop)
         if plies == 1:
             out[:] = np.einsum("r,nrk->nk", ROLL_WEIGHTS, best_p)
             return out
@@ -224,15 +343,19 @@ class Searcher:
         if plies <= 0:
             return plays_probs(self.ev, raws, state.me_flag, state.opp_flag)
         out = np.zeros((len(raws), 5))
+        live: list[int] = []
+        nxt: list[State] = []
         for i, raw in enumerate(raws):
             if raw.me[0] == 15:
                 flag = state.me_flag
                 out[i] = result_probs(self.variant, raw.me, raw.opp, flag)
                 continue
+            live.append(i)
+            nxt.append(after(state, raw, self.variant.tracks_primes))
+        if nxt:  # every play's position searched at once
             if should_stop():
                 raise Stopped
-            nxt = after(state, raw, self.variant.tracks_primes)
-            out[i] = flip(self.evaluate_states([nxt], plies, should_stop)[0])
+            out[live] = flip(self.evaluate_states(nxt, plies, should_stop))
         return out
 
     # -- ranking ---------------------------------------------------------------------

@@ -96,79 +96,80 @@ def analyze_record(record: MatchRecord, *, game: int | None = None, luck: bool =
                     "cube": cube[sent[1]:]})
             sent[0], sent[1] = len(moves), len(cube)
 
-    try:
-        for step in replay(record):
-            if game is not None and step.game != game:
-                continue
-            progress()
-            if cancelled is not None and cancelled():
-                stopped = True
-                break
-            if should_stop is not None and should_stop():
-                raise _deadline()
-            done += 1
-            pos = step.position
-            side = step.action.side
-            kind = step.action.kind
-            if kind in ("roll", "double") and cube_on and pos.may_double():
-                try:
-                    judged_cube = review.judge_cube(pos, plies=plies, should_stop=halted)
-                except Stopped:
-                    judged_cube = None
-                if judged_cube is None or halted():  # cut short: the decision is not done
+    with ENGINE.remembering(record.variant):  # a decision meets the last ones' positions
+        try:
+            for step in replay(record):
+                if game is not None and step.game != game:
+                    continue
+                progress()
+                if cancelled is not None and cancelled():
+                    stopped = True
+                    break
+                if should_stop is not None and should_stop():
+                    raise _deadline()
+                done += 1
+                pos = step.position
+                side = step.action.side
+                kind = step.action.kind
+                if kind in ("roll", "double") and cube_on and pos.may_double():
+                    try:
+                        judged_cube = review.judge_cube(pos, plies=plies, should_stop=halted)
+                    except Stopped:
+                        judged_cube = None
+                    if judged_cube is None or halted():  # cut short: the decision is not done
+                        if cancelled is not None and cancelled():
+                            done, stopped = done - 1, True
+                            break
+                        raise _deadline()
+                    act = "double" if kind == "double" else "no_double"
+                    cube.append(_cube_entry(step.game, step.index, side, act, judged_cube,
+                                            limits, pos))
+                    offered = judged_cube if kind == "double" else None
+                    continue
+                if kind in ("take", "drop") and offered is not None:
+                    act = "take" if kind == "take" else "pass"
+                    cube.append(_cube_entry(step.game, step.index, side, act, offered, limits, pos))
+                    offered = None
+                    continue
+                if kind != "move":
+                    continue
+                played = step.action.move or ""
+                first = step.game not in opened
+                opened.add(step.game)
+                chosen = apply_move(pos, played)
+                judged = review.judge_play(pos, chosen, plies=plies, should_stop=halted)
+                if halted():  # the search may have been cut short: the decision is not done
                     if cancelled is not None and cancelled():
                         done, stopped = done - 1, True
                         break
                     raise _deadline()
-                act = "double" if kind == "double" else "no_double"
-                cube.append(_cube_entry(step.game, step.index, side, act, judged_cube,
-                                        limits, pos))
-                offered = judged_cube if kind == "double" else None
-                continue
-            if kind in ("take", "drop") and offered is not None:
-                act = "take" if kind == "take" else "pass"
-                cube.append(_cube_entry(step.game, step.index, side, act, offered, limits, pos))
-                offered = None
-                continue
-            if kind != "move":
-                continue
-            played = step.action.move or ""
-            first = step.game not in opened
-            opened.add(step.game)
-            chosen = apply_move(pos, played)
-            judged = review.judge_play(pos, chosen, plies=plies, should_stop=halted)
-            if halted():  # the search may have been cut short: the decision is not done
-                if cancelled is not None and cancelled():
-                    done, stopped = done - 1, True
-                    break
-                raise _deadline()
-            loss = round(judged.loss, 6)
-            entry: dict[str, Any] = {
-                "game": step.game, "index": step.index, "side": side,
-                "dice": list(pos.dice), "move": chosen.move, "best": judged.best.move,
-                "equity": round(judged.equity, 6),
-                "best_equity": round(judged.best_equity, 6),
-                "loss": loss, "choices": judged.choices,
-                "forced": judged.forced, "plies": judged.plies, "units": judged.units,
-                "mark": None if judged.forced else review.mark(loss, limits),
-                "position": pos.to_dict(), "chances": _chances(pos),
-            }
-            if judge_luck:
-                opening = first and _plays_opening_dice(record, step.game)
-                entry["luck"] = round(ENGINE.luck(pos.without_dice(),
-                                                  (pos.dice[0], pos.dice[1]),
-                                                  opening=opening), 6)
-            if annotate:  # the two plays' own chances, for gnubg's move analysis
-                entry["play_chances"] = [_after(p, judged.plies) for p in (chosen, judged.best)]
-            moves.append(entry)
-            g = games.setdefault(step.game, {"game": step.game, "moves": 0, "loss": [0.0, 0.0],
-                                             "luck": [0.0, 0.0]})
-            g["moves"] += 1
-            g["loss"][side] += entry["loss"]
-            if "luck" in entry:
-                g["luck"][side] += entry["luck"]
-    except (ReplayError, RulesError) as exc:
-        raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
+                loss = round(judged.loss, 6)
+                entry: dict[str, Any] = {
+                    "game": step.game, "index": step.index, "side": side,
+                    "dice": list(pos.dice), "move": chosen.move, "best": judged.best.move,
+                    "equity": round(judged.equity, 6),
+                    "best_equity": round(judged.best_equity, 6),
+                    "loss": loss, "choices": judged.choices,
+                    "forced": judged.forced, "plies": judged.plies, "units": judged.units,
+                    "mark": None if judged.forced else review.mark(loss, limits),
+                    "position": pos.to_dict(), "chances": _chances(pos),
+                }
+                if judge_luck:
+                    opening = first and _plays_opening_dice(record, step.game)
+                    entry["luck"] = round(ENGINE.luck(pos.without_dice(),
+                                                      (pos.dice[0], pos.dice[1]),
+                                                      opening=opening), 6)
+                if annotate:  # the two plays' own chances, for gnubg's move analysis
+                    entry["play_chances"] = [_after(p, judged.plies) for p in (chosen, judged.best)]
+                moves.append(entry)
+                g = games.setdefault(step.game, {"game": step.game, "moves": 0, "loss": [0.0, 0.0],
+                                                 "luck": [0.0, 0.0]})
+                g["moves"] += 1
+                g["loss"][side] += entry["loss"]
+                if "luck" in entry:
+                    g["luck"][side] += entry["luck"]
+        except (ReplayError, RulesError) as exc:
+            raise ProtocolError(ErrorCode.BAD_ARGUMENT, f"record: {exc}", field="record") from None
     out_games = []
     for rec in record.games:
         if game is not None and rec.number != game:
