@@ -253,9 +253,13 @@ def make_roller(variant_name: str, player: str, network: str | None = None,
         from gnubg_rollout import GnubgRollout
 
         return GnubgRollout(truth_evaluator(variant_name))
-    if network is not None:
-        return TruncatedRollout(rollout_evaluator(variant_name, network), compiled=compiled)
-    return TruncatedRollout(truth_evaluator(variant_name), compiled=compiled)
+    ev = (rollout_evaluator(variant_name, network) if network is not None
+          else truth_evaluator(variant_name))
+    if compiled:
+        from jacquetd.bots.rolloutkernel import CompiledRollout
+
+        return CompiledRollout(ev)
+    return TruncatedRollout(ev)
 
 
 def rollout_description(player: str, horizon: int, trials: int, network: str | None = None,

@@ -109,31 +109,15 @@ class RolloutResult:
 
 
 class TruncatedRollout:
-    """Rollouts with one evaluator, sharing a cache of position expansions.
+    """Rollouts with one evaluator, sharing a cache of position expansions
+    (`rolloutkernel.CompiledRollout` plays the same players in compiled code)."""
 
-    With `compiled`, `run` plays its trials in compiled code
-    (`rolloutkernel.rollout_trials`: same players, same variance reduction, several
-    times faster) on that module's counter-based dice, not on `TrialDice`: the figures
-    are other draws of the same estimate, not the same numbers. It needs a
-    `NeuralEvaluator` and numba; `turn` and `expand` stay the Python ones.
-    """
-
-    def __init__(self, ev: Evaluator, *, cache_limit: int = 20_000,
-                 compiled: bool = False) -> None:
+    def __init__(self, ev: Evaluator, *, cache_limit: int = 20_000) -> None:
         self.ev = ev
         self.variant = ev.variant
         self.cache: dict[State, Expansion] = {}
         self.cache_limit = cache_limit
         self.expansions = 0
-        self.compiled = compiled
-        if compiled:
-            from . import rolloutkernel
-            from .evaluator import NeuralEvaluator
-
-            if not isinstance(ev, NeuralEvaluator):
-                raise TypeError("compiled rollouts need a NeuralEvaluator")
-            if not rolloutkernel.available():
-                raise RuntimeError("compiled rollouts need numba")
 
     def expand(self, s: State) -> Expansion:
         got = self.cache.get(s)
@@ -170,15 +154,6 @@ class TruncatedRollout:
     def run(self, s: State, *, trials: int, seed: int | list[int], horizon: int
             ) -> RolloutResult:
         """Roll out `s` (side on roll, before its roll); values are from its view."""
-        if self.compiled:
-            from . import rolloutkernel
-            from .evaluator import NeuralEvaluator
-
-            assert isinstance(self.ev, NeuralEvaluator)
-            if horizon < 1:
-                raise ValueError("horizon must be at least 1 turn")
-            return rolloutkernel.rollout_trials(self.ev, s, trials=trials, seed=seed,
-                                                horizon=horizon)
         return play_trials(self.turn, s, trials=trials, seed=seed, horizon=horizon)
 
 

@@ -53,7 +53,7 @@ from jacquetd import fastgen
 from jacquetd.rules.variants import opponent_point_map
 
 from . import bearoff_store, fastencode, fastnet
-from .evaluator import NeuralEvaluator
+from .evaluator import Evaluator, NeuralEvaluator
 from .fastrollout import ROLL_INDEX, RolloutResult, TruncatedRollout
 from .search import ROLLS, State
 
@@ -750,6 +750,27 @@ def compiled_rolls(key: int, trials: int, turns: int) -> np.ndarray:
 
 
 # -- the reference -------------------------------------------------------------------------
+
+class CompiledRollout(TruncatedRollout):
+    """`TruncatedRollout` whose `run` plays its trials in compiled code (`rollout_trials`:
+    the same players, the same variance reduction, several times faster) on this
+    module's counter-based dice, not on `TrialDice`: its figures are other draws of the
+    same estimate, not the same numbers. `turn` and `expand` stay the Python ones."""
+
+    def __init__(self, ev: Evaluator, *, cache_limit: int = 20_000) -> None:
+        if not isinstance(ev, NeuralEvaluator):
+            raise TypeError("compiled rollouts need a NeuralEvaluator")
+        if not available():
+            raise RuntimeError("compiled rollouts need numba")
+        super().__init__(ev, cache_limit=cache_limit)
+        self.neural = ev
+
+    def run(self, s: State, *, trials: int, seed: int | list[int], horizon: int
+            ) -> RolloutResult:
+        if horizon < 1:
+            raise ValueError("horizon must be at least 1 turn")
+        return rollout_trials(self.neural, s, trials=trials, seed=seed, horizon=horizon)
+
 
 class RowEvaluator:
     """An evaluator that runs a `NeuralEvaluator` on batches too small for its matrix

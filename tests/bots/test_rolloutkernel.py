@@ -131,12 +131,12 @@ def test_bad_arguments() -> None:
         rk.rollout_trials(ev, s, trials=3, seed=1, horizon=0)
 
 
-def test_truncated_rollout_opts_in() -> None:
-    """`TruncatedRollout(compiled=True).run` is the compiled rollout; the default stays
-    the Python one on `TrialDice`."""
+def test_compiled_rollout_is_a_truncated_rollout_played_compiled() -> None:
+    """`CompiledRollout.run` is the compiled rollout; `TruncatedRollout` stays the
+    Python one on `TrialDice`."""
     ev = neural_evaluator("backgammon")
     s = state_of(random_position("backgammon", 8, 12))
-    got = TruncatedRollout(ev, compiled=True).run(s, trials=6, seed=[1, 2], horizon=3)
+    got = rk.CompiledRollout(ev).run(s, trials=6, seed=[1, 2], horizon=3)
     want = rk.rollout_trials(ev, s, trials=6, seed=[1, 2], horizon=3)
     assert got.values.tolist() == want.values.tolist()
     python = TruncatedRollout(ev).run(s, trials=6, seed=[1, 2], horizon=3)
