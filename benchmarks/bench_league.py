@@ -51,10 +51,8 @@ def in_process(a: str, b: str, variant: str, games: int, luck: bool) -> float:
     """Games per second of bench_strength's loop on one core."""
     import bench_strength
 
-    args = argparse.Namespace(variant=variant, a=a, b=b, seed=7, no_luck=not luck,
-                              weights_a=None, weights_b=None, race_weights_a=None,
-                              race_weights_b=None, crashed_weights_a=None,
-                              crashed_weights_b=None)
+    args = bench_strength.parser().parse_args(
+        ["--variant", variant, "--a", a, "--b", b, "--seed", "7", *([] if luck else ["--no-luck"])])
     bench_strength.play_games(args, [0, 1])  # load the networks first
     started = time.perf_counter()
     bench_strength.play_games(args, list(range(games)))

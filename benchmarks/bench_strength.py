@@ -217,7 +217,8 @@ def play_games(args: argparse.Namespace, games: Sequence[int]) -> list[Played]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The command line (`bench_league.py` builds its games' settings from it too)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variant", default="jacquet")
     ap.add_argument("--a", required=True, help="level of bot A")
@@ -247,7 +248,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="processes to share the games (the figures do not depend on it)")
     ap.add_argument("--no-luck", action="store_true", help="skip the luck adjustment")
     ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     v = find_variant(args.variant)
     args.variant = v.name
     for level in (args.a, args.b):  # fail on a bad level before starting any process
