@@ -39,6 +39,7 @@ SUPPORTED = tuple(_EXTRAS)
 # then `gnubg_inputs.half_inputs`' own
 _HELD, _BEHIND, _BLOTS, _GNUBG = 0, 26, 53, 85
 SCRATCH = _GNUBG + gnubg_inputs.SCRATCH
+_GNUBG_COL = 24 * 4 + 2 + _EXTRAS[4]  # a side's version-5 inputs follow its version-4 block
 
 
 def side_width(version: int) -> int:
@@ -325,8 +326,6 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
         out[col + 21] = 1.0 - least / 36.0
     if version >= 4:
         _side_v4(me, opp, table, vflags, hold, rear, doubles, out, col + 22)
-    if version >= 5 and vflags & HITTING and not vflags & SAME_DIRECTION:
-        _gnubg_side(me, opp, out, col + 34, scratch[_GNUBG:])
 
 
 def _side_v4(me: np.ndarray, opp: np.ndarray, table: np.ndarray, vflags: int, hold: int,
@@ -468,6 +467,8 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
         row = out[r]
         _side(a, b, me_flag[r], table, vflags, version, escapes, row, 0, scratch)
         _side(b, a, opp_flag[r], table, vflags, version, escapes, row, width, scratch)
+        if version >= 5 and vflags & HITTING and not vflags & SAME_DIRECTION:
+            _gnubg_pair(a, b, row, _GNUBG_COL, width + _GNUBG_COL, scratch[_GNUBG:])
         col = 2 * width
         pa = 0
         pb = 0
@@ -498,10 +499,10 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
         row[col + 2] = 1.0
 
 
-_gnubg_side = gnubg_inputs.side_inputs_into
+_gnubg_pair = gnubg_inputs.pair_inputs_into
 
 if _njit is not None:
-    _gnubg_side = gnubg_inputs.compiled(_njit)
+    _gnubg_pair = gnubg_inputs.compiled(_njit)[1]
     _cyclic_run = _njit(cache=True)(_cyclic_run)
     _shots = _njit(cache=True)(_shots)
     _escapes = _njit(cache=True)(_escapes)
