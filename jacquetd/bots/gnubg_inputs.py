@@ -488,7 +488,7 @@ def _top25(bits: int) -> int:
     """`_top` of 0 <= bits < 2**25 by table (without a branch)."""
     high = _TOPS[bits >> 12]
     low = _TOPS[bits & 0xFFF]
-    return high + 12 if high >= 0 else low
+    return int(high + 12 if high >= 0 else low)
 
 
 def _way_table() -> np.ndarray:
