@@ -169,6 +169,18 @@ def _escape_table() -> np.ndarray:
 ESCAPES = _escape_table()
 
 
+def _unary_table() -> np.ndarray:
+    """The four inputs of a point with c checkers (row c, c < 16), as `_side` writes them."""
+    table = np.zeros((16, 4), dtype=np.float32)
+    for c in range(16):
+        table[c] = (1.0 if c >= 1 else 0.0, 1.0 if c >= 2 else 0.0, 1.0 if c >= 3 else 0.0,
+                    (c - 3) * 0.5 if c > 3 else 0.0)
+    return table
+
+
+_UNARY = _unary_table()
+
+
 def _escapes(bits: int, p: int, escapes: np.ndarray) -> int:
     """The rolls (of 36) that carry a checker on `p` its whole roll past the blocked
     points, `bits` having bit q set for a blocked point q (its own numbering); below
@@ -184,10 +196,16 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     for q in range(1, 25):
         c = me[q]
         base = col + 4 * (q - 1)
-        out[base] = 1.0 if c >= 1 else 0.0
-        out[base + 1] = 1.0 if c >= 2 else 0.0
-        out[base + 2] = 1.0 if c >= 3 else 0.0
-        out[base + 3] = (c - 3) * 0.5 if c > 3 else 0.0
+        if 0 <= c < 16:
+            out[base] = _UNARY[c, 0]
+            out[base + 1] = _UNARY[c, 1]
+            out[base + 2] = _UNARY[c, 2]
+            out[base + 3] = _UNARY[c, 3]
+        else:
+            out[base] = 1.0 if c >= 1 else 0.0
+            out[base + 1] = 1.0 if c >= 2 else 0.0
+            out[base + 2] = 1.0 if c >= 3 else 0.0
+            out[base + 3] = (c - 3) * 0.5 if c > 3 else 0.0
     col += 96
     out[col] = me[25] * 0.5
     out[col + 1] = me[0] / 15.0
@@ -233,19 +251,16 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
         # numbering can hit it; a hit costs about 25 - q pips
         direct = 0.0
         indirect = 0.0
+        occupied = 0  # bit k: the opponent has checkers on its point k (1-25)
+        for k in range(1, 26):
+            if opp[k] > 0:
+                occupied |= 1 << k
         for q in range(1, 25):
             if me[q] != 1:
                 continue
             j = table[q]
-            near = False
-            far = False
-            for d in range(1, 12):
-                k = j + d
-                if 1 <= k <= 25 and opp[k] > 0:
-                    if d <= 6:
-                        near = True
-                    else:
-                        far = True
+            near = (occupied >> (j + 1)) & 0x3F != 0  # 1-6 pips behind
+            far = (occupied >> (j + 7)) & 0x1F != 0  # 7-11 pips behind
             cost = np.float32((25 - q) / 24.0 + 0.1)
             if near:
                 direct += cost
@@ -467,8 +482,6 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
         row = out[r]
         _side(a, b, me_flag[r], table, vflags, version, escapes, row, 0, scratch)
         _side(b, a, opp_flag[r], table, vflags, version, escapes, row, width, scratch)
-        if version >= 5 and vflags & HITTING and not vflags & SAME_DIRECTION:
-            _gnubg_pair(a, b, row, _GNUBG_COL, width + _GNUBG_COL, scratch[_GNUBG:])
         col = 2 * width
         pa = 0
         pb = 0
@@ -497,6 +510,10 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
         lead = (pb - pa) / 40.0
         row[col + 1] = min(max(lead, -2.0), 2.0)
         row[col + 2] = 1.0
+    if version >= 5 and vflags & HITTING and not vflags & SAME_DIRECTION:
+        gnubg = scratch[_GNUBG:]
+        for r in range(me.shape[0]):  # a loop of its own: its code stays in the cache
+            _gnubg_pair(me[r], opp[r], out[r], _GNUBG_COL, width + _GNUBG_COL, gnubg)
 
 
 _gnubg_pair = gnubg_inputs.pair_inputs_into

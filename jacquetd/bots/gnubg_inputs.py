@@ -41,9 +41,9 @@ import numpy as np
 PER_SIDE = 32
 """Inputs per side that feature version 5 adds."""
 
-SCRATCH = 5 * 39
+SCRATCH = 39 + 21 + 21
 """The int64 working space of `half_inputs` (hits by way, pips and checkers by roll)
-and of `pair_inputs_into` (hits by way and four figures a way)."""
+and of `pair_inputs_into` (hits by way, or five figures a die)."""
 
 # aanCombination: the ways (indices into _WAYS) to hit from n pips away, n = 1..24.
 _COMBINATIONS = np.array([
@@ -311,10 +311,10 @@ def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int,
                 break
     out[col + 3] = 2.0 if fwd == 0 else fwd / 6.0
     # shots
-    scratch[:81] = 0
+    scratch[:SCRATCH] = 0
     a_hit = scratch[:39]
     pips = scratch[39:60]
-    chequers = scratch[60:81]
+    chequers = scratch[60:SCRATCH]
     _hits(board, opp, a_hit)
     _shot_rolls(board, opp, a_hit, pips, chequers)
     np_ = 0
@@ -526,8 +526,6 @@ def _roll_ways() -> np.ndarray:
 
 
 _ROLL_WAYS = _roll_ways()
-_TWO_DICE = np.flatnonzero(_ROLLS[:, 3] < 0)
-_DOUBLES = np.flatnonzero(_ROLLS[:, 3] >= 0)
 
 
 def _hit_bits(sources: int, blots: int, blocks: int, a_hit: np.ndarray) -> int:
@@ -656,57 +654,124 @@ def _shot_rolls_bits(board: np.ndarray, opp: np.ndarray, a_hit: np.ndarray, ways
     return total, n1, n2
 
 
-def _shots_off_bar(a_hit: np.ndarray, held: int, opp_blots: int, info: np.ndarray
-                   ) -> tuple[int, int, int]:
-    """`_shot_rolls_bits` of a side with no checker on the bar, each way's part worked
-    out once for all the rolls that use it (with few branches: which ways hit is
-    not predictable). `held` has bit k set for the side's points with two or more
-    (index k), `opp_blots` bit t for an opposing blot on its point t; `info` is
-    4 x 39 entries of working space."""
-    far = info[:39]  # one die: the farthest hitter but the 1-point, 0 for none
-    loss = info[39:78]  # the pips the way's hit costs, 0 for no hit
-    more = info[78:117]  # one die: another hitter; more dice: a blot met on the way
-    big = info[117:156]  # one die: the farthest hitter's point holds two or more
-    for w in range(39):
-        hit = a_hit[w]
-        pips = _WAY_BITS[w, 0]
-        if _WAY_BITS[w, 1] == 0:
-            k = _top25(hit & 0xFFFFFE)
-            k = k if k > 0 else 0
-            far[w] = k
-            loss[w] = k - pips + 1 if k > 0 else 0
-            more[w] = 1 if hit & ~(1 << k) else 0
-            big[w] = held >> k & 1
-        else:
-            k = _top25(hit | 1 << pips)  # the hitters are `pips` or more away
-            loss[w] = k - pips + 1 if hit else 0
-            more[w] = ((opp_blots >> (k - _WAY_BITS[w, 2]))
-                       | (opp_blots >> (k - _WAY_BITS[w, 3]))
-                       | (opp_blots >> (k - _WAY_BITS[w, 4]))) & 1
+def _direct(d: int, sources: int, blots: int, held: int, info: np.ndarray) -> None:
+    """The hits of one die of d pips (nothing blocks them) into info[d], info[7 + d],
+    info[14 + d], info[21 + d]: the farthest hitter but the 1-point (0 for none), the
+    pips its hit costs (0 for none), whether another point hits, whether the
+    farthest holds two or more; info[28 + d]: whether the bar's checker hits."""
+    hit = (blots << d) & sources
+    k = _top25(hit & 0xFFFFFE)
+    k = k if k > 0 else 0
+    info[d] = k
+    info[7 + d] = k - d + 1 if k > 0 else 0
+    info[14 + d] = 1 if hit & ~(1 << k) else 0
+    info[21 + d] = held >> k & 1
+    info[28 + d] = hit >> 24 & 1
+
+
+def _shots(board: np.ndarray, sources: int, blots: int, blocks: int, held: int,
+           opp_blots_rev: int, opp_held: int, opp_blots: int, info: np.ndarray
+           ) -> tuple[int, int, int]:
+    """`half_inputs`' sums over the rolls of `_shot_rolls` (the pips the rolls' best
+    hits cost, weighted by the roll's chances of 36; the chances of the rolls that
+    hit a checker; of those that hit two), with no more than one checker on the bar.
+
+    Bits as `_hit_bits` takes them (`sources`, `blots`, `blocks`), and: `held` the
+    side's points with two or more (its frame), `opp_blots_rev` the opponent's blots
+    (the side's frame), `opp_held` and `opp_blots` the opponent's points with two or
+    more and its blots (the opponent's frame). `info` is 35 entries of working space.
+
+    The rolls are those of `_ROLLS` in their ways' terms (the tests check the
+    tables): a roll of two dice d0 < d1 has each die's way, then the way of both,
+    d0 + d1 pips, open when either intermediate point (d0 or d1 short of the
+    blot) is; a double of d has the way of one die, then of n = 2, 3, 4 dice,
+    n * d pips, open when every point d, 2d, ... short of the blot is. Each die's
+    hits are worked out once for the rolls that use them (`_direct`)."""
+    for d in range(1, 7):
+        _direct(d, sources, blots, held, info)
     total = 0
     n1 = 0
     n2 = 0
-    for i in range(15):  # two dice: each die's way, then both
-        r0 = _ROLLS[_TWO_DICE[i], 0]
-        r1 = _ROLLS[_TWO_DICE[i], 1]
-        r2 = _ROLLS[_TWO_DICE[i], 2]
-        k0 = far[r0]
-        k1 = far[r1]
-        chequers = (1 if k0 else 0) + (1 if k1 and (k1 != k0 or big[r1]) else 0)
-        if a_hit[r2]:
-            chequers += (1 if chequers == 0 else 0) + more[r2]
-        total += 2 * max(loss[r0], loss[r1], loss[r2])
-        n1 += 2 if chequers > 0 else 0
-        n2 += 2 if chequers > 1 else 0
-    for i in range(6):  # a double: one die, then two, three and four of it
-        r0 = _ROLLS[_DOUBLES[i], 0]
-        chequers = 1 + more[r0] if far[r0] else 0
-        pips = loss[r0]
-        for j in range(1, 4):
-            r = _ROLLS[_DOUBLES[i], j]
-            if a_hit[r]:
-                chequers += (1 if chequers == 0 else 0) + more[r]
-            pips = max(pips, loss[r])
+    if board[24] == 0:
+        for d0 in range(1, 7):
+            for d1 in range(d0 + 1, 7):
+                k0 = info[d0]
+                k1 = info[d1]
+                chequers = (1 if k0 else 0) + (1 if k1 and (k1 != k0 or info[21 + d1]) else 0)
+                pips = max(info[7 + d0], info[7 + d1])
+                far = d0 + d1
+                hit = ((blots & ~((blocks >> d0) & (blocks >> d1))) << far) & sources
+                # without a branch (whether a way hits is not predictable): with no
+                # hit, k is `far` and counts for nothing
+                k = _top25(hit | 1 << far)
+                h = 1 if hit else 0
+                chequers += h * ((1 if chequers == 0 else 0) + (
+                    ((opp_blots_rev >> (k - d0)) | (opp_blots_rev >> (k - d1))) & 1))
+                pips = max(pips, h * (k - far + 1))
+                total += 2 * pips
+                n1 += 2 if chequers > 0 else 0
+                n2 += 2 if chequers > 1 else 0
+        for d in range(1, 7):
+            chequers = 1 + info[14 + d] if info[d] else 0
+            pips = info[7 + d]
+            open_ = blots
+            for n in range(2, 5):
+                open_ &= ~(blocks >> ((n - 1) * d))
+                far = n * d
+                hit = (open_ << far) & sources
+                k = _top25(hit | 1 << far)
+                h = 1 if hit else 0
+                blot_met = 0
+                for m in range(1, n):
+                    blot_met |= opp_blots_rev >> (k - m * d)
+                chequers += h * ((1 if chequers == 0 else 0) + (blot_met & 1))
+                pips = max(pips, h * (k - far + 1))
+            total += pips
+            n1 += 1 if chequers > 0 else 0
+            n2 += 1 if chequers > 1 else 0
+        return total, n1, n2
+    # one checker on the bar: it enters and hits with a die, or a checker hits with
+    # a die when the other die enters; more dice hit only from the bar
+    for d0 in range(1, 7):
+        for d1 in range(d0 + 1, 7):
+            chequers = info[28 + d0] + info[28 + d1]
+            pips = 0
+            if info[28 + d0]:
+                pips = 25 - d0
+            if info[28 + d1]:
+                pips = max(pips, 25 - d1)
+            entered = False
+            if info[d0] and not opp_held >> (d1 - 1) & 1:
+                entered = True
+                chequers += 1
+                pips = max(pips, info[7 + d0])
+            if info[d1] and not entered and not opp_held >> (d0 - 1) & 1:
+                chequers += 1
+                pips = max(pips, info[7 + d1])
+            far = d0 + d1
+            if (blots & ~((blocks >> d0) & (blocks >> d1))) >> (24 - far) & 1:
+                chequers += (1 if chequers == 0 else 0) + (
+                    ((opp_blots >> (d0 + 1)) | (opp_blots >> (d1 + 1))) & 1)
+                pips = max(pips, 25 - far)
+            total += 2 * pips
+            n1 += 2 if chequers > 0 else 0
+            n2 += 2 if chequers > 1 else 0
+    for d in range(1, 7):
+        chequers = info[28 + d]
+        pips = 25 - d if chequers else 0
+        if info[d] and not opp_held >> (2 * d - 1) & 1:
+            chequers += 1
+            pips = max(pips, info[7 + d])
+        open_ = blots
+        for n in range(2, 5):
+            open_ &= ~(blocks >> ((n - 1) * d))
+            far = n * d
+            if open_ >> (24 - far) & 1:
+                blot_met = 0
+                for m in range(1, n):
+                    blot_met |= opp_blots >> (m * d + 1)
+                chequers += (1 if chequers == 0 else 0) + (blot_met & 1)
+                pips = max(pips, 25 - far)
         total += pips
         n1 += 1 if chequers > 0 else 0
         n2 += 1 if chequers > 1 else 0
@@ -743,7 +808,7 @@ def _points(board: np.ndarray) -> tuple[int, int, int, int, int]:
 
 
 def _half_bits(board: np.ndarray, opp: np.ndarray, mine_any: int, mine_held: int,
-               theirs_any: int, theirs_held: int, theirs_held_rev: int,
+               theirs_any: int, theirs_held: int, theirs_blots: int, theirs_held_rev: int,
                theirs_blots_rev: int, out: np.ndarray, col: int,
                scratch: np.ndarray) -> None:
     """`half_inputs` given both sides' `_points`."""
@@ -814,15 +879,16 @@ def _half_bits(board: np.ndarray, opp: np.ndarray, mine_any: int, mine_held: int
                 sources &= ~(1 << i)
         blots = theirs_blots_rev if n_board > 2 else theirs_blots_rev & ~3
         a_hit = scratch[:39]
-        ways = _hit_bits(sources, blots, theirs_held_rev, a_hit)
         np_ = 0
         n1 = 0
         n2 = 0
-        if ways and board[24] == 0:
-            np_, n1, n2 = _shots_off_bar(a_hit, mine_held, theirs_blots_rev,
-                                         scratch[39:SCRATCH])
-        elif ways:
-            np_, n1, n2 = _shot_rolls_bits(board, opp, a_hit, ways)
+        if board[24] <= 1:
+            np_, n1, n2 = _shots(board, sources, blots, theirs_held_rev, mine_held,
+                                 theirs_blots_rev, theirs_held, theirs_blots, scratch)
+        else:
+            ways = _hit_bits(sources, blots, theirs_held_rev, a_hit)
+            if ways:
+                np_, n1, n2 = _shot_rolls_bits(board, opp, a_hit, ways)
         out[col + 4] = np_ / (12.0 * 36.0)
         out[col + 5] = n1 / 36.0
         out[col + 6] = n2 / 36.0
@@ -965,18 +1031,18 @@ def pair_inputs_into(me: np.ndarray, opp: np.ndarray, out: np.ndarray, col_me: i
     points' bits computed once for both. `out`'s 64 entries must be zero on entry."""
     a = me[1:]
     b = opp[1:]
-    a_any, a_held, _, a_held_rev, a_blots_rev = _points(a)
-    b_any, b_held, _, b_held_rev, b_blots_rev = _points(b)
+    a_any, a_held, a_blots, a_held_rev, a_blots_rev = _points(a)
+    b_any, b_held, b_blots, b_held_rev, b_blots_rev = _points(b)
     _codes(me, out, col_me)
-    _half_bits(a, b, a_any, a_held, b_any, b_held, b_held_rev, b_blots_rev, out,
+    _half_bits(a, b, a_any, a_held, b_any, b_held, b_blots, b_held_rev, b_blots_rev, out,
                col_me + 10, scratch)
     _codes(opp, out, col_opp)
-    _half_bits(b, a, b_any, b_held, a_any, a_held, a_held_rev, a_blots_rev, out,
+    _half_bits(b, a, b_any, b_held, a_any, a_held, a_blots, a_held_rev, a_blots_rev, out,
                col_opp + 10, scratch)
 
 
 _KERNELS = ("_top", "_held", "_escape_key", "_hits", "_shot_rolls", "half_inputs",
-            "side_inputs_into", "_top25", "_hit_bits", "_shot_rolls_bits", "_shots_off_bar",
+            "side_inputs_into", "_top25", "_hit_bits", "_shot_rolls_bits", "_direct", "_shots",
             "_points", "_half_bits", "_codes", "pair_inputs_into")
 
 
