@@ -70,6 +70,15 @@ def _cyclic_run(made: int, cap: int) -> int:
     return run
 
 
+_TOPS = gnubg_inputs._TOPS
+
+
+def _highest(bits: int) -> int:
+    """The highest set bit of 0 < bits < 2**25."""
+    high = _TOPS[bits >> 12]
+    return int(high + 12 if high >= 0 else _TOPS[bits & 0xFFF])
+
+
 def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int,
            blot_list: np.ndarray) -> tuple[int, int, int]:
     """(rolls, pips, doubles): of the 36 rolls of `opp`, how many hit a blot of `me`,
@@ -87,6 +96,7 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int,
     blots = 0
     closed = 0
     n_blots = 0
+    mirrored = True  # every blot on the opponent's point 25 - q: the cost is the point
     for q in range(1, 25):
         m = table[q]
         if me[q] == 1:
@@ -94,6 +104,8 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int,
             blot_list[16 + n_blots] = q
             n_blots += 1
             blots |= 1 << m
+            if m != 25 - q:
+                mirrored = False
         if me[q] >= hold:
             closed |= 1 << m
     if blots == 0:
@@ -141,10 +153,13 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int,
             if hit:
                 w = 1 if d1 == d2 else 2
                 rolls += w
-                k = 0
-                while not hit & blot_list[k]:  # the hit blot that costs the most
-                    k += 1
-                pips += w * (25 - blot_list[16 + k])
+                if mirrored:  # the hit blot that costs the most: the farthest
+                    pips += w * _highest(hit)
+                else:  # the first hit in the list
+                    k = 0
+                    while not hit & blot_list[k]:
+                        k += 1
+                    pips += w * (25 - blot_list[16 + k])
                 if hit & (hit - 1):
                     doubles += w
     return rolls, pips, doubles
@@ -521,6 +536,7 @@ _gnubg_pair = gnubg_inputs.pair_inputs_into
 if _njit is not None:
     _gnubg_pair = gnubg_inputs.compiled(_njit)[1]
     _cyclic_run = _njit(cache=True)(_cyclic_run)
+    _highest = _njit(cache=True)(_highest)
     _shots = _njit(cache=True)(_shots)
     _escapes = _njit(cache=True)(_escapes)
     _side_v4 = _njit(cache=True)(_side_v4)
