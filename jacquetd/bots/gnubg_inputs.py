@@ -924,9 +924,8 @@ def _half_bits(board: np.ndarray, opp: np.ndarray, mine_any: int, mine_held: int
     out[col + 11] = c2 * c2
     theirs = theirs_held
     mobility = 0
-    for i in range(6, 25):
-        if board[i] > 0:
-            mobility += (i - 5) * board[i] * ESCAPES0[_escape_key(theirs, i)]
+    for i in range(6, 25):  # an empty point adds nothing (no branch)
+        mobility += (i - 5) * board[i] * ESCAPES0[_escape_key(theirs, i)]
     out[col + 12] = mobility / 3600.0
     # one-sided moment (integer arithmetic, rounding up)
     j = 0
@@ -938,10 +937,9 @@ def _half_bits(board: np.ndarray, opp: np.ndarray, mine_any: int, mine_held: int
         n = (n + j - 1) // j
     j = 0
     k = 0
-    for i in range(n + 1, 25):
-        if board[i] > 0:
-            j += board[i]
-            k += board[i] * (i - n) * (i - n)
+    for i in range(n + 1, 25):  # an empty point adds nothing (no branch)
+        j += board[i]
+        k += board[i] * (i - n) * (i - n)
     if j > 0:
         k = (k + j - 1) // j
     out[col + 13] = k / 400.0
@@ -964,22 +962,22 @@ def _half_bits(board: np.ndarray, opp: np.ndarray, mine_any: int, mine_held: int
         out[col + 14] = loss / (36.0 * (49.0 / 6.0))
     closed = 0
     for i in range(6):
-        if opp[i] > 1:
-            closed += 1
+        closed += theirs_held >> i & 1
     out[col + 15] = (36 - (closed - 6) * (closed - 6)) / 36.0
     # backbone (gnubg measures every later point against the most forward one)
-    first = -1
+    points = mine_held & 0xFFFFFE  # the points 1-23 held
+    first = _top25(points)
     w = 0
     tot = 0
-    for p in range(23, 0, -1):
-        if board[p] >= 2:
-            if first == -1:
-                first = p
-                continue
+    if first > 0:
+        count = 0
+        for p in range(1, first):
             d = first - p
-            c = 11 if d <= 6 else (13 - d if d <= 11 else 0)
-            w += c * board[first]
-            tot += board[first]
+            on = points >> p & 1
+            count += on
+            w += on * (11 if d <= 6 else (13 - d if d <= 11 else 0))
+        w *= board[first]
+        tot = count * board[first]
     out[col + 17] = 1.0 - w / (tot * 11.0) if tot > 0 else 0.0
     # backgame
     anchors = 0
