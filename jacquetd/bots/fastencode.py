@@ -34,9 +34,9 @@ SUPPORTED = tuple(_EXTRAS)
 """The feature versions this kernel computes."""
 
 
-# the int64 working space of `_encode_rows`, in `_side`'s slices: the points the
-# opponent holds, the opposing checkers behind each point, the blots (`_shots`),
-# then `gnubg_inputs.half_inputs`' own
+# the int64 working space of `_encode_rows`, in `_side`'s slices: (unused), the
+# opposing checkers behind each point, the blots (`_shots`), then
+# `gnubg_inputs.pair_inputs_into`'s own
 _HELD, _BEHIND, _BLOTS, _GNUBG = 0, 26, 53, 85
 SCRATCH = _GNUBG + gnubg_inputs.SCRATCH
 _GNUBG_COL = 24 * 4 + 2 + _EXTRAS[4]  # a side's version-5 inputs follow its version-4 block
@@ -194,6 +194,8 @@ def _unary_table() -> np.ndarray:
 
 
 _UNARY = _unary_table()
+_POP6 = np.array([bin(m).count("1") for m in range(64)], dtype=np.int64)
+"""The set bits of 6-bit numbers."""
 
 
 def _escapes(bits: int, p: int, escapes: np.ndarray) -> int:
@@ -286,20 +288,16 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     out[col + 9] = blots / 5.0
     out[col + 10] = 1.0 if me[0] == 0 else 0.0
     # blocking (version 2)
-    held_by_opp = scratch[_HELD:_BEHIND]  # entries 1-24 written and read
+    opp_bits = 0  # bit q: the opponent holds my point q
     for q in range(1, 25):
-        held_by_opp[q] = 1 if opp[table[q]] >= hold else 0
+        opp_bits |= (1 if opp[table[q]] >= hold else 0) << q
     ahead_sum = 0.0
     trapped = 0
     outside = 0
     pips_home = 0
-    for p in range(7, 26):
+    for p in range(7, 26):  # an empty point adds nothing (no branch)
         c = me[p]
-        if c == 0:
-            continue
-        ahead = 0
-        for q in range(p - 6, p):
-            ahead += held_by_opp[q]
+        ahead = _POP6[(opp_bits >> (p - 6)) & 0x3F]  # held points 1-6 pips ahead
         ahead_sum += c * ahead
         if ahead >= 4:
             trapped += c
@@ -335,18 +333,13 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
             rear = p
             break
     if version >= 3:
-        opp_bits = 0  # bit q: the opponent holds my point q
         my_bits = 0  # bit m: I hold the opponent's point m
         for q in range(1, 25):
-            if held_by_opp[q]:
-                opp_bits |= 1 << q
-            if me[q] >= hold:
-                my_bits |= 1 << table[q]
+            my_bits |= (1 if me[q] >= hold else 0) << table[q]
         out[col + 19] = _escapes(opp_bits, rear, escapes) / 36.0 if rear > 0 else 0.0
         mobility = 0
-        for p in range(7, 26):
-            if me[p] > 0:
-                mobility += me[p] * _escapes(opp_bits, p, escapes) * (p - 6)
+        for p in range(7, 26):  # an empty point adds nothing (no branch)
+            mobility += me[p] * _escapes(opp_bits, p, escapes) * (p - 6)
         out[col + 20] = mobility / 3600.0
         least = 36
         for m in range(13, 25):
@@ -355,19 +348,16 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
                 least = e
         out[col + 21] = 1.0 - least / 36.0
     if version >= 4:
-        _side_v4(me, opp, table, vflags, hold, rear, doubles, out, col + 22)
+        _side_v4(me, opp, table, vflags, hold, rear, doubles, made, out, col + 22)
 
 
 def _side_v4(me: np.ndarray, opp: np.ndarray, table: np.ndarray, vflags: int, hold: int,
-             rear: int, doubles: int, out: np.ndarray, col: int) -> None:
+             rear: int, doubles: int, made: int, out: np.ndarray, col: int) -> None:
     """The twelve version-4 features (`features._v4_extras` defines them); `rear` is
-    the rearmost point with a checker, `doubles` the double shots `_shots` counted."""
+    the rearmost point with a checker, `doubles` the double shots `_shots` counted,
+    `made` has bit q - 1 set for a point q that I hold."""
     out[col] = (rear - 1) / 24.0 if rear > 0 else 0.0
-    anchor = 0
-    for q in range(24, 0, -1):
-        if me[q] >= hold:
-            anchor = q
-            break
+    anchor = _highest(made) + 1 if made else 0
     out[col + 1] = (anchor - 1) / 24.0 if anchor > 0 else 0.0
     forward = 2.0
     for k in range(6, 0, -1):
@@ -453,10 +443,9 @@ def _side_v4(me: np.ndarray, opp: np.ndarray, table: np.ndarray, vflags: int, ho
     mean = (moment + total - 1) // total if total > 0 else 0
     k = 0
     j = 0
-    for p in range(mean + 1, 26):
-        if me[p] > 0:
-            j += me[p]
-            k += me[p] * (p - mean) * (p - mean)
+    for p in range(mean + 1, 26):  # an empty point adds nothing (no branch)
+        j += me[p]
+        k += me[p] * (p - mean) * (p - mean)
     out[col + 8] = ((k + j - 1) // j if j > 0 else 0) / 400.0
     prev = 0
     w = 0
