@@ -182,18 +182,6 @@ def _escape_table() -> np.ndarray:
 
 
 ESCAPES = _escape_table()
-
-
-def _unary_table() -> np.ndarray:
-    """The four inputs of a point with c checkers (row c, c < 16), as `_side` writes them."""
-    table = np.zeros((16, 4), dtype=np.float32)
-    for c in range(16):
-        table[c] = (1.0 if c >= 1 else 0.0, 1.0 if c >= 2 else 0.0, 1.0 if c >= 3 else 0.0,
-                    (c - 3) * 0.5 if c > 3 else 0.0)
-    return table
-
-
-_UNARY = _unary_table()
 _POP6 = np.array([bin(m).count("1") for m in range(64)], dtype=np.int64)
 """The set bits of 6-bit numbers."""
 
@@ -213,16 +201,10 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     for q in range(1, 25):
         c = me[q]
         base = col + 4 * (q - 1)
-        if 0 <= c < 16:
-            out[base] = _UNARY[c, 0]
-            out[base + 1] = _UNARY[c, 1]
-            out[base + 2] = _UNARY[c, 2]
-            out[base + 3] = _UNARY[c, 3]
-        else:
-            out[base] = 1.0 if c >= 1 else 0.0
-            out[base + 1] = 1.0 if c >= 2 else 0.0
-            out[base + 2] = 1.0 if c >= 3 else 0.0
-            out[base + 3] = (c - 3) * 0.5 if c > 3 else 0.0
+        out[base] = 1.0 if c >= 1 else 0.0
+        out[base + 1] = 1.0 if c >= 2 else 0.0
+        out[base + 2] = 1.0 if c >= 3 else 0.0
+        out[base + 3] = (c - 3) * 0.5 if c > 3 else 0.0
     col += 96
     out[col] = me[25] * 0.5
     out[col + 1] = me[0] / 15.0
@@ -295,8 +277,10 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     trapped = 0
     outside = 0
     pips_home = 0
-    for p in range(7, 26):  # an empty point adds nothing (no branch)
+    for p in range(7, 26):
         c = me[p]
+        if c == 0:
+            continue
         ahead = _POP6[(opp_bits >> (p - 6)) & 0x3F]  # held points 1-6 pips ahead
         ahead_sum += c * ahead
         if ahead >= 4:
@@ -338,8 +322,9 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
             my_bits |= (1 if me[q] >= hold else 0) << table[q]
         out[col + 19] = _escapes(opp_bits, rear, escapes) / 36.0 if rear > 0 else 0.0
         mobility = 0
-        for p in range(7, 26):  # an empty point adds nothing (no branch)
-            mobility += me[p] * _escapes(opp_bits, p, escapes) * (p - 6)
+        for p in range(7, 26):
+            if me[p] > 0:
+                mobility += me[p] * _escapes(opp_bits, p, escapes) * (p - 6)
         out[col + 20] = mobility / 3600.0
         least = 36
         for m in range(13, 25):
