@@ -250,45 +250,6 @@ def _layers(net: _Layers | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     return _f32(net.w1), _f32(net.b1), _f32(net.w2), _f32(net.b2)
 
 
-_Four = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-_PREPARED_MAX = 16
-_prepared: dict[tuple[int, int, int], tuple[tuple[Any, ...], tuple[_Four, _Four, _Four]]] = {}
-
-
-def _arrays(net: _Layers | None) -> tuple[Any, ...]:
-    if net is None:
-        return (None, None, None, None)
-    return (net.w1, net.b1, net.w2, net.b2)
-
-
-def _all_layers(net: _Layers, race: _Layers | None, crashed: _Layers | None
-                ) -> tuple[_Four, _Four, _Four]:
-    """The three networks' twelve arrays as `_evaluate` takes them (`_layers`).
-
-    Kept while each network holds the very arrays it held when they were
-    prepared, and only when preparing copied nothing (float32 and contiguous
-    already): the prepared arrays are then the network's own, so a network
-    changed in place is read as it is now, and one given new arrays is
-    prepared again.
-    """
-    key = (id(net), id(race), id(crashed))
-    sources = (net, race, crashed, *_arrays(net), *_arrays(race), *_arrays(crashed))
-    entry = _prepared.get(key)
-    if entry is not None:
-        kept, layers = entry
-        if all(a is b for a, b in zip(kept, sources, strict=True)):
-            return layers
-    layers = (_layers(net), _layers(race), _layers(crashed))
-    shared = all(b is None or a is b
-                 for a, b in zip((*layers[0], *layers[1], *layers[2]), sources[3:],
-                                 strict=True))
-    if shared:
-        if len(_prepared) >= _PREPARED_MAX:
-            _prepared.clear()
-        _prepared[key] = (sources, layers)
-    return layers
-
-
 _Constants = tuple[np.ndarray, int, int, int]
 _constants: dict[tuple[str, int], _Constants] = {}
 
@@ -331,10 +292,11 @@ def evaluate(variant: Variant, version: int, net: _Layers, race: _Layers | None,
         _batched(variant, version, table, net, race, crashed, me, opp, me_flag, opp_flag,
                  out, home)
         return out, home
-    main, race_layers, crashed_layers = _all_layers(net, race, crashed)
+    # the networks' arrays as they are now (a network being trained is seen with its
+    # current weights); for float32 arrays, as the networks hold them, nothing is copied
     _evaluate(me, opp, me_flag, opp_flag, table, vflags, version, width, fastencode.ESCAPES,
-              *main, *race_layers, *crashed_layers, race is not None, crashed is not None,
-              tflags, out, home)
+              *_layers(net), *_layers(race), *_layers(crashed), race is not None,
+              crashed is not None, tflags, out, home)
     return out, home
 
 
