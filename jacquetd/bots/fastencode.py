@@ -34,11 +34,12 @@ SUPPORTED = tuple(_EXTRAS)
 """The feature versions this kernel computes."""
 
 
-# the int64 working space of `_encode_rows`, in `_side`'s slices: the points the
-# opponent holds, the opposing checkers behind each point, the blots (`_shots`),
-# then `gnubg_inputs.half_inputs`' own
+# the int64 working space of `_encode_rows`, in `_side`'s slices: (unused), the
+# opposing checkers behind each point, the blots (`_shots`), then
+# `gnubg_inputs.pair_inputs_into`'s own
 _HELD, _BEHIND, _BLOTS, _GNUBG = 0, 26, 53, 85
 SCRATCH = _GNUBG + gnubg_inputs.SCRATCH
+_GNUBG_COL = 24 * 4 + 2 + _EXTRAS[4]  # a side's version-5 inputs follow its version-4 block
 
 
 def side_width(version: int) -> int:
@@ -69,6 +70,15 @@ def _cyclic_run(made: int, cap: int) -> int:
     return run
 
 
+_TOPS = gnubg_inputs._TOPS
+
+
+def _highest(bits: int) -> int:
+    """The highest set bit of 0 < bits < 2**25."""
+    high = _TOPS[bits >> 12]
+    return int(high + 12 if high >= 0 else _TOPS[bits & 0xFFF])
+
+
 def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int,
            blot_list: np.ndarray) -> tuple[int, int, int]:
     """(rolls, pips, doubles): of the 36 rolls of `opp`, how many hit a blot of `me`,
@@ -86,6 +96,7 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int,
     blots = 0
     closed = 0
     n_blots = 0
+    mirrored = True  # every blot on the opponent's point 25 - q: the cost is the point
     for q in range(1, 25):
         m = table[q]
         if me[q] == 1:
@@ -93,6 +104,8 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int,
             blot_list[16 + n_blots] = q
             n_blots += 1
             blots |= 1 << m
+            if m != 25 - q:
+                mirrored = False
         if me[q] >= hold:
             closed |= 1 << m
     if blots == 0:
@@ -140,10 +153,13 @@ def _shots(me: np.ndarray, opp: np.ndarray, table: np.ndarray, hold: int,
             if hit:
                 w = 1 if d1 == d2 else 2
                 rolls += w
-                k = 0
-                while not hit & blot_list[k]:  # the hit blot that costs the most
-                    k += 1
-                pips += w * (25 - blot_list[16 + k])
+                if mirrored:  # the hit blot that costs the most: the farthest
+                    pips += w * _highest(hit)
+                else:  # the first hit in the list
+                    k = 0
+                    while not hit & blot_list[k]:
+                        k += 1
+                    pips += w * (25 - blot_list[16 + k])
                 if hit & (hit - 1):
                     doubles += w
     return rolls, pips, doubles
@@ -166,6 +182,8 @@ def _escape_table() -> np.ndarray:
 
 
 ESCAPES = _escape_table()
+_POP6 = np.array([bin(m).count("1") for m in range(64)], dtype=np.int64)
+"""The set bits of 6-bit numbers."""
 
 
 def _escapes(bits: int, p: int, escapes: np.ndarray) -> int:
@@ -232,19 +250,16 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
         # numbering can hit it; a hit costs about 25 - q pips
         direct = 0.0
         indirect = 0.0
+        occupied = 0  # bit k: the opponent has checkers on its point k (1-25)
+        for k in range(1, 26):
+            if opp[k] > 0:
+                occupied |= 1 << k
         for q in range(1, 25):
             if me[q] != 1:
                 continue
             j = table[q]
-            near = False
-            far = False
-            for d in range(1, 12):
-                k = j + d
-                if 1 <= k <= 25 and opp[k] > 0:
-                    if d <= 6:
-                        near = True
-                    else:
-                        far = True
+            near = (occupied >> (j + 1)) & 0x3F != 0  # 1-6 pips behind
+            far = (occupied >> (j + 7)) & 0x1F != 0  # 7-11 pips behind
             cost = np.float32((25 - q) / 24.0 + 0.1)
             if near:
                 direct += cost
@@ -255,9 +270,9 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
     out[col + 9] = blots / 5.0
     out[col + 10] = 1.0 if me[0] == 0 else 0.0
     # blocking (version 2)
-    held_by_opp = scratch[_HELD:_BEHIND]  # entries 1-24 written and read
+    opp_bits = 0  # bit q: the opponent holds my point q
     for q in range(1, 25):
-        held_by_opp[q] = 1 if opp[table[q]] >= hold else 0
+        opp_bits |= (1 if opp[table[q]] >= hold else 0) << q
     ahead_sum = 0.0
     trapped = 0
     outside = 0
@@ -266,9 +281,7 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
         c = me[p]
         if c == 0:
             continue
-        ahead = 0
-        for q in range(p - 6, p):
-            ahead += held_by_opp[q]
+        ahead = _POP6[(opp_bits >> (p - 6)) & 0x3F]  # held points 1-6 pips ahead
         ahead_sum += c * ahead
         if ahead >= 4:
             trapped += c
@@ -304,13 +317,9 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
             rear = p
             break
     if version >= 3:
-        opp_bits = 0  # bit q: the opponent holds my point q
         my_bits = 0  # bit m: I hold the opponent's point m
         for q in range(1, 25):
-            if held_by_opp[q]:
-                opp_bits |= 1 << q
-            if me[q] >= hold:
-                my_bits |= 1 << table[q]
+            my_bits |= (1 if me[q] >= hold else 0) << table[q]
         out[col + 19] = _escapes(opp_bits, rear, escapes) / 36.0 if rear > 0 else 0.0
         mobility = 0
         for p in range(7, 26):
@@ -324,21 +333,16 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
                 least = e
         out[col + 21] = 1.0 - least / 36.0
     if version >= 4:
-        _side_v4(me, opp, table, vflags, hold, rear, doubles, out, col + 22)
-    if version >= 5 and vflags & HITTING and not vflags & SAME_DIRECTION:
-        _gnubg_side(me, opp, out, col + 34, scratch[_GNUBG:])
+        _side_v4(me, opp, table, vflags, hold, rear, doubles, made, out, col + 22)
 
 
 def _side_v4(me: np.ndarray, opp: np.ndarray, table: np.ndarray, vflags: int, hold: int,
-             rear: int, doubles: int, out: np.ndarray, col: int) -> None:
+             rear: int, doubles: int, made: int, out: np.ndarray, col: int) -> None:
     """The twelve version-4 features (`features._v4_extras` defines them); `rear` is
-    the rearmost point with a checker, `doubles` the double shots `_shots` counted."""
+    the rearmost point with a checker, `doubles` the double shots `_shots` counted,
+    `made` has bit q - 1 set for a point q that I hold."""
     out[col] = (rear - 1) / 24.0 if rear > 0 else 0.0
-    anchor = 0
-    for q in range(24, 0, -1):
-        if me[q] >= hold:
-            anchor = q
-            break
+    anchor = _highest(made) + 1 if made else 0
     out[col + 1] = (anchor - 1) / 24.0 if anchor > 0 else 0.0
     forward = 2.0
     for k in range(6, 0, -1):
@@ -424,10 +428,9 @@ def _side_v4(me: np.ndarray, opp: np.ndarray, table: np.ndarray, vflags: int, ho
     mean = (moment + total - 1) // total if total > 0 else 0
     k = 0
     j = 0
-    for p in range(mean + 1, 26):
-        if me[p] > 0:
-            j += me[p]
-            k += me[p] * (p - mean) * (p - mean)
+    for p in range(mean + 1, 26):  # an empty point adds nothing (no branch)
+        j += me[p]
+        k += me[p] * (p - mean) * (p - mean)
     out[col + 8] = ((k + j - 1) // j if j > 0 else 0) / 400.0
     prev = 0
     w = 0
@@ -496,13 +499,18 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
         lead = (pb - pa) / 40.0
         row[col + 1] = min(max(lead, -2.0), 2.0)
         row[col + 2] = 1.0
+    if version >= 5 and vflags & HITTING and not vflags & SAME_DIRECTION:
+        gnubg = scratch[_GNUBG:]
+        for r in range(me.shape[0]):  # a loop of its own: its code stays in the cache
+            _gnubg_pair(me[r], opp[r], out[r], _GNUBG_COL, width + _GNUBG_COL, gnubg)
 
 
-_gnubg_side = gnubg_inputs.side_inputs_into
+_gnubg_pair = gnubg_inputs.pair_inputs_into
 
 if _njit is not None:
-    _gnubg_side = gnubg_inputs.compiled(_njit)
+    _gnubg_pair = gnubg_inputs.compiled(_njit)[1]
     _cyclic_run = _njit(cache=True)(_cyclic_run)
+    _highest = _njit(cache=True)(_highest)
     _shots = _njit(cache=True)(_shots)
     _escapes = _njit(cache=True)(_escapes)
     _side_v4 = _njit(cache=True)(_side_v4)

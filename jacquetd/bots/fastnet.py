@@ -250,6 +250,25 @@ def _layers(net: _Layers | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     return _f32(net.w1), _f32(net.b1), _f32(net.w2), _f32(net.b2)
 
 
+_Constants = tuple[np.ndarray, int, int, int]
+_constants: dict[tuple[str, int], _Constants] = {}
+
+
+def _variant_constants(variant: Variant, version: int) -> _Constants:
+    """(opponent point map, `fastencode.variant_flags`, `fastencode.side_width`,
+    `tidy_flags`) of a variant and version."""
+    found = _constants.get((variant.name, version))
+    if found is None:
+        table = fastencode._TABLES.get(variant.name)
+        if table is None:
+            table = fastencode._TABLES[variant.name] = np.array(
+                opponent_point_map(variant), dtype=np.int64)
+        found = _constants[(variant.name, version)] = (
+            table, fastencode.variant_flags(variant), fastencode.side_width(version),
+            tidy_flags(variant))
+    return found
+
+
 def evaluate(variant: Variant, version: int, net: _Layers, race: _Layers | None,
              crashed: _Layers | None, me: np.ndarray, opp: np.ndarray,
              me_flag: np.ndarray, opp_flag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -264,23 +283,20 @@ def evaluate(variant: Variant, version: int, net: _Layers, race: _Layers | None,
     home = np.empty(n, dtype=np.bool_)
     if n == 0:
         return out, home
-    table = fastencode._TABLES.get(variant.name)
-    if table is None:
-        table = fastencode._TABLES[variant.name] = np.array(
-            opponent_point_map(variant), dtype=np.int64)
     me = np.ascontiguousarray(me, dtype=np.int16)
     opp = np.ascontiguousarray(opp, dtype=np.int16)
     me_flag = np.ascontiguousarray(me_flag, dtype=np.bool_)
     opp_flag = np.ascontiguousarray(opp_flag, dtype=np.bool_)
+    table, vflags, width, tflags = _variant_constants(variant, version)
     if n >= BATCH_ROWS:
         _batched(variant, version, table, net, race, crashed, me, opp, me_flag, opp_flag,
                  out, home)
         return out, home
-    _evaluate(me, opp, me_flag, opp_flag,
-              table, fastencode.variant_flags(variant), version,
-              fastencode.side_width(version), fastencode.ESCAPES,
-              *_layers(net), *_layers(race), *_layers(crashed),
-              race is not None, crashed is not None, tidy_flags(variant), out, home)
+    # the networks' arrays as they are now (a network being trained is seen with its
+    # current weights); for float32 arrays, as the networks hold them, nothing is copied
+    _evaluate(me, opp, me_flag, opp_flag, table, vflags, version, width, fastencode.ESCAPES,
+              *_layers(net), *_layers(race), *_layers(crashed), race is not None,
+              crashed is not None, tflags, out, home)
     return out, home
 
 

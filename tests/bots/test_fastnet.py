@@ -161,3 +161,29 @@ def test_position_cache_answers_what_the_evaluation_gave_and_stays_bounded(varia
     other = cached.probs(me[300:350], opp[300:350], ~me_flag[300:350], ~opp_flag[300:350])
     np.testing.assert_array_equal(other, ref.probs_reference(
         me[300:350], opp[300:350], ~me_flag[300:350], ~opp_flag[300:350]))
+
+
+def test_single_position_path_sees_a_network_changed_or_replaced():
+    ev = neural_evaluator("backgammon")
+    net = ev.net.copy()
+    mine = NeuralEvaluator(ev.variant, net, cache_size=0)
+    me, opp = _batch("backgammon", 1)
+    me, opp = me[:3], opp[:3]
+    flags = np.zeros(len(me), dtype=bool)
+
+    def single() -> np.ndarray:
+        return np.concatenate([mine.probs(me[i:i + 1], opp[i:i + 1], flags[:1], flags[:1])
+                               for i in range(len(me))])
+
+    before = single()
+    _close(before, mine.probs_reference(me, opp, flags, flags))
+    net.b2 += np.float32(0.5)  # changed in place
+    changed = single()
+    assert np.abs(changed - before).max() > 1e-3
+    _close(changed, mine.probs_reference(me, opp, flags, flags))
+    net.w2 = net.w2 * np.float32(-1.0)  # given a new array
+    replaced = single()
+    assert np.abs(replaced - changed).max() > 1e-3
+    _close(replaced, mine.probs_reference(me, opp, flags, flags))
+    net.w1 = net.w1.astype(np.float64)  # not float32: converted at every call
+    _close(single(), mine.probs_reference(me, opp, flags, flags))

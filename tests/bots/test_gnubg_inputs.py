@@ -141,3 +141,27 @@ def test_escape_tables_at_their_ends():
     assert gnubg_inputs.ESCAPES1[0] == 0
     # a full prime right ahead: no die can land, so nothing passes
     assert gnubg_inputs.ESCAPES0[0b111111] == 0
+
+
+def test_the_rolls_ways_in_dice_terms():
+    # the compiled shots (`gnubg_inputs._shots`) read gnubg's tables of rolls and ways
+    # as: two dice d0 < d1, each die's way, then both (d0 + d1 pips, either
+    # intermediate point open); a double of d, one die, then 2, 3 and 4 of it (every
+    # intermediate point d, 2d, ... short of the blot open)
+    ways = gnubg_inputs._WAYS.tolist()
+    rolls = [[w for w in row if w >= 0] for row in gnubg_inputs._ROLLS.tolist()]
+    expected = []
+    for d1 in range(1, 7):
+        for d0 in range(1, d1 + 1):
+            expected.append((d0, d1))
+    assert len(rolls) == len(expected) == 21
+    for row, (d0, d1) in zip(rolls, expected, strict=True):
+        if d0 != d1:
+            assert [ways[w] for w in row] == [[1, 0, 0, 0, 1, d0], [1, 0, 0, 0, 1, d1],
+                                              [0, *sorted((d0, d1)), 0, 2, d0 + d1]]
+        else:
+            d = d0
+            assert ways[row[0]] == [1, 0, 0, 0, 1, d]
+            for n, w in zip((2, 3, 4), row[1:], strict=True):
+                mids = [m * d for m in range(1, n)] + [0] * (4 - n)
+                assert ways[w] == [1, *mids, n, n * d]
