@@ -45,6 +45,7 @@ def _check(variant: str, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
                     assert got.tobytes() == want.tobytes(), (a.tolist(), b.tolist())
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variant=st.sampled_from(_ALL_VARIANTS), seed=st.integers(0, 2**31),
        moves=st.integers(0, 120), flags=st.tuples(st.booleans(), st.booleans()))
@@ -75,6 +76,7 @@ def _sides(rng: np.random.Generator, table: tuple[int, ...]) -> tuple[np.ndarray
     return me, opp
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31))
 def test_backgammon_boards_with_bars_and_blots_encode_as_the_references(seed):

@@ -22,6 +22,7 @@ def _probs(rng: np.random.Generator) -> list[float]:
     return [w, wg, wbg, lg, lbg]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("table", [None, "Kazaross-XG2"])
 def test_match_figures_equal_match_decision(table: str | None) -> None:
     m = met.MatchModel(0.25, None if table is None else met.published(table))

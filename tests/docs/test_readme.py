@@ -27,7 +27,8 @@ def test_the_two_commands_come_first() -> None:
 
 def test_sections_in_order() -> None:
     headings = re.findall(r"^## (.+)$", README, re.M)
-    assert headings == ["A two-minute tour", "Features", "The levels", "Where to go next",
+    assert headings == ["A two-minute tour", "Features", "The levels", "The shape of the code",
+                        "Where to go next",
                         "Licence"]
     intro = README.split("## ")[0]
     assert "jacquetd is an engine service" in intro

@@ -314,6 +314,7 @@ def test_N11_id_and_map_round_trip_and_no_other_state() -> None:
 GAMES = 2000
 
 
+@pytest.mark.slow
 def test_N5_N6_N7_invariants_over_thousands_of_random_games() -> None:
     """Seeded random games: 15 a side, no shared point, no bar, no unpassed block after
     every play; at most one checker off the head a turn (two on a first 6-6, 4-4, 3-3);
