@@ -678,13 +678,14 @@ def _tables(ev: NeuralEvaluator) -> tuple[bool, np.ndarray, np.ndarray, np.ndarr
     return False, none, none, bearoff_store._binomials()
 
 
-_WORKSPACE_ENTRIES = 4096
+WORKSPACE_ENTRIES = 4096
+"""The move generator's workspace a call starts with; a position with more plays than it
+holds makes the call start again with twice as much."""
 
 
 def _run(ev: NeuralEvaluator, s: State, trials: int, seed: int | list[int],
          horizon: int | None, trace_trials: int, trace_turns: int
          ) -> tuple[RolloutResult, Trace]:
-    global _WORKSPACE_ENTRIES
     if not available():
         raise RuntimeError("the compiled rollout needs numba (fastgen and fastnet)")
     if not ev.compiled:
@@ -702,8 +703,9 @@ def _run(ev: NeuralEvaluator, s: State, trials: int, seed: int | list[int],
     turns = np.zeros(trials, dtype=np.int64)
     trace = np.zeros((trace_trials, trace_turns, 52), dtype=np.int8)
     trace_rolls = np.full((trace_trials, trace_turns), -1, dtype=np.int64)
+    entries = WORKSPACE_ENTRIES
     while True:
-        w8, w64 = gk.new_workspace(_WORKSPACE_ENTRIES)
+        w8, w64 = gk.new_workspace(entries)
         code = _trials(
             np.array(s.me, dtype=np.int16), np.array(s.opp, dtype=np.int16),
             bool(s.me_flag), bool(s.opp_flag), trials, horizon or 0, np.uint64(key),
@@ -718,7 +720,7 @@ def _run(ev: NeuralEvaluator, s: State, trials: int, seed: int | list[int],
             break
         if code == 2:
             raise RuntimeError(f"a game ran past {FULL_GAME_TURNS} turns")
-        _WORKSPACE_ENTRIES *= 2
+        entries *= 2
     return RolloutResult(values, raw), Trace(trace, trace_rolls, turns)
 
 
@@ -749,8 +751,6 @@ def compiled_rolls(key: int, trials: int, turns: int) -> np.ndarray:
     return out
 
 
-# -- the reference -------------------------------------------------------------------------
-
 class CompiledRollout(TruncatedRollout):
     """`TruncatedRollout` whose `run` plays its trials in compiled code (`rollout_trials`:
     the same players, the same variance reduction, several times faster) on this
@@ -771,6 +771,8 @@ class CompiledRollout(TruncatedRollout):
             raise ValueError("horizon must be at least 1 turn")
         return rollout_trials(self.neural, s, trials=trials, seed=seed, horizon=horizon)
 
+
+# -- the reference -------------------------------------------------------------------------
 
 class RowEvaluator:
     """An evaluator that runs a `NeuralEvaluator` on batches too small for its matrix

@@ -37,7 +37,8 @@ def test_a_cube_the_opponent_owns_is_valued_as_its_own(match):
     # the side on roll without access to the cube is worth less than with a centred one
     d = cubemod.position_decision(centred, PROBS, model)
     assert value < d.no_double
-    # what the centred figures used to give it: the opponent's recube vig was ignored
+    # `position_decision` values a cube the side on roll cannot turn as centred; the
+    # review must not take its figures for such a cube
     assert cubemod.position_decision(owned, PROBS, model).no_double == pytest.approx(
         d.no_double, abs=1e-12)
 
