@@ -23,7 +23,7 @@ from jacquetd.rules.scoring import game_result, result_name
 
 log = logging.getLogger(__name__)
 
-try:  # the compiled move generator (numba); the pure one otherwise
+try:  # process-wide; None (the rules core generates) if absent or wrong at warm-up
     from jacquetd import fastgen as _fastgen_module
 
     _fastgen: Any = _fastgen_module if _fastgen_module.available() else None
