@@ -244,17 +244,10 @@ def _shot_rolls(board: np.ndarray, opp: np.ndarray, a_hit: np.ndarray,
                     pips[i] = 25 - _WAYS[r, 5]
 
 
-def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int,
-                scratch: np.ndarray) -> None:
-    """Write the 22 half inputs of the side `board` against `opp` (gnubg's frame,
-    25 entries each) into out[col:col + 22]; `scratch` is SCRATCH int64 entries of
-    working space (any contents)."""
-    opp_back = -1
-    for i in range(24, -1, -1):
-        if opp[i] > 0:
-            opp_back = i
-            break
-    opp_back = 23 - opp_back
+def _contact_and_timing(board: np.ndarray, opp_back: int, out: np.ndarray, col: int) -> None:
+    """The pips to break contact (out[col]), the free pips (out[col + 20]) and the timing
+    (out[col + 16]) of `half_inputs`, `opp_back` the opponent's rearmost checker in this
+    side's frame."""
     n = 0
     for i in range(opp_back + 1, 25):
         n += (i + 1 - opp_back) * board[i]
@@ -290,6 +283,85 @@ def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int,
                 t -= i * need
                 spare -= need
     out[col + 16] = max(t, 0) / 100.0
+
+
+def _escapes(mine: int, opp_back: int, out: np.ndarray, col: int) -> None:
+    """The escapes of the rearmost checker and the containment inputs of `half_inputs`
+    (out[col + 7] to out[col + 11], out[col + 21]), `mine` the side's `_held` points."""
+    bits = _escape_key(mine, 23 - opp_back)
+    out[col + 7] = ESCAPES0[bits] / 36.0
+    out[col + 21] = ESCAPES1[bits] / 36.0
+    least = 36
+    i = 15
+    while i < 24 - opp_back:
+        e = ESCAPES0[_escape_key(mine, i)]
+        if e < least:
+            least = e
+        i += 1
+    a = (36 - least) / 36.0
+    out[col + 8] = a
+    out[col + 9] = a * a
+    if opp_back < 0:
+        i = 15
+        least = 36
+    while i < 24:
+        e = ESCAPES0[_escape_key(mine, i)]
+        if e < least:
+            least = e
+        i += 1
+    c2 = (36 - least) / 36.0
+    out[col + 10] = c2
+    out[col + 11] = c2 * c2
+
+
+def _entering(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -> None:
+    """The pips a dance costs (out[col + 14]) of `half_inputs`, for a side on the bar."""
+    if board[24] > 0:
+        loss = 0
+        two = board[24] > 1
+        for i in range(6):
+            if opp[i] > 1:
+                loss += 4 * (i + 1)
+                for j in range(i + 1, 6):
+                    if opp[j] > 1:
+                        loss += 2 * (i + j + 2)
+                    elif two:
+                        loss += 2 * (i + 1)
+            elif two:
+                for j in range(i + 1, 6):
+                    if opp[j] > 1:
+                        loss += 2 * (j + 1)
+        out[col + 14] = loss / (36.0 * (49.0 / 6.0))
+
+
+def _backgame(board: np.ndarray, out: np.ndarray, col: int) -> None:
+    """The backgame inputs of `half_inputs` (out[col + 18], out[col + 19])."""
+    anchors = 0
+    for i in range(18, 24):
+        if board[i] > 1:
+            anchors += 1
+    if anchors >= 1:
+        there = 0
+        for i in range(18, 25):
+            there += board[i]
+        if anchors > 1:
+            out[col + 18] = (there - 3) / 4.0
+        else:
+            out[col + 19] = there / 8.0
+
+
+def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int,
+                scratch: np.ndarray) -> None:
+    """Write the 22 half inputs of the side `board` against `opp` (gnubg's frame,
+    25 entries each) into out[col:col + 22]; `scratch` is SCRATCH int64 entries of
+    working space (any contents)."""
+    opp_back = -1
+    for i in range(24, -1, -1):
+        if opp[i] > 0:
+            opp_back = i
+            break
+    opp_back = 23 - opp_back
+    _contact_and_timing(board, opp_back, out, col)
     # back checker and anchors
     back = 24
     while back >= 0 and board[back] == 0:
@@ -332,30 +404,7 @@ def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int,
     out[col + 6] = n2 / 36.0
     # escapes and containment
     mine = _held(board)
-    bits = _escape_key(mine, 23 - opp_back)
-    out[col + 7] = ESCAPES0[bits] / 36.0
-    out[col + 21] = ESCAPES1[bits] / 36.0
-    least = 36
-    i = 15
-    while i < 24 - opp_back:
-        e = ESCAPES0[_escape_key(mine, i)]
-        if e < least:
-            least = e
-        i += 1
-    a = (36 - least) / 36.0
-    out[col + 8] = a
-    out[col + 9] = a * a
-    if opp_back < 0:
-        i = 15
-        least = 36
-    while i < 24:
-        e = ESCAPES0[_escape_key(mine, i)]
-        if e < least:
-            least = e
-        i += 1
-    c2 = (36 - least) / 36.0
-    out[col + 10] = c2
-    out[col + 11] = c2 * c2
+    _escapes(mine, opp_back, out, col)
     theirs = _held(opp)
     mobility = 0
     for i in range(6, 25):
@@ -380,22 +429,7 @@ def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int,
         k = (k + j - 1) // j
     out[col + 13] = k / 400.0
     # entering
-    if board[24] > 0:
-        loss = 0
-        two = board[24] > 1
-        for i in range(6):
-            if opp[i] > 1:
-                loss += 4 * (i + 1)
-                for j in range(i + 1, 6):
-                    if opp[j] > 1:
-                        loss += 2 * (i + j + 2)
-                    elif two:
-                        loss += 2 * (i + 1)
-            elif two:
-                for j in range(i + 1, 6):
-                    if opp[j] > 1:
-                        loss += 2 * (j + 1)
-        out[col + 14] = loss / (36.0 * (49.0 / 6.0))
+    _entering(board, opp, out, col)
     closed = 0
     for i in range(6):
         if opp[i] > 1:
@@ -416,18 +450,7 @@ def half_inputs(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int,
             tot += board[first]
     out[col + 17] = 1.0 - w / (tot * 11.0) if tot > 0 else 0.0
     # backgame
-    anchors = 0
-    for i in range(18, 24):
-        if board[i] > 1:
-            anchors += 1
-    if anchors >= 1:
-        there = 0
-        for i in range(18, 25):
-            there += board[i]
-        if anchors > 1:
-            out[col + 18] = (there - 3) / 4.0
-        else:
-            out[col + 19] = there / 8.0
+    _backgame(board, out, col)
 
 
 def side_inputs(me: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -> None:
@@ -440,30 +463,7 @@ def side_inputs_into(me: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int,
                      scratch: np.ndarray) -> None:
     """`side_inputs` with the caller's working space (`half_inputs`' `scratch`)."""
     board = me[1:]  # gnubg's frame: the points, then the bar
-    bar = me[25]
-    out[col] = 1.0 if bar >= 1 else 0.0
-    out[col + 1] = 1.0 if bar >= 2 else 0.0
-    out[col + 2] = 1.0 if bar >= 3 else 0.0
-    out[col + 3] = (bar - 3) / 2.0 if bar > 3 else 0.0
-    off = me[0]
-    if off > 5:
-        out[col + 4] = 1.0
-        out[col + 5] = 1.0
-        out[col + 6] = (off - 6) / 3.0
-    elif off > 2:
-        out[col + 4] = 1.0
-        out[col + 5] = (off - 3) / 3.0
-    else:
-        out[col + 4] = off / 3.0
-    if off > 10:
-        out[col + 7] = 1.0
-        out[col + 8] = 1.0
-        out[col + 9] = (off - 10) / 5.0
-    elif off > 5:
-        out[col + 7] = 1.0
-        out[col + 8] = (off - 5) / 5.0
-    else:
-        out[col + 7] = off / 5.0
+    _codes(me, out, col)
     half_inputs(board, opp[1:], out, col + 10, scratch)
 
 
@@ -813,41 +813,7 @@ def _half_bits(board: np.ndarray, opp: np.ndarray, mine_any: int, mine_held: int
                scratch: np.ndarray) -> None:
     """`half_inputs` given both sides' `_points`."""
     opp_back = 23 - _top25(theirs_any)
-    n = 0
-    for i in range(opp_back + 1, 25):
-        n += (i + 1 - opp_back) * board[i]
-    out[col] = n / 167.0  # break contact
-    free = 0
-    for i in range(0, opp_back):
-        free += (i + 1) * board[i]
-    out[col + 20] = free / 100.0
-    # timing
-    t = 24 * board[24]
-    spare = board[24]
-    i = 23
-    while i >= 12 and i > opp_back:
-        c = board[i]
-        if c > 0 and c != 2:
-            add = c - 2 if c > 2 else 1
-            spare += add
-            t += i * add
-        i -= 1
-    while i >= 6:
-        c = board[i]
-        spare += c
-        t += i * c
-        i -= 1
-    for i in range(5, -1, -1):
-        c = board[i]
-        if c > 2:
-            t += i * (c - 2)
-            spare += c - 2
-        elif c < 2:
-            need = 2 - c
-            if spare >= need:
-                t -= i * need
-                spare -= need
-    out[col + 16] = max(t, 0) / 100.0
+    _contact_and_timing(board, opp_back, out, col)
     # back checker and anchors
     back = _top25(mine_any)
     out[col + 1] = back / 24.0
@@ -898,30 +864,7 @@ def _half_bits(board: np.ndarray, opp: np.ndarray, mine_any: int, mine_held: int
         out[col + 6] = 0.0
     # escapes and containment
     mine = mine_held
-    bits = _escape_key(mine, 23 - opp_back)
-    out[col + 7] = ESCAPES0[bits] / 36.0
-    out[col + 21] = ESCAPES1[bits] / 36.0
-    least = 36
-    i = 15
-    while i < 24 - opp_back:
-        e = ESCAPES0[_escape_key(mine, i)]
-        if e < least:
-            least = e
-        i += 1
-    a = (36 - least) / 36.0
-    out[col + 8] = a
-    out[col + 9] = a * a
-    if opp_back < 0:
-        i = 15
-        least = 36
-    while i < 24:
-        e = ESCAPES0[_escape_key(mine, i)]
-        if e < least:
-            least = e
-        i += 1
-    c2 = (36 - least) / 36.0
-    out[col + 10] = c2
-    out[col + 11] = c2 * c2
+    _escapes(mine, opp_back, out, col)
     theirs = theirs_held
     mobility = 0
     for i in range(6, 25):  # an empty point adds nothing (no branch)
@@ -944,22 +887,7 @@ def _half_bits(board: np.ndarray, opp: np.ndarray, mine_any: int, mine_held: int
         k = (k + j - 1) // j
     out[col + 13] = k / 400.0
     # entering
-    if board[24] > 0:
-        loss = 0
-        two = board[24] > 1
-        for i in range(6):
-            if opp[i] > 1:
-                loss += 4 * (i + 1)
-                for j in range(i + 1, 6):
-                    if opp[j] > 1:
-                        loss += 2 * (i + j + 2)
-                    elif two:
-                        loss += 2 * (i + 1)
-            elif two:
-                for j in range(i + 1, 6):
-                    if opp[j] > 1:
-                        loss += 2 * (j + 1)
-        out[col + 14] = loss / (36.0 * (49.0 / 6.0))
+    _entering(board, opp, out, col)
     closed = 0
     for i in range(6):
         closed += theirs_held >> i & 1
@@ -980,18 +908,7 @@ def _half_bits(board: np.ndarray, opp: np.ndarray, mine_any: int, mine_held: int
         tot = count * board[first]
     out[col + 17] = 1.0 - w / (tot * 11.0) if tot > 0 else 0.0
     # backgame
-    anchors = 0
-    for i in range(18, 24):
-        if board[i] > 1:
-            anchors += 1
-    if anchors >= 1:
-        there = 0
-        for i in range(18, 25):
-            there += board[i]
-        if anchors > 1:
-            out[col + 18] = (there - 3) / 4.0
-        else:
-            out[col + 19] = there / 8.0
+    _backgame(board, out, col)
 
 
 def _codes(me: np.ndarray, out: np.ndarray, col: int) -> None:
@@ -1039,7 +956,8 @@ def pair_inputs_into(me: np.ndarray, opp: np.ndarray, out: np.ndarray, col_me: i
                col_opp + 10, scratch)
 
 
-_KERNELS = ("_top", "_held", "_escape_key", "_hits", "_shot_rolls", "half_inputs",
+_KERNELS = ("_top", "_held", "_escape_key", "_contact_and_timing", "_escapes", "_entering",
+            "_backgame", "_hits", "_shot_rolls", "half_inputs",
             "side_inputs_into", "_top25", "_hit_bits", "_shot_rolls_bits", "_direct", "_shots",
             "_points", "_half_bits", "_codes", "pair_inputs_into")
 
