@@ -32,11 +32,17 @@ fi
 $PY -c "from jacquetd.daemon.warmup import warm_up; from jacquetd.bots.bearoff import \
 build_missing; print(f'compiled kernels ready in {warm_up():.1f} s; bear-off tables \
 built: {\", \".join(build_missing()) or \"none, all cached\"}')"
+# The rollout kernel (about a minute of one core on a first compile) compiles on the other
+# core while the linters and the documentation build run on this one.
+$PY -c "from jacquetd.bots.rolloutkernel import warm_up; \
+print(f'rollout kernel ready in {warm_up():.1f} s')" &
+aside=$!
 $PY -m ruff check .
 PYTHON=$PY sh tests/typecheck.sh
 # The documentation site: warnings are errors, so a broken link or anchor, a page left
 # out of the tables of contents or a docstring that does not parse fails the run.
 $PY -m sphinx -W --keep-going -n -q -b html docs build/docs
+wait "$aside"
 # The slow checks (-m slow) run in their bounded form: JACQUETD_SLOW_BUDGET caps each one's
 # length in seconds (read by tests/conftest.py, slow_budget_s). `JACQUETD_SLOW_BUDGET= sh
 # tests/run.sh` runs them whole.
@@ -44,4 +50,5 @@ export JACQUETD_SLOW_BUDGET="${JACQUETD_SLOW_BUDGET-10}"
 # Two test processes (pytest-xdist), tests handed out one by one and taken over by
 # whichever is idle: most tests wait on daemons and engines of their own, so two keep
 # both cores busy. `JACQUETD_TEST_JOBS=0 sh tests/run.sh` runs them in one process.
-exec $PY -m pytest -q -n "${JACQUETD_TEST_JOBS:-2}" --dist worksteal "$@"
+# The 25 slowest tests are listed at the end: where the suite's time goes.
+exec $PY -m pytest -q -n "${JACQUETD_TEST_JOBS:-2}" --dist worksteal --durations=25 "$@"

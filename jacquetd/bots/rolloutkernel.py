@@ -44,6 +44,7 @@ far: both players are deterministic).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -739,6 +740,23 @@ def traced_trials(ev: NeuralEvaluator, s: State, *, trials: int, seed: int | lis
     """`rollout_trials` with the plays of the first `trace_trials` trials' first
     `trace_turns` turns."""
     return _run(ev, s, trials, seed, horizon, trace_trials, trace_turns)
+
+
+def warm_up() -> float:
+    """Compile (or load) the rollout kernel now, by one short trial from the `jacquet`
+    start; returns the seconds it took (0.0 without numba). A first compile takes about
+    a minute of one core, so a caller with a core to spare runs it aside."""
+    if not available():
+        return 0.0
+    from jacquetd.rules import Position
+
+    from .evaluator import neural_evaluator
+    from .players import state_of
+
+    t0 = time.perf_counter()
+    rollout_trials(neural_evaluator("jacquet"), state_of(Position.initial("jacquet")),
+                   trials=1, seed=0, horizon=1)
+    return time.perf_counter() - t0
 
 
 def compiled_rolls(key: int, trials: int, turns: int) -> np.ndarray:
