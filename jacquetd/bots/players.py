@@ -23,6 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
+from jacquetd import fastgen
 from jacquetd.engine_errors import UnknownLevel
 from jacquetd.rules import Play, Position, find_variant, legal_plays
 
@@ -107,12 +108,13 @@ class NeuralBot:
 
     def choose(self, pos: Position, *, movetime_ms: int | None = None,
                should_stop: StopFn | None = None) -> Play:
-        plays = legal_plays(pos)
-        if len(plays) == 1:
-            return plays[0]
+        # the compiled generator's plays: the rules core's, in its order, without
+        # building a `Play` for each (only the chosen one is spelled)
+        raws = fastgen.generate(pos)
+        if len(raws) == 1:
+            return Play(pos, raws[0])
         stop = stop_function(movetime_ms, should_stop)
-        k = self.searcher.best(state_of(pos), [p.raw for p in plays], self.plies, stop)
-        return plays[k]
+        return Play(pos, raws[self.searcher.best(state_of(pos), raws, self.plies, stop)])
 
 
 BotFactory = Callable[[str, "int | None"], Bot]

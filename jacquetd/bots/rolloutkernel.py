@@ -32,7 +32,7 @@ work is cut in three ways that change the figures by rounding only:
   (seen by the opponent, the side on roll next) and add only the inputs the
   play changed (a few dozen of a few hundred);
 - the hidden units' sigmoid takes exp from a polynomial the compiler
-  vectorises (`_sigmoids`, within 2e-14 of the library's exp);
+  vectorises (`fastnet._sigmoids`, within 2e-14 of the library's exp);
 - a position that several rolls of a turn reach is evaluated once.
 
 The expansions of the first `CACHED_TURNS` turns of a trial depend only on
@@ -201,39 +201,6 @@ def _race_probs(a: np.ndarray, b: np.ndarray, a_flag: bool, b_flag: bool,
         out[4] = 0.0 if b_flag else out[3]
 
 
-def _sigmoids(h: np.ndarray, n: int) -> None:
-    """h[j] := 1 / (1 + exp(-h[j])) (its argument clipped to +-40, as the networks'
-    sigmoid) for j < n, in a loop the compiler vectorises: exp(-x) is the Taylor
-    polynomial of exp(-x / 64) raised to the 64th power (six squarings), within 2e-14
-    of the library's exp relative to it, where the library's call stops vectorising."""
-    for j in range(n):
-        y = -min(max(h[j], -40.0), 40.0) * 0.015625
-        e = 4.779477332387385e-14  # 1/16!
-        e = 7.647163731819816e-13 + y * e  # 1/15!
-        e = 1.1470745597729725e-11 + y * e  # 1/14!
-        e = 1.6059043836821613e-10 + y * e  # 1/13!
-        e = 2.08767569878681e-09 + y * e  # 1/12!
-        e = 2.505210838544172e-08 + y * e  # 1/11!
-        e = 2.755731922398589e-07 + y * e  # 1/10!
-        e = 2.7557319223985893e-06 + y * e  # 1/9!
-        e = 2.48015873015873e-05 + y * e  # 1/8!
-        e = 0.0001984126984126984 + y * e  # 1/7!
-        e = 0.001388888888888889 + y * e  # 1/6!
-        e = 0.008333333333333333 + y * e  # 1/5!
-        e = 0.041666666666666664 + y * e  # 1/4!
-        e = 0.16666666666666666 + y * e  # 1/3!
-        e = 0.5 + y * e  # 1/2!
-        e = 1.0 + y * e  # 1/1!
-        e = 1.0 + y * e  # 1/0!
-        e = e * e
-        e = e * e
-        e = e * e
-        e = e * e
-        e = e * e
-        e = e * e
-        h[j] = 1.0 / (1.0 + e)
-
-
 def _hidden_sums(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, hs: np.ndarray) -> None:
     """The first layer's sums (before the sigmoid) of the input row `x` into `hs`,
     accumulated in float64 input by input."""
@@ -280,7 +247,7 @@ def _forward_delta(x: np.ndarray, xb: np.ndarray, hb: np.ndarray, w1: np.ndarray
         for j in range(n_hidden):
             h[j] += xa * w1[a, j]
         t += 1
-    _sigmoids(h, n_hidden)
+    fastnet._sigmoids(h, n_hidden)
     # each output's sum in eight interleaved partial sums (a vector's lanes), then paired
     acc = dv[:8]  # the differences are spent: their room holds the partial sums
     for k in range(5):
@@ -608,9 +575,7 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
 
 _walk: Any = None
 _write_position: Any = None
-_FUSED = {"contract", "reassoc"}
-"""The floating-point liberties of the network kernels: fused multiply-adds and sums
-taken in any order (their rounding moves the figures by about 1e-16 a sum)."""
+_FUSED = fastnet._FUSED
 if _njit is not None and fastgen.available():
     from jacquetd.fastgen import kernel as gk
 
@@ -623,7 +588,6 @@ if _njit is not None and fastgen.available():
     _has_prime = _njit(cache=True)(_has_prime)
     _race_probs = _njit(cache=True)(_race_probs)
     _hidden_sums = _njit(cache=True, fastmath=_FUSED)(_hidden_sums)
-    _sigmoids = _njit(cache=True, error_model="numpy", fastmath=_FUSED)(_sigmoids)
     _forward_delta = _njit(cache=True, error_model="numpy", fastmath=_FUSED)(_forward_delta)
     _eval_row = _njit(cache=True)(_eval_row)
     _weighted_mean = _njit(cache=True)(_weighted_mean)

@@ -371,7 +371,9 @@ class Searcher:
         partial ranking, when `should_stop` turns true.
         """
         p0 = plays_probs(self.ev, raws, state.me_flag, state.opp_flag)
-        order = sorted(range(len(raws)), key=lambda i: (-equity(p0[i]), i))
+        e0 = equity(p0)
+        # highest equity first, ties in the plays' order (a stable sort)
+        order = np.argsort(-e0, kind="stable").tolist()
         ranking = [(i, p0[i], 0) for i in order]
         yield ranking
         if len(raws) == 1:
