@@ -14,15 +14,21 @@ the encoding time of a position in every feature version from 2 on; and
 the latency of `best_move` of the `random` and `heuristic` levels and at 0,
 1 and 2 plies (median and 90th percentile), and at 1 and 2 plies without the
 pruning networks, beside gnubg's `findbestmove` at 0, 1 and 2 plies on the
-same backgammon positions, with each variant's ratio to gnubg's figure.
+same backgammon positions, with each variant's ratio to gnubg's figure. Each
+position's latency is the fastest of `--repeats` moves; gnubg's position cache
+is emptied before each of its moves (ours keeps none from one move to the next).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import os
 import random
+import sys
 import time
+from collections.abc import Iterator
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy: one core, no BLAS threads
 
@@ -105,13 +111,49 @@ def gnubg_rate(me: np.ndarray, opp: np.ndarray, seconds: float = 1.0) -> float |
     return n / (time.perf_counter() - t)
 
 
-def latency(fn, items) -> tuple[float, float]:
+def latency(fn, items, repeats: int = 1, before=None) -> tuple[float, float]:
+    """(median, 90th percentile) in ms over `items` of each item's fastest of `repeats`
+    timed calls of `fn(item)` (the fastest: the one least disturbed by other work on
+    the machine); `before()`, untimed, runs before each call."""
     times = []
     for it in items:
-        t = time.perf_counter()
-        fn(it)
-        times.append(time.perf_counter() - t)
+        fastest = math.inf
+        for _ in range(repeats):
+            if before is not None:
+                before()
+            t = time.perf_counter()
+            fn(it)
+            fastest = min(fastest, time.perf_counter() - t)
+        times.append(fastest)
     return float(np.median(times)) * 1000, float(np.percentile(times, 90)) * 1000
+
+
+GNUBG_CACHE_ENTRIES = 1 << 19
+"""The size GNU Backgammon's position cache is given back after each emptying."""
+
+
+@contextlib.contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    """File descriptor 1 to /dev/null for the block (GNU Backgammon's C code prints)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def gnubg_empty_cache(gnubg) -> None:
+    """Empty GNU Backgammon's position cache (sizing it to nothing and back empties
+    it): its move then evaluates every position anew, as ours does, rather than
+    finding what an earlier call on the same position left there."""
+    with _quiet_stdout():
+        gnubg.command("set cache 0")
+        gnubg.command(f"set cache {GNUBG_CACHE_ENTRIES}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,6 +165,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="print the evaluation rates only (no encoding or best_move timings)")
     ap.add_argument("--rounds", type=int, default=5,
                     help="rounds of the evaluation-rate figures (ours and gnubg's interleaved)")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="timed moves a position and level, the fastest counting (gnubg's "
+                         "position cache emptied before each)")
     args = ap.parse_args(argv)
     names = args.variants.split(",")
     names_n = len(names)
@@ -200,13 +245,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{variant}: encoding a position: {', '.join(per_version)}")
         for level in ("random", "heuristic"):
             bot = get_bot(level, variant, seed=args.seed)
-            med, p90 = latency(lambda p, b=bot: b.choose(p), positions)
+            med, p90 = latency(lambda p, b=bot: b.choose(p), positions, args.repeats)
             print(f"{variant}: best_move of {level}: median {med:.3f} ms, "
                   f"p90 {p90:.3f} ms ({len(positions)} positions)")
         for plies, level in ((0, "neural"), (1, "neural-1"), (2, "neural-2")):
             bot = get_bot(level, variant)
             items = positions if plies < 2 else positions[: max(5, len(positions) // 3)]
-            med, p90 = latency(lambda p, b=bot: b.choose(p), items)
+            med, p90 = latency(lambda p, b=bot: b.choose(p), items, args.repeats)
             ours[variant, plies] = (med, p90)
             print(f"{variant}: best_move at {plies} plies: median {med:.1f} ms, "
                   f"p90 {p90:.1f} ms ({len(items)} positions)")
@@ -215,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             items = positions if plies < 2 else positions[: max(5, len(positions) // 3)]
             med, p90 = latency(lambda p, n=plies, s=unpruned: s.best(
                 State(p.me, p.opp, p.primed[0], p.primed[1]),
-                generate_raw(s.variant, p.me, p.opp, p.dice), n), items)
+                generate_raw(s.variant, p.me, p.opp, p.dice), n), items, args.repeats)
             print(f"{variant}: best play at {plies} plies without pruning: "
                   f"median {med:.1f} ms, p90 {p90:.1f} ms ({len(items)} positions)")
     if bg_positions and not args.rates_only:
@@ -232,9 +277,10 @@ def main(argv: list[str] | None = None) -> int:
             if plies == 2:
                 items = items[: max(5, len(items) // 3)]
             med, p90 = latency(lambda it, e=ec: gnubg.findbestmove(it[0], ci, e, it[1].dice),
-                               items)
+                               items, args.repeats, lambda: gnubg_empty_cache(gnubg))
             print(f"gnubg: findbestmove at {plies} plies: median {med:.2f} ms, "
-                  f"p90 {p90:.2f} ms ({len(items)} positions)")
+                  f"p90 {p90:.2f} ms ({len(items)} positions, its cache emptied before "
+                  "each move)")
             for variant in names:
                 if (variant, plies) in ours:
                     o_med, o_p90 = ours[variant, plies]
