@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from . import fastencode
+from . import fastencode, fastnet
 
 N_INPUTS = 204
 """Inputs of a pruning network: 101 per side (25 points and bar x 4, off) and 2 pip counts."""
@@ -69,10 +69,13 @@ def encode(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
 
 def _score_rows(me: np.ndarray, opp: np.ndarray, w1: np.ndarray, b1: np.ndarray,
                 w2: np.ndarray, b2: float) -> np.ndarray:
-    """The equities, adding to the hidden layer only the inputs that are not zero."""
+    """The equities, adding to the hidden layer only the inputs that are not zero (one
+    loop over the hidden units per occupied point, chosen by its count), the hidden
+    units' sigmoids in one vectorised loop (`fastnet._sigmoids`)."""
     n, hidden = me.shape[0], w1.shape[1]
     out = np.empty(n, dtype=np.float32)
     h = np.empty(hidden, dtype=np.float32)
+    sig = np.empty(hidden, dtype=np.float64)
     for i in range(n):
         for k in range(hidden):
             h[k] = b1[k]
@@ -86,22 +89,29 @@ def _score_rows(me: np.ndarray, opp: np.ndarray, w1: np.ndarray, b1: np.ndarray,
                     continue
                 pips += p * c
                 j = base + 4 * (p - 1)
-                top = 3 if c >= 3 else c
-                extra = np.float32((c - 3) / 2.0) if c > 3 else np.float32(0.0)
-                for k in range(hidden):
-                    acc = w1[j, k]
-                    if top >= 2:
-                        acc += w1[j + 1, k]
-                    if top >= 3:
-                        acc += w1[j + 2, k]
-                    h[k] += acc + extra * w1[j + 3, k]
+                if c == 1:
+                    for k in range(hidden):
+                        h[k] += w1[j, k]
+                elif c == 2:
+                    for k in range(hidden):
+                        h[k] += w1[j, k] + w1[j + 1, k]
+                elif c == 3:
+                    for k in range(hidden):
+                        h[k] += (w1[j, k] + w1[j + 1, k]) + w1[j + 2, k]
+                else:
+                    extra = np.float32((c - 3) / 2.0)
+                    for k in range(hidden):
+                        h[k] += ((w1[j, k] + w1[j + 1, k]) + w1[j + 2, k]) + extra * w1[j + 3, k]
             off = np.float32(side[0] / 15.0)
             pip = np.float32(pips / 100.0)
             for k in range(hidden):
                 h[k] += off * w1[base + 100, k] + pip * w1[202 + s, k]
+        for k in range(hidden):
+            sig[k] = h[k]
+        fastnet._sigmoids(sig, hidden)
         acc = b2
         for k in range(hidden):
-            acc += w2[k] / (1.0 + math.exp(-h[k]))
+            acc += w2[k] * sig[k]
         out[i] = acc
     return out
 
