@@ -133,7 +133,7 @@ class BotsEngine:
         first request."""
         import numpy as np
 
-        from . import prune
+        from . import prune, replykernel
         from .evaluator import neural_evaluator
         from .search import State, roll_plays
 
@@ -147,6 +147,9 @@ class BotsEngine:
         if pruner is not None:
             me, opp, bounds = roll_plays(ev.variant, State(start.me, start.opp))
             pruner.kept_rows(me, opp, np.asarray(bounds))
+        if replykernel.available():
+            replykernel.expand(ev.variant, np.array([start.me], dtype=np.int16),
+                               np.array([start.opp], dtype=np.int16), pruner)
 
     def evaluate(self, pos: Position, *, plies: int = 0) -> Evaluation:
         """Outcome probabilities and cubeless equity for the side on roll."""

@@ -40,7 +40,7 @@ from jacquetd.search_settings import DEFAULT_SETTINGS as DEFAULT_SETTINGS
 from jacquetd.search_settings import SearchSettings as SearchSettings
 from jacquetd.search_settings import process_settings
 
-from . import fastnet, features, prune
+from . import fastnet, features, prune, replykernel
 from .evaluator import Evaluator, plays_probs, result_probs
 from .net import equity, flip
 from .prune import PruneNet
@@ -235,11 +235,58 @@ def best_replies_of(ev: Evaluator, states: Sequence[State], pruner: PruneNet | N
         parts = [f for f in found if f is not None]
         return (np.stack([f[0] for f in parts]), np.stack([f[1] for f in parts]),
                 np.stack([f[2] for f in parts]))
+    if replykernel.available():
+        me, opp, group = _expand_compiled(ev.variant, states, pruner, should_stop)
+        owner = group // len(ROLLS)
+        me_flag = np.array([s.me_flag for s in states], dtype=np.bool_)[owner]
+        opp_flag = np.array([s.opp_flag for s in states], dtype=np.bool_)[owner]
+    else:
+        me, opp, me_flag, opp_flag, group = _expand_each(ev.variant, states, pruner,
+                                                         should_stop)
+    p = _probs_of_plays(ev, me, opp, me_flag, opp_flag)
+    # each group's first row of the highest equity (rows are in generation order)
+    order = np.lexsort((-equity(p), group))
+    best = order[np.r_[0, np.flatnonzero(np.diff(group[order])) + 1]]
+    shape = (len(states), len(ROLLS))
+    return (me[best].reshape(*shape, 26), opp[best].reshape(*shape, 26),
+            p[best].reshape(*shape, 5))
+
+
+EXPAND_CHUNK = 16
+"""States expanded by one compiled call between two polls of `should_stop`."""
+
+
+def _expand_compiled(variant: Variant, states: Sequence[State], pruner: PruneNet | None,
+                     should_stop: StopFn | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_expand_each`'s rows and groups from the compiled expansion, `EXPAND_CHUNK`
+    states a call, `should_stop` polled before each call (Stopped)."""
+    mes = np.array([s.me for s in states], dtype=np.int16)
+    opps = np.array([s.opp for s in states], dtype=np.int16)
+    parts = []
+    for lo in range(0, len(states), EXPAND_CHUNK):
+        if should_stop is not None and should_stop():
+            raise Stopped
+        me, opp, group = replykernel.expand(variant, mes[lo:lo + EXPAND_CHUNK],
+                                            opps[lo:lo + EXPAND_CHUNK], pruner)
+        parts.append((me, opp, group + lo * len(ROLLS)))
+    if len(parts) == 1:
+        return parts[0]
+    return (np.concatenate([q[0] for q in parts]), np.concatenate([q[1] for q in parts]),
+            np.concatenate([q[2] for q in parts]))
+
+
+def _expand_each(variant: Variant, states: Sequence[State], pruner: PruneNet | None,
+                 should_stop: StopFn | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every play of every roll of each state, pruned by `pruner` (`roll_plays`,
+    `PruneNet.kept_rows`), a state at a time with `should_stop` polled before each
+    (Stopped): the sides after each play, the flags of its state and its group (the
+    state's index x 21 + the roll's)."""
     me_parts, opp_parts, me_flags, opp_flags, groups = [], [], [], [], []
     for i, s in enumerate(states):
         if should_stop is not None and should_stop():
             raise Stopped
-        after_me, after_opp, bounds = roll_plays(ev.variant, s)
+        after_me, after_opp, bounds = roll_plays(variant, s)
         edges = np.asarray(bounds, dtype=np.int64)
         if pruner is not None and len(after_me) > len(ROLLS) * prune.MIN_KEEP:
             rows, edges = pruner.kept_rows(after_me, after_opp, edges)
@@ -250,16 +297,8 @@ def best_replies_of(ev: Evaluator, states: Sequence[State], pruner: PruneNet | N
         me_flags.append(np.full(n, s.me_flag))
         opp_flags.append(np.full(n, s.opp_flag))
         groups.append(i * len(ROLLS) + np.repeat(np.arange(len(ROLLS)), np.diff(edges)))
-    me = np.concatenate(me_parts)
-    opp = np.concatenate(opp_parts)
-    group = np.concatenate(groups)
-    p = _probs_of_plays(ev, me, opp, np.concatenate(me_flags), np.concatenate(opp_flags))
-    # each group's first row of the highest equity (rows are in generation order)
-    order = np.lexsort((-equity(p), group))
-    best = order[np.r_[0, np.flatnonzero(np.diff(group[order])) + 1]]
-    shape = (len(states), len(ROLLS))
-    return (me[best].reshape(*shape, 26), opp[best].reshape(*shape, 26),
-            p[best].reshape(*shape, 5))
+    return (np.concatenate(me_parts), np.concatenate(opp_parts), np.concatenate(me_flags),
+            np.concatenate(opp_flags), np.concatenate(groups))
 
 
 class Stopped(Exception):
