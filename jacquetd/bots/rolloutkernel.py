@@ -384,16 +384,17 @@ def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
             use_bearoff: bool, dist: np.ndarray, first_dist: np.ndarray,
             binom: np.ndarray, tracks_primes: bool, scoring: int, dice: np.ndarray,
             weights: np.ndarray, best: np.ndarray, chosen: np.ndarray,
-            chosen_flag: np.ndarray, slot: int, seen: np.ndarray,
-            seen_eq: np.ndarray, seen_stamp: np.ndarray) -> float:
+            chosen_flag: np.ndarray, chosen_p: np.ndarray, slot: int, seen: np.ndarray,
+            seen_eq: np.ndarray, seen_p: np.ndarray, seen_stamp: np.ndarray) -> float:
     """The 0-ply player's best play for each of the 21 rolls of (me, opp): its equity for
-    the mover into best[slot, r], the sides it leaves (mover, then opponent: 52 counts)
+    the mover into best[slot, r], its five probabilities for the mover into
+    chosen_p[slot, r], the sides it leaves (mover, then opponent: 52 counts)
     into chosen[slot, r] and the mover's prime flag after it into chosen_flag[slot, r].
     Returns the mean over the rolls, or NaN when the plays of a roll outgrow the
     workspace.
 
-    A position that several rolls reach is evaluated once: `seen` and `seen_eq` hold the
-    keys and equities of the plays met so far (until the table is half full), stamped
+    A position that several rolls reach is evaluated once: `seen`, `seen_eq` and
+    `seen_p` hold the keys, equities and probabilities of the plays met so far (until the table is half full), stamped
     with this expansion's number (`seen_stamp`, counted up)."""
     stamp = seen_stamp[0] + 1
     seen_stamp[0] = stamp
@@ -425,6 +426,8 @@ def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
             si = _seen_slot(seen, stamp, k1, k2)
             if seen[si, 0] == stamp:
                 eq = seen_eq[si]
+                for i in range(5):
+                    p[i] = seen_p[si, i]
             elif rows[n, 0] == 15:  # the play wins: the result, from the winner's view
                 p[0] = 1.0
                 p[1] = 0.0
@@ -463,11 +466,15 @@ def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
                     seen[si, 1] = k1
                     seen[si, 2] = k2
                     seen_eq[si] = eq
+                    for i in range(5):
+                        seen_p[si, i] = p[i]
                     filled += 1
             if eq > top:  # the first play of the highest equity
                 top = eq
                 for i in range(52):
                     chosen[slot, r, i] = rows[n, i]
+                for i in range(5):
+                    chosen_p[slot, r, i] = p[i]
                 chosen_flag[slot, r] = mover_flag
             n += 1
         best[slot, r] = top
@@ -475,7 +482,8 @@ def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
 
 
 def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
-            trials: int, horizon: int, key: np.uint64, order: np.ndarray,
+            trials: int, trial0: int, first_roll: int, horizon: int, key: np.uint64,
+            order: np.ndarray,
             roll36: np.ndarray, dice: np.ndarray, weights: np.ndarray, gflags: int,
             w8: np.ndarray, w64: np.ndarray, table: np.ndarray, vflags: int, version: int,
             width: int, escapes: np.ndarray, w1: np.ndarray, b1: np.ndarray,
@@ -484,10 +492,12 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
             cw2: np.ndarray, cb2: np.ndarray, has_race: bool, has_crashed: bool,
             tflags: int, use_bearoff: bool, dist: np.ndarray, first_dist: np.ndarray,
             binom: np.ndarray, tracks_primes: bool, scoring: int, values: np.ndarray,
-            raw_values: np.ndarray, turns: np.ndarray, trace: np.ndarray,
-            trace_rolls: np.ndarray) -> int:
-    """Play the trials (see the module); returns 0, 1 when the plays of a roll outgrew
-    the workspace (retry with a larger one), 2 when a game outran FULL_GAME_TURNS."""
+            raw_values: np.ndarray, probs: np.ndarray, turns: np.ndarray,
+            trace: np.ndarray, trace_rolls: np.ndarray) -> int:
+    """Play trials trial0 .. trial0 + trials - 1 (see the module), the first roll
+    `first_roll` (an index into ROLLS) or, when negative, rotated; returns 0, 1 when the
+    plays of a roll outgrew the workspace (retry with a larger one), 2 when a game
+    outran FULL_GAME_TURNS."""
     rows = np.empty((w8.shape[0] - gk.ENT0, 52), dtype=np.int8)
     a = np.empty((1, 26), dtype=np.int16)
     b = np.empty((1, 26), dtype=np.int16)
@@ -509,9 +519,11 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
     means = np.empty(slots, dtype=np.float64)
     chosen = np.empty((slots, 21, 52), dtype=np.int8)
     chosen_flag = np.empty((slots, 21), dtype=np.bool_)
+    chosen_p = np.empty((slots, 21, 5), dtype=np.float64)
     done = np.zeros(slots, dtype=np.bool_)
     seen = np.zeros((SEEN_SLOTS, 3), dtype=np.int64)
     seen_eq = np.zeros(SEEN_SLOTS, dtype=np.float64)
+    seen_p = np.zeros((SEEN_SLOTS, 5), dtype=np.float64)
     seen_stamp = np.zeros(1, dtype=np.int64)
     me = np.empty(26, dtype=np.int16)
     opp = np.empty(26, dtype=np.int16)
@@ -525,7 +537,8 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
         sign = 1.0
         luck = 0.0
         result = 0.0
-        roll = order[t % 36]
+        trial = trial0 + t
+        roll = first_roll if first_roll >= 0 else order[trial % 36]
         slot = 0
         k = 0
         while True:
@@ -538,8 +551,8 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
                                version, width, escapes, w1, b1, w2, b2, rw1, rb1, rw2,
                                rb2, cw1, cb1, cw2, cb2, has_race, has_crashed, tflags,
                                use_bearoff, dist, first_dist, binom, tracks_primes,
-                               scoring, dice, weights, best, chosen, chosen_flag, slot,
-                               seen, seen_eq, seen_stamp)
+                               scoring, dice, weights, best, chosen, chosen_flag,
+                               chosen_p, slot, seen, seen_eq, seen_p, seen_stamp)
                 if np.isnan(mean):
                     return 1
                 means[slot] = mean
@@ -566,10 +579,20 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
             sign = -sign
             if k < CACHED_TURNS:
                 slot = 1 + roll if k == 1 else 22 + (slot - 1) * 21 + roll
-            roll = _later_roll_c(key, t, k, roll36)
+            roll = _later_roll_c(key, trial, k, roll36)
         values[t] = result - luck
         raw_values[t] = result
         turns[t] = k
+        # the last play's probabilities, seen from the side on roll at the start
+        if sign > 0:
+            for i in range(5):
+                probs[t, i] = chosen_p[slot, roll, i]
+        else:
+            probs[t, 0] = 1.0 - chosen_p[slot, roll, 0]
+            probs[t, 1] = chosen_p[slot, roll, 3]
+            probs[t, 2] = chosen_p[slot, roll, 4]
+            probs[t, 3] = chosen_p[slot, roll, 1]
+            probs[t, 4] = chosen_p[slot, roll, 2]
     return 0
 
 
@@ -649,8 +672,9 @@ holds makes the call start again with twice as much."""
 
 
 def _run(ev: NeuralEvaluator, s: State, trials: int, seed: int | list[int],
-         horizon: int | None, trace_trials: int, trace_turns: int
-         ) -> tuple[RolloutResult, Trace]:
+         horizon: int | None, trace_trials: int, trace_turns: int, trial0: int = 0,
+         first_roll: tuple[int, int] | None = None
+         ) -> tuple[RolloutResult, np.ndarray, Trace]:
     if not available():
         raise RuntimeError("the compiled rollout needs numba (fastgen and fastnet)")
     if not ev.compiled:
@@ -659,12 +683,16 @@ def _run(ev: NeuralEvaluator, s: State, trials: int, seed: int | list[int],
         raise ValueError("trials must be at least 1")
     if horizon is not None and horizon < 1:
         raise ValueError("horizon must be at least 1 turn (None: full games)")
+    if trial0 < 0:
+        raise ValueError("trial0 must be at least 0")
+    first = -1 if first_roll is None else ROLL_INDEX[first_roll]
     v = ev.variant
     key = dice_key(seed)
     version = ev.feature_version
     use_bearoff, dist, first_dist, binom = _tables(ev)
     values = np.empty(trials)
     raw = np.empty(trials)
+    probs = np.empty((trials, 5))
     turns = np.zeros(trials, dtype=np.int64)
     trace = np.zeros((trace_trials, trace_turns, 52), dtype=np.int8)
     trace_rolls = np.full((trace_trials, trace_turns), -1, dtype=np.int64)
@@ -673,20 +701,21 @@ def _run(ev: NeuralEvaluator, s: State, trials: int, seed: int | list[int],
         w8, w64 = gk.new_workspace(entries)
         code = _trials(
             np.array(s.me, dtype=np.int16), np.array(s.opp, dtype=np.int16),
-            bool(s.me_flag), bool(s.opp_flag), trials, horizon or 0, np.uint64(key),
+            bool(s.me_flag), bool(s.opp_flag), trials, trial0, first, horizon or 0,
+            np.uint64(key),
             first_order(key), ROLL36, _DICE, _WEIGHTS, fastgen.flags_of(v), w8, w64,
             np.array(opponent_point_map(v), dtype=np.int64), fastencode.variant_flags(v),
             version, fastencode.side_width(version), fastencode.ESCAPES,
             *_layers(ev.net), *_layers(ev.race_net), *_layers(ev.crashed_net),
             ev.race_net is not None, ev.crashed_net is not None, fastnet.tidy_flags(v),
             use_bearoff, dist, first_dist, binom, v.tracks_primes, _scoring(ev),
-            values, raw, turns, trace, trace_rolls)
+            values, raw, probs, turns, trace, trace_rolls)
         if code == 0:
             break
         if code == 2:
             raise RuntimeError(f"a game ran past {FULL_GAME_TURNS} turns")
         entries *= 2
-    return RolloutResult(values, raw), Trace(trace, trace_rolls, turns)
+    return RolloutResult(values, raw), probs, Trace(trace, trace_rolls, turns)
 
 
 def rollout_trials(ev: NeuralEvaluator, s: State, *, trials: int, seed: int | list[int],
@@ -698,12 +727,27 @@ def rollout_trials(ev: NeuralEvaluator, s: State, *, trials: int, seed: int | li
     return _run(ev, s, trials, seed, horizon, 0, 0)[0]
 
 
+def rollout_block(ev: NeuralEvaluator, s: State, *, trials: int, trial0: int,
+                  seed: int | list[int], horizon: int | None,
+                  first_roll: tuple[int, int] | None = None
+                  ) -> tuple[RolloutResult, np.ndarray]:
+    """Trials `trial0` .. `trial0 + trials - 1` of `rollout_trials` (the games a call of
+    more trials from 0 plays under those numbers: a rollout may be played in blocks),
+    the first roll `first_roll` in every trial when given (else rotated), with each
+    trial's (trials, 5) outcome probabilities seen from the side on roll at the start:
+    the result of a finished game, the evaluation of the last play's position when the
+    game was cut at the horizon."""
+    result, probs, _trace = _run(ev, s, trials, seed, horizon, 0, 0, trial0, first_roll)
+    return result, probs
+
+
 def traced_trials(ev: NeuralEvaluator, s: State, *, trials: int, seed: int | list[int],
                   horizon: int | None, trace_trials: int, trace_turns: int
                   ) -> tuple[RolloutResult, Trace]:
     """`rollout_trials` with the plays of the first `trace_trials` trials' first
     `trace_turns` turns."""
-    return _run(ev, s, trials, seed, horizon, trace_trials, trace_turns)
+    result, _probs, trace = _run(ev, s, trials, seed, horizon, trace_trials, trace_turns)
+    return result, trace
 
 
 def warm_up() -> float:

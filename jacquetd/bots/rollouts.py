@@ -13,9 +13,12 @@ evaluator). Variance reductions, as GNU Backgammon does them:
   roll minus the average over all rolls), is subtracted from the result;
   its expectation is zero, so the luck-adjusted mean stays unbiased.
 
-Trial i of every line draws its later dice from `default_rng([seed, i])`: the
-lines share their dice (common random numbers), so the difference between two
-candidates is much more precise than either figure.
+At 0 plies the games are played wholly in compiled code
+(`rolloutkernel.rollout_block`): trial i of every line draws its later dice from a
+counter keyed by (seed, i, turn), and the first rolls rotate over the kernel's seeded
+order of the 36. Deeper, trial i draws its later dice from `default_rng([seed, i])`.
+Either way the lines share their dice (common random numbers), so the difference
+between two candidates is much more precise than either figure.
 
 The unit of work is a chunk: trials 36k .. 36k+35 (`run_chunk(spec, k)`). A
 chunk's figures depend only on the spec and k, and `RunningSum` folds the
@@ -34,6 +37,7 @@ import numpy as np
 
 from jacquetd.rules import Position, apply_move, find_variant, generate_raw
 
+from . import rolloutkernel
 from .evaluator import neural_evaluator
 from .net import equity, flip
 from .players import state_of
@@ -210,6 +214,8 @@ def run_chunk(spec: RolloutSpec, index: int,
     n = spec.chunk_size(index)
     if n <= 0:
         raise ValueError(f"chunk {index} is past the rollout's {spec.trials} trials")
+    if spec.plies == 0 and compiled(spec.variant):
+        return _run_chunk_compiled(spec, index, n, should_stop)
     search = _searcher(spec.variant)
     order = first_rolls(spec.seed)
     raw = np.zeros((len(spec.lines), n))
@@ -228,6 +234,40 @@ def run_chunk(spec: RolloutSpec, index: int,
             if line.flipped:
                 value, adj, p = -value, -adj, flip(p)
             raw[j, t], adjusted[j, t], probs[j, t] = value, adj, p
+    return ChunkResult(index, raw, adjusted, probs)
+
+
+COMPILED_BLOCK = 6
+"""Trials of a line one compiled call plays, `should_stop` polled between calls."""
+
+
+def compiled(variant: str) -> bool:
+    """Whether the 0-ply rollouts of `variant` are played in compiled code
+    (`rolloutkernel`: numba there, and the variant's network has a compiled encoder)."""
+    return rolloutkernel.available() and neural_evaluator(variant).compiled
+
+
+def _run_chunk_compiled(spec: RolloutSpec, index: int, n: int,
+                        should_stop: Callable[[], bool] | None) -> ChunkResult:
+    """`run_chunk` at 0 plies: each line's trials played wholly in compiled code
+    (`rolloutkernel.rollout_block`), `COMPILED_BLOCK` trials a call; trial i of every
+    line on the same counter-based dice keyed by (seed, i), the first roll rotated over
+    the kernel's seeded order of the 36 (or the line's own)."""
+    ev = neural_evaluator(spec.variant)
+    shape = (len(spec.lines), n)
+    raw, adjusted, probs = np.zeros(shape), np.zeros(shape), np.zeros((*shape, 5))
+    for j, line in enumerate(spec.lines):
+        for lo in range(0, n, COMPILED_BLOCK):
+            if should_stop is not None and should_stop():
+                raise InterruptedError("stopped")
+            m = min(COMPILED_BLOCK, n - lo)
+            res, p = rolloutkernel.rollout_block(
+                ev, line.state, trials=m, trial0=CHUNK * index + lo, seed=spec.seed,
+                horizon=spec.truncate or None, first_roll=line.first)
+            value, adj = res.raw, res.values
+            if line.flipped:
+                value, adj, p = -value, -adj, flip(p)
+            raw[j, lo:lo + m], adjusted[j, lo:lo + m], probs[j, lo:lo + m] = value, adj, p
     return ChunkResult(index, raw, adjusted, probs)
 
 

@@ -15,6 +15,7 @@ import pytest
 from jacquetd.bots import rolloutkernel as rk
 from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
 from jacquetd.bots.fastrollout import TruncatedRollout
+from jacquetd.bots.net import equity
 from jacquetd.bots.players import state_of
 from jacquetd.bots.search import State
 from jacquetd.rules import Position
@@ -96,6 +97,49 @@ def test_one_turn_is_the_one_ply_value() -> None:
     res = rk.rollout_trials(ev, s, trials=36, seed=1, horizon=1)
     mean = TruncatedRollout(rk.RowEvaluator(ev)).expand(s).mean
     np.testing.assert_allclose(res.values, mean, rtol=0, atol=1e-9)
+
+
+def test_blocks_of_trials_are_the_trials_of_one_call() -> None:
+    """Trials numbered from `trial0` are the games a longer call plays under those
+    numbers, so a rollout may be played in blocks (and polled between them)."""
+    ev = neural_evaluator("jacquet")
+    s = state_of(random_position("jacquet", 3, 9))
+    whole = rk.rollout_trials(ev, s, trials=12, seed=5, horizon=None)
+    parts = [rk.rollout_block(ev, s, trials=n, trial0=lo, seed=5, horizon=None)[0]
+             for lo, n in ((0, 5), (5, 7))]
+    assert np.concatenate([q.values for q in parts]).tolist() == whole.values.tolist()
+    assert np.concatenate([q.raw for q in parts]).tolist() == whole.raw.tolist()
+    with pytest.raises(ValueError):
+        rk.rollout_block(ev, s, trials=2, trial0=-1, seed=5, horizon=None)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_outcome_probabilities_of_the_trials(variant: str) -> None:
+    """A finished game's probabilities are its result (their equity the trial's raw
+    value); cut after one turn, they are the evaluation of the play the trial's first
+    roll chose, seen from the side on roll."""
+    ev = neural_evaluator(variant)
+    s = state_of(random_position(variant, 6, 8))
+    full, probs = rk.rollout_block(ev, s, trials=10, trial0=0, seed=3, horizon=None)
+    assert set(np.unique(probs)) <= {0.0, 1.0}
+    assert (probs[:, 0] == (full.raw > 0)).all()
+    np.testing.assert_allclose(equity(probs), full.raw, rtol=0, atol=1e-12)
+    cut, probs = rk.rollout_block(ev, s, trials=36, trial0=0, seed=3, horizon=1)
+    np.testing.assert_allclose(equity(probs), cut.raw, rtol=0, atol=1e-9)
+    replies = TruncatedRollout(rk.RowEvaluator(ev)).expand(s)
+    first = rk.first_order(rk.dice_key(3))
+    np.testing.assert_allclose(probs, replies.probs[first], rtol=0, atol=1e-6)
+
+
+def test_a_given_first_roll_is_every_trial_s_first_roll() -> None:
+    ev = neural_evaluator("backgammon")
+    s = state_of(random_position("backgammon", 2, 6))
+    one, probs = rk.rollout_block(ev, s, trials=8, trial0=0, seed=1, horizon=1,
+                                  first_roll=(6, 5))
+    replies = TruncatedRollout(rk.RowEvaluator(ev)).expand(s)
+    k = rk.ROLL_INDEX[(6, 5)]
+    np.testing.assert_allclose(one.raw, replies.best[k], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(probs, np.tile(replies.probs[k], (8, 1)), rtol=0, atol=1e-6)
 
 
 def test_same_seed_same_games() -> None:
