@@ -394,8 +394,9 @@ def _expand(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool,
     workspace.
 
     A position that several rolls reach is evaluated once: `seen`, `seen_eq` and
-    `seen_p` hold the keys, equities and probabilities of the plays met so far (until the table is half full), stamped
-    with this expansion's number (`seen_stamp`, counted up)."""
+    `seen_p` hold the keys, equities and probabilities of the plays met so far (until
+    the table is half full), stamped with this expansion's number (`seen_stamp`,
+    counted up)."""
     stamp = seen_stamp[0] + 1
     seen_stamp[0] = stamp
     filled = 0
