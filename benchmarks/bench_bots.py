@@ -250,19 +250,17 @@ def main(argv: list[str] | None = None) -> int:
                   f"p90 {p90:.3f} ms ({len(positions)} positions)")
         for plies, level in ((0, "neural"), (1, "neural-1"), (2, "neural-2")):
             bot = get_bot(level, variant)
-            items = positions if plies < 2 else positions[: max(5, len(positions) // 3)]
-            med, p90 = latency(lambda p, b=bot: b.choose(p), items, args.repeats)
+            med, p90 = latency(lambda p, b=bot: b.choose(p), positions, args.repeats)
             ours[variant, plies] = (med, p90)
             print(f"{variant}: best_move at {plies} plies: median {med:.1f} ms, "
-                  f"p90 {p90:.1f} ms ({len(items)} positions)")
+                  f"p90 {p90:.1f} ms ({len(positions)} positions)")
         unpruned = Searcher(neural_evaluator(variant), SearchSettings(prune=False))
         for plies in (1, 2):
-            items = positions if plies < 2 else positions[: max(5, len(positions) // 3)]
             med, p90 = latency(lambda p, n=plies, s=unpruned: s.best(
                 State(p.me, p.opp, p.primed[0], p.primed[1]),
-                generate_raw(s.variant, p.me, p.opp, p.dice), n), items, args.repeats)
+                generate_raw(s.variant, p.me, p.opp, p.dice), n), positions, args.repeats)
             print(f"{variant}: best play at {plies} plies without pruning: "
-                  f"median {med:.1f} ms, p90 {p90:.1f} ms ({len(items)} positions)")
+                  f"median {med:.1f} ms, p90 {p90:.1f} ms ({len(positions)} positions)")
     if bg_positions and not args.rates_only:
         try:
             import gnubg
@@ -274,8 +272,6 @@ def main(argv: list[str] | None = None) -> int:
         for plies in (0, 1, 2):
             ec = gnubg.evalcontext(0, plies, 1, 0, 0)
             items = list(zip(boards, bg_positions, strict=True))
-            if plies == 2:
-                items = items[: max(5, len(items) // 3)]
             med, p90 = latency(lambda it, e=ec: gnubg.findbestmove(it[0], ci, e, it[1].dice),
                                items, args.repeats, lambda: gnubg_empty_cache(gnubg))
             print(f"gnubg: findbestmove at {plies} plies: median {med:.2f} ms, "
