@@ -238,7 +238,10 @@ def run_chunk(spec: RolloutSpec, index: int,
 
 
 COMPILED_BLOCK = 6
-"""Trials of a line one compiled call plays, `should_stop` polled between calls."""
+"""Trials of a line one compiled call plays, `should_stop` polled between calls; a
+rollout truncated after at most `SHORT_TRUNCATION` turns plays a chunk's trials in one
+call (their first turns, which the trials of a call share, are much of their work)."""
+SHORT_TRUNCATION = 10
 
 
 def compiled(variant: str) -> bool:
@@ -254,13 +257,14 @@ def _run_chunk_compiled(spec: RolloutSpec, index: int, n: int,
     line on the same counter-based dice keyed by (seed, i), the first roll rotated over
     the kernel's seeded order of the 36 (or the line's own)."""
     ev = neural_evaluator(spec.variant)
+    block = CHUNK if 0 < spec.truncate <= SHORT_TRUNCATION else COMPILED_BLOCK
     shape = (len(spec.lines), n)
     raw, adjusted, probs = np.zeros(shape), np.zeros(shape), np.zeros((*shape, 5))
     for j, line in enumerate(spec.lines):
-        for lo in range(0, n, COMPILED_BLOCK):
+        for lo in range(0, n, block):
             if should_stop is not None and should_stop():
                 raise InterruptedError("stopped")
-            m = min(COMPILED_BLOCK, n - lo)
+            m = min(block, n - lo)
             res, p = rolloutkernel.rollout_block(
                 ev, line.state, trials=m, trial0=CHUNK * index + lo, seed=spec.seed,
                 horizon=spec.truncate or None, first_roll=line.first)
