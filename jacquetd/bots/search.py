@@ -19,10 +19,12 @@ Two settings (`SearchSettings`) bound the work:
   among all of them.
 
 Whole batches of positions are evaluated in one call: the candidates of a depth are
-searched together, and a position that several plays of a batch leave is evaluated
-once. Within `Searcher.remembering` each position's best replies are computed once
-(`ReplyMemo`), for a review whose decisions meet the last ones' positions again. The
-search polls `should_stop` before each position it expands and returns the deepest
+searched together, the plays of a level's positions are generated and pruned in one
+compiled call (`replykernel`), and a position that several plays of a batch leave is
+evaluated once. Within `Searcher.remembering` each position's best replies are computed
+once (`ReplyMemo`), for a review whose decisions meet the last ones' positions again.
+The search polls `should_stop` before each batch of positions it expands
+(`EXPAND_CHUNK`; each position without the compiled code) and returns the deepest
 complete ranking it has.
 """
 
@@ -260,8 +262,8 @@ def _expand_compiled(variant: Variant, states: Sequence[State], pruner: PruneNet
                      should_stop: StopFn | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`_expand_each`'s rows and groups from the compiled expansion, `EXPAND_CHUNK`
     states a call, `should_stop` polled before each call (Stopped)."""
-    mes = np.array([s.me for s in states], dtype=np.int16)
-    opps = np.array([s.opp for s in states], dtype=np.int16)
+    mes = np.array([s.me for s in states], dtype=np.int16).reshape(len(states), 26)
+    opps = np.array([s.opp for s in states], dtype=np.int16).reshape(len(states), 26)
     parts = []
     for lo in range(0, len(states), EXPAND_CHUNK):
         if should_stop is not None and should_stop():
