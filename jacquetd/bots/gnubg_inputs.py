@@ -291,27 +291,29 @@ def _escapes(mine: int, opp_back: int, out: np.ndarray, col: int) -> None:
     bits = _escape_key(mine, 23 - opp_back)
     out[col + 7] = ESCAPES0[bits] / 36.0
     out[col + 21] = ESCAPES1[bits] / 36.0
-    least = 36
-    i = 15
-    while i < 24 - opp_back:
-        e = ESCAPES0[_escape_key(mine, i)]
-        if e < least:
-            least = e
-        i += 1
+    least = _least_escapes(mine, 15, 24 - opp_back, 36)
     a = (36 - least) / 36.0
     out[col + 8] = a
     out[col + 9] = a * a
+    # the second containment goes on from where the first stopped, with its least
+    # escapes; from point 15 afresh when the opponent has no checker back
     if opp_back < 0:
-        i = 15
-        least = 36
-    while i < 24:
-        e = ESCAPES0[_escape_key(mine, i)]
-        if e < least:
-            least = e
-        i += 1
+        least = _least_escapes(mine, 15, 24, 36)
+    else:
+        least = _least_escapes(mine, max(15, 24 - opp_back), 24, least)
     c2 = (36 - least) / 36.0
     out[col + 10] = c2
     out[col + 11] = c2 * c2
+
+
+def _least_escapes(mine: int, lo: int, hi: int, least: int) -> int:
+    """The fewest escapes (`ESCAPES0`) from points lo .. hi - 1 past `mine`'s held
+    points, starting from `least`."""
+    for i in range(lo, hi):
+        e = ESCAPES0[_escape_key(mine, i)]
+        if e < least:
+            least = e
+    return least
 
 
 def _entering(board: np.ndarray, opp: np.ndarray, out: np.ndarray, col: int) -> None:
@@ -956,8 +958,8 @@ def pair_inputs_into(me: np.ndarray, opp: np.ndarray, out: np.ndarray, col_me: i
                col_opp + 10, scratch)
 
 
-_KERNELS = ("_top", "_held", "_escape_key", "_contact_and_timing", "_escapes", "_entering",
-            "_backgame", "_hits", "_shot_rolls", "half_inputs",
+_KERNELS = ("_top", "_held", "_escape_key", "_least_escapes", "_contact_and_timing",
+            "_escapes", "_entering", "_backgame", "_hits", "_shot_rolls", "half_inputs",
             "side_inputs_into", "_top25", "_hit_bits", "_shot_rolls_bits", "_direct", "_shots",
             "_points", "_half_bits", "_codes", "pair_inputs_into")
 
