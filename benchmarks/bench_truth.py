@@ -125,7 +125,8 @@ class Extras:
                 fastgen.warm_up()
                 self.roller = make_roller(self.variant.name,
                                           self.settings.get("player", "neural"),
-                                          self.settings.get("network"))
+                                          self.settings.get("network"),
+                                          plies=self.settings.get("plies") or 0)
             s = self.settings
             res = self.roller.run(after(state, raw, self.variant.tracks_primes),
                                   trials=s["trials"], seed=[s["seed"], rec["id"]],

@@ -27,7 +27,12 @@ the horizon: `truth/networks/NAME`, kept in the repo beside the set, into
 `truth/<variant>.<tag>.jsonl` (`NAME` = `<variant>-<tag>.npz`). A network shipped
 since the truth set was made is a stronger player than the one that made it, and
 the set it rolls out is a second opinion that does not share the older network's
-judgement. `--jobs N` rolls out N decisions at a time.
+judgement. `--plies N` rolls out the decisions and candidates of an existing truth file
+with a player that searches N plies (`fastrollout.SearchRollout`: the shipped network,
+or `--network`, with the daemon's move filter and pruning, scoring the horizon at N
+plies), into `truth/<variant>.ply<N>.jsonl`: a stronger judge than the 0-ply player
+that made the set, at some twenty times its cost a trial. `--jobs N` rolls out N
+decisions at a time.
 
 Output: `benchmarks/truth/<variant>.jsonl`. The first line is a header (the
 command, seed, code version, rollout settings, and the counts actually
@@ -59,10 +64,10 @@ import numpy as np
 from jacquetd import fastgen
 from jacquetd.bots.choosers import heuristic_chooser
 from jacquetd.bots.evaluator import Evaluator, NeuralEvaluator, neural_evaluator, plays_probs
-from jacquetd.bots.fastrollout import RolloutResult, TruncatedRollout
+from jacquetd.bots.fastrollout import RolloutResult, SearchRollout, TruncatedRollout
 from jacquetd.bots.net import Net, equity
 from jacquetd.bots.phases import phase_of
-from jacquetd.bots.search import Searcher, SearchSettings, State, after
+from jacquetd.bots.search import DEFAULT_SETTINGS, Searcher, SearchSettings, State, after
 from jacquetd.bots.selfplay import Chooser, Turn, play_game
 from jacquetd.rules import RawPlay, Variant, find_variant, generate_raw
 
@@ -242,17 +247,26 @@ PLAYERS = ("neural", "gnubg")
 
 
 def make_roller(variant_name: str, player: str, network: str | None = None,
-                compiled: bool = False) -> Roller:
-    """The roller of a truth file's `player` and `network` settings (`neural`: our 0-ply
-    network, the one the truth sets were made with or `network` from `truth/networks/`;
-    `gnubg`: GNU Backgammon at 0 plies). With `compiled` (`neural` only) the trials are
-    played in compiled code, on its own dice (`rolloutkernel`)."""
+                compiled: bool = False, plies: int = 0) -> Roller:
+    """The roller of a truth file's `player`, `network` and `plies` settings (`neural`:
+    our 0-ply network, the one the truth sets were made with or `network` from
+    `truth/networks/`; with `plies` >= 1 the player searches that deep, with the shipped
+    network unless `network` names one, as the daemon's `neural-<plies>` level does;
+    `gnubg`: GNU Backgammon at 0 plies). With `compiled` (`neural` at 0 plies only) the
+    trials are played in compiled code, on its own dice (`rolloutkernel`)."""
     if player == "gnubg":
-        if compiled:
-            raise ValueError("--compiled rolls out with our network (--player neural)")
+        if compiled or plies:
+            raise ValueError("--compiled and --plies roll out with our network "
+                             "(--player neural)")
         from gnubg_rollout import GnubgRollout
 
         return GnubgRollout(truth_evaluator(variant_name))
+    if plies:
+        if compiled:
+            raise ValueError("--compiled plays 0-ply rollouts only")
+        ev = (rollout_evaluator(variant_name, network) if network is not None
+              else neural_evaluator(variant_name))
+        return SearchRollout(ev, plies=plies)
     ev = (rollout_evaluator(variant_name, network) if network is not None
           else truth_evaluator(variant_name))
     if compiled:
@@ -263,7 +277,7 @@ def make_roller(variant_name: str, player: str, network: str | None = None,
 
 
 def rollout_description(player: str, horizon: int, trials: int, network: str | None = None,
-                        compiled: bool = False) -> dict[str, Any]:
+                        compiled: bool = False, plies: int = 0) -> dict[str, Any]:
     """The header's account of how the candidates were rolled out."""
     if player == "gnubg":
         from gnubg_rollout import AT_HORIZON, PLAYER
@@ -275,6 +289,12 @@ def rollout_description(player: str, horizon: int, trials: int, network: str | N
         who, at_horizon = "neural (0 plies), both sides", "0-ply evaluator, cubeless equity"
         if network is not None:
             who = f"neural (0 plies, networks/{network}), both sides"
+        if plies:
+            net = f"networks/{network}" if network is not None else "the shipped network"
+            who = (f"neural-{plies} ({net} searching {plies} "
+                   f"{'ply' if plies == 1 else 'plies'}, move filter "
+                   f"{DEFAULT_SETTINGS.filter_text()}, pruning), both sides")
+            at_horizon = f"the last mover's {plies}-ply equity, cubeless"
         luck = "luck of every turn subtracted (0-ply)"
     return {"player": who, "horizon_turns": horizon, "at_horizon": at_horizon,
             "trials": trials,
@@ -306,10 +326,10 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(variant_name: str, player: str, network: str | None, seed: int, trials: int,
-                 horizon: int, compiled: bool = False) -> None:
+                 horizon: int, compiled: bool = False, plies: int = 0) -> None:
     fastgen.warm_up()
     _WORKER.update(variant=find_variant(variant_name),
-                   roller=make_roller(variant_name, player, network, compiled),
+                   roller=make_roller(variant_name, player, network, compiled, plies),
                    seed=seed, trials=trials, horizon=horizon)
 
 
@@ -383,8 +403,9 @@ def write_truth(path: Path, header: dict[str, Any], records: list[dict[str, Any]
 
 
 SETTINGS = ("variant", "seed", "trials", "horizon", "rate", "extra", "player", "network",
-            "compiled")
-DEFAULTS: dict[str, Any] = {"player": "neural", "network": None, "compiled": None}
+            "compiled", "plies")
+DEFAULTS: dict[str, Any] = {"player": "neural", "network": None, "compiled": None,
+                            "plies": None}
 """Settings added after the first truth files were made, with the value those files had."""
 
 
@@ -414,6 +435,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --player neural: play the trials in compiled code "
                          "(rolloutkernel: the same players and variance reduction on other "
                          "dice, several times faster); recorded in the header")
+    ap.add_argument("--plies", type=int, default=None,
+                    help="with --player neural: the rollout player searches this deep (1 or "
+                         "more), with the shipped network unless --network names one, on "
+                         "the decisions and candidates of --candidates-from (default "
+                         "truth/<variant>.jsonl), into truth/<variant>.ply<N>.jsonl: a "
+                         "judge stronger than the 0-ply player")
     ap.add_argument("--jobs", type=int, default=1, help="decisions rolled out at a time")
     ap.add_argument("--out", default=None, help="output file (default: truth/<variant>.jsonl, "
                                                 "truth/<variant>.gnubg.jsonl for gnubg, "
@@ -433,9 +460,17 @@ def main(argv: list[str] | None = None) -> int:
         rollout_evaluator(v.name, args.network)  # fails early on a missing file
     else:
         suffix = "" if args.player == "neural" else f".{args.player}"
+    if args.plies is not None:
+        if args.plies < 1:
+            raise SystemExit("--plies is 1 or more (0 plies is the default player)")
+        if args.player != "neural" or args.compiled:
+            raise SystemExit("--plies is our network searching: use it with --player neural, "
+                             "without --compiled")
+        suffix += f".ply{args.plies}"
     path = Path(args.out) if args.out else TRUTH_DIR / f"{v.name}{suffix}.jsonl"
     source = args.candidates_from
-    if source is None and (args.player != "neural" or args.network is not None):
+    if source is None and (args.player != "neural" or args.network is not None
+                           or args.plies is not None):
         source = str(TRUTH_DIR / f"{v.name}.jsonl")
     path.parent.mkdir(parents=True, exist_ok=True)
     progress = path.with_suffix(".progress")
@@ -453,6 +488,8 @@ def main(argv: list[str] | None = None) -> int:
         command += f" --player {args.player}"
     if args.network is not None:
         command += f" --network {args.network}"
+    if args.plies is not None:
+        command += f" --plies {args.plies}"
     if args.candidates_from:
         command += f" --candidates-from {Path(args.candidates_from).name}"
     if args.compiled:
@@ -484,7 +521,8 @@ def main(argv: list[str] | None = None) -> int:
             **({"candidates_from": Path(source).name} if source is not None else {}),
             "code_version": code_version(),
             "rollout": rollout_description(args.player, args.horizon, args.trials,
-                                           args.network, bool(args.compiled)),
+                                           args.network, bool(args.compiled),
+                                           args.plies or 0),
             "decisions_wanted": args.decisions, "decisions_done": len(records),
             "complete": complete, "cpu_seconds": round(seconds, 1),
             "candidates_rolled_out": sum(len(r["candidates"]) for r in records),
@@ -513,7 +551,7 @@ def main(argv: list[str] | None = None) -> int:
                             f"last id {rec['id']}\n")
 
     init = (v.name, args.player, args.network, args.seed, args.trials, args.horizon,
-            bool(args.compiled))
+            bool(args.compiled), args.plies or 0)
     if args.jobs > 1:
         with multiprocessing.get_context("spawn").Pool(args.jobs, _init_worker, init) as pool:
             for rec, cpu in pool.imap_unordered(_roll_out_in_worker, todo()):

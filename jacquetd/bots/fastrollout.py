@@ -36,8 +36,8 @@ import numpy as np
 
 from . import features
 from .evaluator import Evaluator
-from .net import equity
-from .search import ROLLS, State, roll_replies
+from .net import equity, flip
+from .search import ROLLS, Searcher, SearchSettings, State, roll_replies
 
 _WEIGHTS = np.array([w for _, _, w in ROLLS])
 ROLL_INDEX: dict[tuple[int, int], int] = {}
@@ -123,7 +123,11 @@ class TruncatedRollout:
         got = self.cache.get(s)
         if got is not None:
             return got
-        after_me, after_opp, p, bounds = roll_replies(self.ev, s)
+        return self._expansion(s, *roll_replies(self.ev, s))
+
+    def _expansion(self, s: State, after_me: np.ndarray, after_opp: np.ndarray,
+                   p: np.ndarray, bounds: list[int]) -> Expansion:
+        """The expansion of `s` from its plays of every roll (`roll_replies`), cached."""
         eq = equity(p)
         ks = [bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]]))
               for r in range(len(ROLLS))]
@@ -155,6 +159,91 @@ class TruncatedRollout:
             ) -> RolloutResult:
         """Roll out `s` (side on roll, before its roll); values are from its view."""
         return play_trials(self.turn, s, trials=trials, seed=seed, horizon=horizon)
+
+
+class SearchRollout(TruncatedRollout):
+    """Rollouts whose player searches `plies` deep: `Searcher` at that depth, with the
+    move filter and pruning of `settings` (the daemon's `neural-<plies>` level), for both
+    sides. The luck of each turn is still measured at 0 plies (a control variate whose
+    mean is zero whoever plays, so the estimate stays unbiased), and a game stopped at
+    the horizon is scored by the last mover's equity at `plies` plies: a judge stronger
+    than the 0-ply `TruncatedRollout`, at the cost of a search per turn.
+
+    A turn ranks the roll's plays at 0 plies (the expansion's figures), sends those that
+    pass `settings.filter_at(1)` one ply deeper, and so on to `plies`, as
+    `Searcher.rank` does; ties go to the play ranked first at 0 plies, then in generation
+    order. Each (position, roll) is searched once (the first turns are shared by many
+    trials)."""
+
+    def __init__(self, ev: Evaluator, *, plies: int, settings: SearchSettings | None = None,
+                 cache_limit: int = 20_000) -> None:
+        super().__init__(ev, cache_limit=cache_limit)
+        if plies < 0:
+            raise ValueError("plies must be at least 0")
+        self.plies = plies
+        self.searcher = Searcher(ev, settings)
+        self.plays: dict[State, tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]] = {}
+        self.choices: dict[tuple[State, int], tuple[float, State | None]] = {}
+
+    def expand(self, s: State) -> Expansion:
+        got = self.cache.get(s)
+        if got is not None:
+            return got
+        plays = roll_replies(self.ev, s)
+        if len(self.plays) >= self.cache_limit:
+            self.plays.clear()
+        self.plays[s] = plays
+        return self._expansion(s, *plays)
+
+    def turn(self, s: State, roll: int) -> tuple[float, float, State | None]:
+        e = self.expand(s)
+        if self.plies == 0:
+            return e.best[roll] - e.mean, e.best[roll], e.nxt[roll]
+        got = self.choices.get((s, roll))
+        if got is None:
+            got = self._choose(s, roll)
+            if len(self.choices) >= self.cache_limit:
+                self.choices.clear()
+            self.choices[(s, roll)] = got
+        value, nxt = got
+        return e.best[roll] - e.mean, value, nxt
+
+    def _choose(self, s: State, roll: int) -> tuple[float, State | None]:
+        """The searched play of `s` with `roll`: its equity for the mover at the depth it
+        reached and the next position (None when the play ends the game)."""
+        plays = self.plays.get(s)
+        if plays is None:
+            plays = roll_replies(self.ev, s)
+        after_me, after_opp, p, bounds = plays
+        lo, hi = bounds[roll], bounds[roll + 1]
+        rows = np.arange(lo, hi)
+        values = equity(p[lo:hi])
+        order = rows[np.argsort(-values, kind="stable")]
+        flags = np.full(len(after_me), s.me_flag)
+        if self.variant.tracks_primes and not s.me_flag:
+            flags[lo:hi] = features.has_prime(after_me[lo:hi])
+        ranked = [(int(r), float(values[r - lo])) for r in order]
+        for depth in range(1, self.plies + 1):
+            if len(ranked) == 1:
+                break
+            limit, window = self.searcher.settings.filter_at(depth)
+            top = ranked[0][1]
+            cands = [r for r, v in ranked[:limit] if top - v <= window]
+            live = [r for r in cands if after_me[r, 0] < 15]
+            deeper = {r: float(equity(p[r])) for r in cands if after_me[r, 0] == 15}
+            if live:
+                states = [State(tuple(after_opp[r].tolist()), tuple(after_me[r].tolist()),
+                                s.opp_flag, bool(flags[r])) for r in live]
+                q = flip(self.searcher.evaluate_states(states, depth))
+                deeper.update(zip(live, equity(q).tolist(), strict=True))
+            rest = [(r, v) for r, v in ranked if r not in deeper]
+            ranked = sorted(((r, deeper[r]) for r in cands), key=lambda rv: -rv[1]) + rest
+        best_row, best_value = ranked[0]
+        if after_me[best_row, 0] == 15:
+            return best_value, None
+        return best_value, State(tuple(after_opp[best_row].tolist()),
+                                 tuple(after_me[best_row].tolist()), s.opp_flag,
+                                 bool(flags[best_row]))
 
 
 Turn = Callable[[State, int], "tuple[float, float, State | None]"]
