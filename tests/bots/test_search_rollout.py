@@ -31,11 +31,11 @@ def _states(variant: str) -> list[State]:
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_at_zero_plies_it_is_the_truncated_rollout(variant: str) -> None:
     ev = neural_evaluator(variant)
-    for s in _states(variant)[:2]:
-        a = TruncatedRollout(ev).run(s, trials=40, seed=[5, 1], horizon=4)
-        b = SearchRollout(ev, plies=0).run(s, trials=40, seed=[5, 1], horizon=4)
-        np.testing.assert_array_equal(a.values, b.values)
-        np.testing.assert_array_equal(a.raw, b.raw)
+    s = _states(variant)[1]
+    a = TruncatedRollout(ev).run(s, trials=12, seed=[5, 1], horizon=3)
+    b = SearchRollout(ev, plies=0).run(s, trials=12, seed=[5, 1], horizon=3)
+    np.testing.assert_array_equal(a.values, b.values)
+    np.testing.assert_array_equal(a.raw, b.raw)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -37,7 +37,7 @@ from jacquetd.bots.evaluator import neural_evaluator
 from jacquetd.bots.fastrollout import TruncatedRollout
 from jacquetd.bots.search import Searcher, State
 from jacquetd.rules import Variant, find_variant, generate_raw
-from tests.bots.truth_checks import SECOND_TRUTHS
+from tests.bots.truth_checks import JUDGES, SECOND_TRUTHS
 from tests.conftest import slow_budget_s, slow_deadline, within
 
 SLICE = 10
@@ -179,3 +179,23 @@ def test_second_truth_matches_its_source_and_regenerates(variant: str, tag: str)
     header = check_rolled_out_again(f"{variant}.{tag}.jsonl", f"{variant}.jsonl", roller,
                                     SLICE, deadline=slow_deadline())
     assert header["settings"]["network"] == network
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant,plies", JUDGES)
+def test_judge_matches_its_source_and_regenerates(variant: str, plies: int) -> None:
+    """`<variant>.ply<N>.jsonl`, the stronger judge: the first 100 decisions of
+    `<variant>.jsonl` and their candidates, rolled out again by the shipped network at N
+    plies with more trials than the set it judges; a slice rolled out again agrees
+    within the errors."""
+    from benchmarks.make_truth import make_roller
+    from tests.bots.truth_checks import check_rolled_out_again
+
+    roller = make_roller(variant, "neural", None, plies=plies)
+    header = check_rolled_out_again(f"{variant}.ply{plies}.jsonl", f"{variant}.jsonl", roller,
+                                    2, deadline=slow_deadline(), wanted=100)
+    source_header, _ = read_truth(TRUTH_DIR / f"{variant}.jsonl")
+    assert source_header is not None
+    assert header["settings"]["plies"] == plies
+    assert header["settings"]["trials"] > source_header["settings"]["trials"]
+    assert header["rollout"]["player"].startswith(f"neural-{plies} (the shipped network")

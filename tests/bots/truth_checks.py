@@ -1,5 +1,5 @@
 """Checks shared by the truth sets that roll out another set's decisions again
-(`make_truth.py --player gnubg` and `--network`)."""
+(`make_truth.py --player gnubg`, `--network` and `--plies`)."""
 
 from __future__ import annotations
 
@@ -29,18 +29,32 @@ def assert_same_decisions(records: list[dict[str, Any]], source: list[dict[str, 
             (c["after_me"], c["after_opp"]) for c in src["candidates"]]
 
 
+JUDGES = [("jacquet", 1), ("jacquet-be", 1)]
+"""(variant, plies) of each judge set: the first decisions of `<variant>.jsonl` rolled
+out again by the shipped network searching `plies` deep, `<variant>.ply<plies>.jsonl`
+(`make_truth.py --plies`)."""
+
+
 def check_rolled_out_again(name: str, source_name: str, roller: Roller, slice_size: int,
-                           *, deadline: float = math.inf) -> dict[str, Any]:
-    """Truth file `name` is complete, holds the decisions and candidates of `source_name`
-    in order, and its first `slice_size` decisions, rolled out again by `roller` with
-    fewer trials (the same dice), agree within four combined standard errors; none is
-    started after `deadline` (a `time.monotonic()`) but the first. Returns the header,
-    for the caller's own checks of how the set was made."""
+                           *, deadline: float = math.inf, wanted: int | None = None
+                           ) -> dict[str, Any]:
+    """Truth file `name` holds the decisions and candidates of `source_name` in order (all
+    of them, or its first `wanted`; a set still being made holds a prefix of those), and
+    its first `slice_size` decisions, rolled out again by `roller` with fewer trials (the
+    same dice), agree within four combined standard errors; none is started after
+    `deadline` (a `time.monotonic()`) but the first. Returns the header, for the caller's
+    own checks of how the set was made."""
     header, records = read_truth(TRUTH_DIR / name)
     _src_header, source = read_truth(TRUTH_DIR / source_name)
-    assert header is not None and header["complete"]
-    assert header["candidates_from"] == source_name
-    assert len(records) == len(source) >= 300
+    assert header is not None and header["candidates_from"] == source_name
+    if wanted is None:
+        assert header["complete"]
+        assert len(records) == len(source) >= 300
+    else:
+        assert header["decisions_wanted"] == wanted
+        assert len(records) == header["decisions_done"] <= wanted
+        assert header["complete"] == (len(records) == wanted)
+        source = source[:len(records)]
     assert_same_decisions(records, source)
     s = header["settings"]
     v = find_variant(s["variant"])
