@@ -42,6 +42,8 @@ PYTHON=$PY sh tests/typecheck.sh
 # The documentation site: warnings are errors, so a broken link or anchor, a page left
 # out of the tables of contents or a docstring that does not parse fails the run.
 $PY -m sphinx -W --keep-going -n -q -b html docs build/docs
+# the documentation tests read this build rather than making their own
+export JACQUETD_DOCS_SITE="$PWD/build/docs"
 wait "$aside"
 # The slow checks (-m slow) run in their bounded form: JACQUETD_SLOW_BUDGET caps each one's
 # length in seconds (read by tests/conftest.py, slow_budget_s). `JACQUETD_SLOW_BUDGET= sh
