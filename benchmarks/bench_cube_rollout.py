@@ -130,9 +130,11 @@ def roll_out(job: tuple[str, str, int, int, int, int, float, str | None]) -> dic
             "unsure": bool(unsure)}
 
 
-def judge(row: dict[str, Any], cubeful_plies: Sequence[int] = ()) -> dict[str, Any]:
+def judge(row: dict[str, Any], cubeful_plies: Sequence[int] = (), scan: bool = True
+          ) -> dict[str, Any]:
     """Our levels' actions on one rolled-out decision, their costs by the rollout's
-    figures, and (for the scan) the 0-ply action at each contact efficiency in `SCAN`.
+    figures, and (for the scan) the action at each contact efficiency in `SCAN` from the
+    0-, 1- and 2-ply probabilities (Janowski's formula; each depth evaluated once).
     `cubeful_plies`: also the one-roll cubeful search (`cubeful.money_decision`) at
     these depths (levels 'c1', 'c2')."""
     pos = Position.from_id(row["position_id"])
@@ -145,11 +147,12 @@ def judge(row: dict[str, Any], cubeful_plies: Sequence[int] = ()) -> dict[str, A
         ours = our_class(decision)
         out[f"ours_{level}"] = ours
         out[f"cost_{level}"] = cost(ours, ref)
-    probs = analysis.evaluate(pos, plies=0).probs()
     model = analysis.match_model(pos.variant)
-    for x in SCAN:
-        ours = our_class(cubemod.position_decision(pos, probs, model, x))
-        out[f"scan_{x}"] = (ours, cost(ours, ref))
+    for level in LEVELS if scan else ():
+        probs = analysis.evaluate(pos, plies=int(level)).probs()
+        for x in SCAN:
+            ours = our_class(cubemod.position_decision(pos, probs, model, x))
+            out[f"scan{level}_{x}"] = (ours, cost(ours, ref))
     return out
 
 
@@ -179,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="also judge the one-roll cubeful search at these depths "
                     "(backgammon money play uses it at 1 ply and more)")
     ap.add_argument("--scan", action="store_true",
-                    help="also the 0-ply agreement for contact efficiencies 0.40-0.95")
+                    help="also the agreement at 0, 1 and 2 plies for contact efficiencies "
+                         "0.40-0.95 (Janowski's formula on each depth's probabilities)")
     args = ap.parse_args(argv)
     if args.efficiency is None:
         args.efficiency = cubemod.contact_efficiency(args.variant)
@@ -217,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
             settings["command"] = "python benchmarks/bench_cube_rollout.py " + " ".join(
                 argv if argv is not None else sys.argv[1:])
             args.save.write_text("".join(json.dumps(r) + "\n" for r in [settings, *rolled]))
-    rows = [judge(r, args.cubeful) for r in rolled]
+    rows = [judge(r, args.cubeful, args.scan) for r in rolled]
     print(f"{args.variant}: money cube decisions of {len(rows)} positions from neural "
           f"self-play (seed {args.seed}, 0-ply winning chances {args.window[0]}-"
           f"{args.window[1]}) against cubeful rollouts ({args.trials} trials per line, "
@@ -248,12 +252,19 @@ def main(argv: list[str] | None = None) -> int:
         for key, n in sorted(mix.items(), key=lambda kv: -kv[1]):
             print(f"    {n:3d} x {key}")
     if args.scan:
-        print("  0-ply agreement and mean cost per decision by contact efficiency "
-              f"(shipped {cubemod.contact_efficiency(args.variant)}):")
+        print("  agreement, mean cost per decision and mean cost of the disagreements by "
+              "contact efficiency, Janowski's formula on the probabilities at 0, 1 and 2 "
+              f"plies (shipped {cubemod.contact_efficiency(args.variant)}):")
         for x in SCAN:
-            agree = sum(1 for r in rows if r[f"scan_{x}"][0] == r["proper"]) / len(rows)
-            mean = float(np.mean([r[f"scan_{x}"][1] for r in rows]))
-            print(f"    {x:.2f}: {agree:.1%}, {mean:.4f}")
+            cells = []
+            for level in LEVELS:
+                got = [r[f"scan{level}_{x}"] for r in rows]
+                wrong = [c for (ours, c), r in zip(got, rows, strict=True)
+                         if ours != r["proper"]]
+                agree = 1 - len(wrong) / len(rows)
+                cells.append(f"{agree:6.1%} {float(np.mean([c for _o, c in got])):.4f} "
+                             f"{float(np.mean(wrong)) if wrong else 0.0:.4f}")
+            print(f"    {x:.2f}: " + " | ".join(cells))
     if args.json:
         print(json.dumps(rows))
     return 0

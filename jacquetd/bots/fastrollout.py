@@ -173,7 +173,11 @@ class SearchRollout(TruncatedRollout):
     pass `settings.filter_at(1)` one ply deeper, and so on to `plies`, as
     `Searcher.rank` does; ties go to the play ranked first at 0 plies, then in generation
     order. Each (position, roll) is searched once (the first turns are shared by many
-    trials)."""
+    trials). The plays of the last `PLAYS_KEPT` positions expanded are kept for their
+    searches (a position's plays of every roll weigh tens of kilobytes; one met again
+    later has them generated again)."""
+
+    PLAYS_KEPT = 512
 
     def __init__(self, ev: Evaluator, *, plies: int, settings: SearchSettings | None = None,
                  cache_limit: int = 20_000) -> None:
@@ -190,7 +194,7 @@ class SearchRollout(TruncatedRollout):
         if got is not None:
             return got
         plays = roll_replies(self.ev, s)
-        if len(self.plays) >= self.cache_limit:
+        if len(self.plays) >= self.PLAYS_KEPT:
             self.plays.clear()
         self.plays[s] = plays
         return self._expansion(s, *plays)
@@ -219,9 +223,9 @@ class SearchRollout(TruncatedRollout):
         rows = np.arange(lo, hi)
         values = equity(p[lo:hi])
         order = rows[np.argsort(-values, kind="stable")]
-        flags = np.full(len(after_me), s.me_flag)
+        flags = np.full(hi - lo, s.me_flag)
         if self.variant.tracks_primes and not s.me_flag:
-            flags[lo:hi] = features.has_prime(after_me[lo:hi])
+            flags = features.has_prime(after_me[lo:hi])
         ranked = [(int(r), float(values[r - lo])) for r in order]
         for depth in range(1, self.plies + 1):
             if len(ranked) == 1:
@@ -233,7 +237,7 @@ class SearchRollout(TruncatedRollout):
             deeper = {r: float(equity(p[r])) for r in cands if after_me[r, 0] == 15}
             if live:
                 states = [State(tuple(after_opp[r].tolist()), tuple(after_me[r].tolist()),
-                                s.opp_flag, bool(flags[r])) for r in live]
+                                s.opp_flag, bool(flags[r - lo])) for r in live]
                 q = flip(self.searcher.evaluate_states(states, depth))
                 deeper.update(zip(live, equity(q).tolist(), strict=True))
             rest = [(r, v) for r, v in ranked if r not in deeper]
@@ -243,7 +247,7 @@ class SearchRollout(TruncatedRollout):
             return best_value, None
         return best_value, State(tuple(after_opp[best_row].tolist()),
                                  tuple(after_me[best_row].tolist()), s.opp_flag,
-                                 bool(flags[best_row]))
+                                 bool(flags[best_row - lo]))
 
 
 Turn = Callable[[State, int], "tuple[float, float, State | None]"]
