@@ -34,10 +34,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from jacquetd.rules import generate_raw
+
 from . import features
 from .evaluator import Evaluator
-from .net import equity, flip
-from .search import ROLLS, Searcher, SearchSettings, State, roll_replies
+from .net import equity
+from .search import ROLLS, Searcher, SearchSettings, State, after, roll_replies
 
 _WEIGHTS = np.array([w for _, _, w in ROLLS])
 ROLL_INDEX: dict[tuple[int, int], int] = {}
@@ -123,11 +125,7 @@ class TruncatedRollout:
         got = self.cache.get(s)
         if got is not None:
             return got
-        return self._expansion(s, *roll_replies(self.ev, s))
-
-    def _expansion(self, s: State, after_me: np.ndarray, after_opp: np.ndarray,
-                   p: np.ndarray, bounds: list[int]) -> Expansion:
-        """The expansion of `s` from its plays of every roll (`roll_replies`), cached."""
+        after_me, after_opp, p, bounds = roll_replies(self.ev, s)
         eq = equity(p)
         ks = [bounds[r] + int(np.argmax(eq[bounds[r]:bounds[r + 1]]))
               for r in range(len(ROLLS))]
@@ -162,22 +160,13 @@ class TruncatedRollout:
 
 
 class SearchRollout(TruncatedRollout):
-    """Rollouts whose player searches `plies` deep: `Searcher` at that depth, with the
-    move filter and pruning of `settings` (the daemon's `neural-<plies>` level), for both
-    sides. The luck of each turn is still measured at 0 plies (a control variate whose
-    mean is zero whoever plays, so the estimate stays unbiased), and a game stopped at
-    the horizon is scored by the last mover's equity at `plies` plies: a judge stronger
-    than the 0-ply `TruncatedRollout`, at the cost of a search per turn.
-
-    A turn ranks the roll's plays at 0 plies (the expansion's figures), sends those that
-    pass `settings.filter_at(1)` one ply deeper, and so on to `plies`, as
-    `Searcher.rank` does; ties go to the play ranked first at 0 plies, then in generation
-    order. Each (position, roll) is searched once (the first turns are shared by many
-    trials). The plays of the last `PLAYS_KEPT` positions expanded are kept for their
-    searches (a position's plays of every roll weigh tens of kilobytes; one met again
-    later has them generated again)."""
-
-    PLAYS_KEPT = 512
+    """Rollouts whose player searches `plies` deep: `Searcher.rank` at that depth, with
+    the move filter and pruning of `settings` (the daemon's `neural-<plies>` level), for
+    both sides. The luck of each turn is still measured at 0 plies (a control variate
+    whose mean is zero whoever plays, so the estimate stays unbiased), and a game stopped
+    at the horizon is scored by the last mover's equity at `plies` plies: a judge
+    stronger than the 0-ply `TruncatedRollout`, at the cost of a search per turn. Each
+    (position, roll) is searched once (the first turns are shared by many trials)."""
 
     def __init__(self, ev: Evaluator, *, plies: int, settings: SearchSettings | None = None,
                  cache_limit: int = 20_000) -> None:
@@ -186,68 +175,31 @@ class SearchRollout(TruncatedRollout):
             raise ValueError("plies must be at least 0")
         self.plies = plies
         self.searcher = Searcher(ev, settings)
-        self.plays: dict[State, tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]] = {}
         self.choices: dict[tuple[State, int], tuple[float, State | None]] = {}
 
-    def expand(self, s: State) -> Expansion:
-        got = self.cache.get(s)
-        if got is not None:
-            return got
-        plays = roll_replies(self.ev, s)
-        if len(self.plays) >= self.PLAYS_KEPT:
-            self.plays.clear()
-        self.plays[s] = plays
-        return self._expansion(s, *plays)
-
     def turn(self, s: State, roll: int) -> tuple[float, float, State | None]:
-        e = self.expand(s)
+        luck, value, nxt = super().turn(s, roll)
         if self.plies == 0:
-            return e.best[roll] - e.mean, e.best[roll], e.nxt[roll]
+            return luck, value, nxt
         got = self.choices.get((s, roll))
         if got is None:
             got = self._choose(s, roll)
             if len(self.choices) >= self.cache_limit:
                 self.choices.clear()
             self.choices[(s, roll)] = got
-        value, nxt = got
-        return e.best[roll] - e.mean, value, nxt
+        return luck, *got
 
     def _choose(self, s: State, roll: int) -> tuple[float, State | None]:
-        """The searched play of `s` with `roll`: its equity for the mover at the depth it
-        reached and the next position (None when the play ends the game)."""
-        plays = self.plays.get(s)
-        if plays is None:
-            plays = roll_replies(self.ev, s)
-        after_me, after_opp, p, bounds = plays
-        lo, hi = bounds[roll], bounds[roll + 1]
-        rows = np.arange(lo, hi)
-        values = equity(p[lo:hi])
-        order = rows[np.argsort(-values, kind="stable")]
-        flags = np.full(hi - lo, s.me_flag)
-        if self.variant.tracks_primes and not s.me_flag:
-            flags = features.has_prime(after_me[lo:hi])
-        ranked = [(int(r), float(values[r - lo])) for r in order]
-        for depth in range(1, self.plies + 1):
-            if len(ranked) == 1:
-                break
-            limit, window = self.searcher.settings.filter_at(depth)
-            top = ranked[0][1]
-            cands = [r for r, v in ranked[:limit] if top - v <= window]
-            live = [r for r in cands if after_me[r, 0] < 15]
-            deeper = {r: float(equity(p[r])) for r in cands if after_me[r, 0] == 15}
-            if live:
-                states = [State(tuple(after_opp[r].tolist()), tuple(after_me[r].tolist()),
-                                s.opp_flag, bool(flags[r - lo])) for r in live]
-                q = flip(self.searcher.evaluate_states(states, depth))
-                deeper.update(zip(live, equity(q).tolist(), strict=True))
-            rest = [(r, v) for r, v in ranked if r not in deeper]
-            ranked = sorted(((r, deeper[r]) for r in cands), key=lambda rv: -rv[1]) + rest
-        best_row, best_value = ranked[0]
-        if after_me[best_row, 0] == 15:
-            return best_value, None
-        return best_value, State(tuple(after_opp[best_row].tolist()),
-                                 tuple(after_me[best_row].tolist()), s.opp_flag,
-                                 bool(flags[best_row - lo]))
+        """The searched play of `s` with `roll`: its equity for the mover at the depth the
+        search reached and the next position (None when the play ends the game)."""
+        a, b, _w = ROLLS[roll]
+        raws = generate_raw(self.variant, s.me, s.opp, (a, b))
+        *_, ranking = self.searcher.rank(s, raws, self.plies)
+        k, probs, _depth = ranking[0]
+        raw = raws[k]
+        if raw.me[0] == 15:
+            return float(equity(probs)), None
+        return float(equity(probs)), after(s, raw, self.variant.tracks_primes)
 
 
 Turn = Callable[[State, int], "tuple[float, float, State | None]"]
