@@ -31,8 +31,8 @@ judgement. `--plies N` rolls out the decisions and candidates of an existing tru
 with a player that searches N plies (`fastrollout.SearchRollout`: the shipped network,
 or `--network`, with the daemon's move filter and pruning, scoring the horizon at N
 plies), into `truth/<variant>.ply<N>.jsonl`: a stronger judge than the 0-ply player
-that made the set, at some twenty times its cost a trial. `--jobs N` rolls out N
-decisions at a time.
+that made the set, at the cost of a search a turn. `--jobs N` rolls out N decisions at a
+time.
 
 Output: `benchmarks/truth/<variant>.jsonl`. The first line is a header (the
 command, seed, code version, rollout settings, and the counts actually
