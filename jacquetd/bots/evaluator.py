@@ -204,10 +204,11 @@ class NeuralEvaluator:
         p = tidy(self.variant, self.forward(x, me, opp), me_flag, opp_flag)
         return self._bear_off(p, all_home(me) & all_home(opp), me, opp, me_flag, opp_flag)
 
-    def _bear_off(self, p: np.ndarray, race: np.ndarray, me: np.ndarray, opp: np.ndarray,
-                  me_flag: np.ndarray, opp_flag: np.ndarray) -> np.ndarray:
-        """`p` with the rows `race` (both sides all home) from the exact bear-off tables."""
-        if self.use_bearoff and race.any() and self._table_ready():
+    def _bear_off(self, p: np.ndarray, race: np.ndarray | None, me: np.ndarray,
+                  opp: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndarray) -> np.ndarray:
+        """`p` with the rows `race` (both sides all home; None for no row) from the exact
+        bear-off tables."""
+        if race is not None and self.use_bearoff and race.any() and self._table_ready():
             idx = np.nonzero(race)[0]
             exact = bearoff.race_probabilities(
                 self.db, me[idx, 1:7], opp[idx, 1:7], me[idx, 0], opp[idx, 0])

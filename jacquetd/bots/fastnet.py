@@ -17,9 +17,10 @@ gives the same figures with less work around them:
   within 1e-6 of the reference's (the reference itself rounds a row
   differently with other rows beside it, by as much).
 
-Both return the rows whose sides are all home, which the caller replaces by
-the exact bear-off tables. The tests compare both paths with the reference
-on seeded positions of every variant. Without numba (or with
+Both return the rows whose sides are all home (None when there is none: a
+position in play, the common case, costs no test of the mask), which the
+caller replaces by the exact bear-off tables. The tests compare both paths
+with the reference on seeded positions of every variant. Without numba (or with
 JACQUETD_FASTGEN=0) `available()` is False and the evaluator uses the numpy
 path alone.
 """
@@ -117,7 +118,8 @@ def _forward_row(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
             nonzero[m] = i
             m += 1
     # four inputs a pass over the hidden units, each unit's sum still taken
-    # input by input in order (the same additions as one input a pass)
+    # input by input in order (the same additions as one input a pass; each
+    # product is fused into its addition, one rounding fewer)
     t = 0
     while t + 4 <= m:
         a = nonzero[t]
@@ -160,8 +162,9 @@ def _evaluate(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np
               rw1: np.ndarray, rb1: np.ndarray, rw2: np.ndarray, rb2: np.ndarray,
               cw1: np.ndarray, cb1: np.ndarray, cw2: np.ndarray, cb2: np.ndarray,
               has_race: bool, has_crashed: bool, tflags: int,
-              out: np.ndarray, home: np.ndarray) -> None:
+              out: np.ndarray, home: np.ndarray) -> int:
     n = me.shape[0]
+    n_home = 0
     x = np.zeros((1, w1.shape[0]), dtype=np.float32)
     h = np.zeros(max(w1.shape[1], rw1.shape[1], cw1.shape[1]), dtype=np.float64)
     raw = np.zeros(5, dtype=np.float64)
@@ -209,6 +212,8 @@ def _evaluate(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np
                 at_home = False
                 break
         home[r] = at_home
+        n_home += at_home
+    return n_home
 
 
 def _route(me: np.ndarray, opp: np.ndarray, x: np.ndarray, contact_col: int,
@@ -254,7 +259,7 @@ def _tidy(raw: np.ndarray, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
 if _njit is not None:
     _crashed_side = _njit(cache=True)(_crashed_side)
     _sigmoids = _njit(cache=True, error_model="numpy", fastmath=_FUSED)(_sigmoids)
-    _forward_row = _njit(cache=True, nogil=True)(_forward_row)
+    _forward_row = _njit(cache=True, nogil=True, fastmath={"contract"})(_forward_row)
     _evaluate = _njit(cache=True, nogil=True)(_evaluate)
     _route = _njit(cache=True, nogil=True)(_route)
     _tidy = _njit(cache=True, nogil=True)(_tidy)
@@ -280,10 +285,19 @@ _NONE = (np.zeros((1, 1), np.float32), np.zeros(1, np.float32), np.zeros((1, 5),
          np.zeros(5, np.float32))
 
 
+_F32 = np.dtype(np.float32)
+
+
 def _layers(net: _Layers | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The network's arrays as they are now: themselves when they are float32, as the
+    networks hold them (the kernel reads any layout; another dtype is converted, so the
+    kernel is compiled for float32 weights alone)."""
     if net is None:
         return _NONE
-    return _f32(net.w1), _f32(net.b1), _f32(net.w2), _f32(net.b2)
+    w1, b1, w2, b2 = net.w1, net.b1, net.w2, net.b2
+    if w1.dtype is _F32 and b1.dtype is _F32 and w2.dtype is _F32 and b2.dtype is _F32:
+        return w1, b1, w2, b2
+    return _f32(w1), _f32(b1), _f32(w2), _f32(b2)
 
 
 _Constants = tuple[np.ndarray, int, int, int]
@@ -307,9 +321,10 @@ def _variant_constants(variant: Variant, version: int) -> _Constants:
 
 def evaluate(variant: Variant, version: int, net: _Layers, race: _Layers | None,
              crashed: _Layers | None, me: np.ndarray, opp: np.ndarray,
-             me_flag: np.ndarray, opp_flag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+             me_flag: np.ndarray, opp_flag: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """(N, 5) float64 tidied probabilities and the (N,) mask of rows with both sides
-    all home (whose figures the caller replaces by the bear-off tables).
+    all home (whose figures the caller replaces by the bear-off tables), None when
+    there is no such row.
 
     The networks are read as they are at the call (a network being trained
     is seen with its current weights).
@@ -318,7 +333,7 @@ def evaluate(variant: Variant, version: int, net: _Layers, race: _Layers | None,
     out = np.empty((n, 5), dtype=np.float64)
     home = np.empty(n, dtype=np.bool_)
     if n == 0:
-        return out, home
+        return out, None
     me = np.ascontiguousarray(me, dtype=np.int16)
     opp = np.ascontiguousarray(opp, dtype=np.int16)
     me_flag = np.ascontiguousarray(me_flag, dtype=np.bool_)
@@ -327,13 +342,13 @@ def evaluate(variant: Variant, version: int, net: _Layers, race: _Layers | None,
     if n >= BATCH_ROWS:
         _batched(variant, version, table, net, race, crashed, me, opp, me_flag, opp_flag,
                  out, home)
-        return out, home
+        return out, home if home.any() else None
     # the networks' arrays as they are now (a network being trained is seen with its
     # current weights); for float32 arrays, as the networks hold them, nothing is copied
-    _evaluate(me, opp, me_flag, opp_flag, table, vflags, version, width, fastencode.ESCAPES,
-              *_layers(net), *_layers(race), *_layers(crashed), race is not None,
-              crashed is not None, tflags, out, home)
-    return out, home
+    n_home = _evaluate(me, opp, me_flag, opp_flag, table, vflags, version, width,
+                       fastencode.ESCAPES, *_layers(net), *_layers(race), *_layers(crashed),
+                       race is not None, crashed is not None, tflags, out, home)
+    return out, home if n_home else None
 
 
 def _batched(variant: Variant, version: int, table: np.ndarray, net: _Layers,
