@@ -187,3 +187,23 @@ def test_single_position_path_sees_a_network_changed_or_replaced():
     _close(replaced, mine.probs_reference(me, opp, flags, flags))
     net.w1 = net.w1.astype(np.float64)  # not float32: converted at every call
     _close(single(), mine.probs_reference(me, opp, flags, flags))
+
+
+@pytest.mark.parametrize("rows", [1, fastnet.BATCH_ROWS + 3])
+def test_the_home_mask_is_none_without_a_row_all_home(rows):
+    """`evaluate` returns the rows both of whose sides are home (the bear-off tables
+    replace their figures), and None when there is none, on both paths."""
+    ev = neural_evaluator("jacquet")
+    me, opp = _batch("jacquet", 2)
+    home = (me[:, 7:26].sum(axis=1) == 0) & (opp[:, 7:26].sum(axis=1) == 0)
+    assert home.any() and not home.all()
+    for pick in (np.flatnonzero(~home)[:rows], np.r_[np.flatnonzero(~home)[:rows - 1],
+                                                     np.flatnonzero(home)[:1]]):
+        flags = np.zeros(len(pick), dtype=bool)
+        _, mask = fastnet.evaluate(ev.variant, ev.feature_version, ev.net, ev.race_net,
+                                   ev.crashed_net, me[pick], opp[pick], flags, flags)
+        if home[pick].any():
+            assert mask is not None
+            np.testing.assert_array_equal(mask, home[pick])
+        else:
+            assert mask is None
