@@ -1,7 +1,7 @@
 """The strength table of the shipped levels: every match it needs, run, kept and rendered.
 
     python benchmarks/strength_table.py --run [--only TEXT] [--jobs N]
-    python benchmarks/strength_table.py --markdown
+    python benchmarks/strength_table.py --markdown [--update-readme]
     python benchmarks/strength_table.py --status
 
 The table is a fixed list of matches (`MATCHES`), each one
@@ -14,7 +14,8 @@ A finished match is one line of `benchmarks/data/strength.jsonl`: its
 command, the figures `bench_strength.py` prints, the date, and the
 *fingerprint* of both levels: the SHA-256 of every network file the level
 plays with (the contact, race, crashed and, for a search, pruning networks),
-the search's move filters and pruning, and for `heuristic` its source.
+the search's move filters and pruning, and for `heuristic` its source; and
+that of the luck adjustment's judge (the variant's networks).
 `--markdown` renders only records whose fingerprint is that of the levels
 as they ship now: a network shipped or a filter changed makes the figures
 it invalidated disappear from the table (shown as not measured) until
@@ -127,6 +128,15 @@ def fingerprint(variant: str, level: str) -> dict[str, str | None]:
     return out
 
 
+def judge_fingerprint(variant: str) -> dict[str, str | None]:
+    """The networks of the luck adjustment's judge (the variant's network at 0 plies):
+    the adjusted figures are unbiased whatever judges, but only this judge gives
+    them again to the digit."""
+    fp = fingerprint(variant, "neural")
+    del fp["level"]
+    return fp
+
+
 def load_records(path: Path = RECORDS) -> list[dict]:
     """Every record of the file, in the order they were made."""
     if not path.exists():
@@ -136,13 +146,14 @@ def load_records(path: Path = RECORDS) -> list[dict]:
 
 def current(records: Iterable[dict]) -> dict[tuple[str, str, str], dict]:
     """The latest record of each of the table's matches (its games and seed) whose
-    levels' fingerprints are today's."""
+    levels' and judge's fingerprints are today's."""
     table = set(MATCHES)
     found: dict[tuple[str, str, str], dict] = {}
     for r in records:
         m = Match(r["variant"], r["a"], r["b"], r["games"], r["seed"])
         if m in table and (r["fingerprint_a"] == fingerprint(m.variant, m.a)
-                and r["fingerprint_b"] == fingerprint(m.variant, m.b)):
+                and r["fingerprint_b"] == fingerprint(m.variant, m.b)
+                and r.get("judge") == judge_fingerprint(m.variant)):
             found[m.key()] = r
     return found
 
@@ -173,7 +184,8 @@ def run_match(m: Match, jobs: int) -> dict:
             "wins": figures["wins"], "cpu_ms_a_move": figures["cpu_ms_a_move"],
             "seconds": round(time.monotonic() - started, 1),
             "fingerprint_a": fingerprint(m.variant, m.a),
-            "fingerprint_b": fingerprint(m.variant, m.b)}
+            "fingerprint_b": fingerprint(m.variant, m.b),
+            "judge": judge_fingerprint(m.variant)}
 
 
 def _cell(r: dict | None) -> str:
@@ -208,6 +220,17 @@ def markdown(records: Sequence[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+START, END = "<!-- strength-table -->", "<!-- /strength-table -->"
+
+
+def update_readme(table: str, path: Path = HERE.parent / "README.md") -> None:
+    """Put `table` between the README's markers (a test checks they agree)."""
+    text = path.read_text(encoding="utf-8")
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    path.write_text(f"{head}{START}\n{table}{END}{tail}", encoding="utf-8")
+
+
 def status(records: Sequence[dict]) -> str:
     now = current(records)
     out = []
@@ -230,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --run: only the matches whose command contains this text")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--markdown", action="store_true", help="print the table")
+    ap.add_argument("--update-readme", action="store_true",
+                    help="write the table into README.md, between its strength-table markers")
     ap.add_argument("--status", action="store_true",
                     help="list the matches, with their figures or 'to run'")
     ap.add_argument("--records", type=Path, default=RECORDS)
@@ -246,7 +271,9 @@ def main(argv: list[str] | None = None) -> int:
                 f.write(json.dumps(record, sort_keys=True) + "\n")
     if args.markdown:
         sys.stdout.write(markdown(load_records(args.records)))
-    if args.status or not (args.run or args.markdown):
+    if args.update_readme:
+        update_readme(markdown(load_records(args.records)))
+    if args.status or not (args.run or args.markdown or args.update_readme):
         print(status(load_records(args.records)))
     return 0
 
