@@ -493,12 +493,17 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
             cw2: np.ndarray, cb2: np.ndarray, has_race: bool, has_crashed: bool,
             tflags: int, use_bearoff: bool, dist: np.ndarray, first_dist: np.ndarray,
             binom: np.ndarray, tracks_primes: bool, scoring: int, values: np.ndarray,
-            raw_values: np.ndarray, probs: np.ndarray, turns: np.ndarray,
-            trace: np.ndarray, trace_rolls: np.ndarray) -> int:
+            raw_values: np.ndarray, probs: np.ndarray, vr_probs: np.ndarray,
+            turns: np.ndarray, trace: np.ndarray, trace_rolls: np.ndarray) -> int:
     """Play trials trial0 .. trial0 + trials - 1 (see the module), the first roll
     `first_roll` (an index into ROLLS) or, when negative, rotated; returns 0, 1 when the
     plays of a roll outgrew the workspace (retry with a larger one), 2 when a game
-    outran FULL_GAME_TURNS."""
+    outran FULL_GAME_TURNS.
+
+    Each trial's outcome probabilities go into `probs` as they came, and into
+    `vr_probs` with every turn's luck on each of the five taken off (the chosen play's
+    probabilities for that roll minus their mean over the 21 rolls, turned to the
+    starting side's view): the equity of `vr_probs[t]` is `values[t]`."""
     rows = np.empty((w8.shape[0] - gk.ENT0, 52), dtype=np.int8)
     a = np.empty((1, 26), dtype=np.int16)
     b = np.empty((1, 26), dtype=np.int16)
@@ -518,6 +523,8 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
     slots = _SLOTS + 1  # the shared expansions, then one for the later turns
     best = np.empty((slots, 21), dtype=np.float64)
     means = np.empty(slots, dtype=np.float64)
+    means_p = np.empty((slots, 5), dtype=np.float64)
+    luck_p = np.empty(5, dtype=np.float64)
     chosen = np.empty((slots, 21, 52), dtype=np.int8)
     chosen_flag = np.empty((slots, 21), dtype=np.bool_)
     chosen_p = np.empty((slots, 21, 5), dtype=np.float64)
@@ -537,6 +544,7 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
         opp_flag = opp_flag0
         sign = 1.0
         luck = 0.0
+        luck_p[:] = 0.0
         result = 0.0
         trial = trial0 + t
         roll = first_roll if first_roll >= 0 else order[trial % 36]
@@ -557,9 +565,23 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
                 if np.isnan(mean):
                     return 1
                 means[slot] = mean
+                for i in range(5):
+                    m = 0.0
+                    for r in range(21):
+                        m += weights[r] * chosen_p[slot, r, i]
+                    means_p[slot, i] = m
                 done[slot] = True
             value = best[slot, roll]
             luck += sign * (value - means[slot])
+            if sign > 0:
+                for i in range(5):
+                    luck_p[i] += chosen_p[slot, roll, i] - means_p[slot, i]
+            else:  # the opponent's probabilities, seen from the starting side
+                luck_p[0] -= chosen_p[slot, roll, 0] - means_p[slot, 0]
+                luck_p[1] += chosen_p[slot, roll, 3] - means_p[slot, 3]
+                luck_p[2] += chosen_p[slot, roll, 4] - means_p[slot, 4]
+                luck_p[3] += chosen_p[slot, roll, 1] - means_p[slot, 1]
+                luck_p[4] += chosen_p[slot, roll, 2] - means_p[slot, 2]
             result = sign * value
             if t < trace.shape[0] and k < trace.shape[1]:
                 for i in range(52):
@@ -594,6 +616,8 @@ def _trials(me0: np.ndarray, opp0: np.ndarray, me_flag0: bool, opp_flag0: bool,
             probs[t, 2] = chosen_p[slot, roll, 4]
             probs[t, 3] = chosen_p[slot, roll, 1]
             probs[t, 4] = chosen_p[slot, roll, 2]
+        for i in range(5):
+            vr_probs[t, i] = probs[t, i] - luck_p[i]
     return 0
 
 
@@ -675,7 +699,9 @@ holds makes the call start again with twice as much."""
 def _run(ev: NeuralEvaluator, s: State, trials: int, seed: int | list[int],
          horizon: int | None, trace_trials: int, trace_turns: int, trial0: int = 0,
          first_roll: tuple[int, int] | None = None
-         ) -> tuple[RolloutResult, np.ndarray, Trace]:
+         ) -> tuple[RolloutResult, np.ndarray, np.ndarray, Trace]:
+    """The trials (`_trials`): values, outcome probabilities as they came and with the
+    luck taken off each, and the trace asked for."""
     if not available():
         raise RuntimeError("the compiled rollout needs numba (fastgen and fastnet)")
     if not ev.compiled:
@@ -694,6 +720,7 @@ def _run(ev: NeuralEvaluator, s: State, trials: int, seed: int | list[int],
     values = np.empty(trials)
     raw = np.empty(trials)
     probs = np.empty((trials, 5))
+    vr_probs = np.empty((trials, 5))
     turns = np.zeros(trials, dtype=np.int64)
     trace = np.zeros((trace_trials, trace_turns, 52), dtype=np.int8)
     trace_rolls = np.full((trace_trials, trace_turns), -1, dtype=np.int64)
@@ -710,13 +737,13 @@ def _run(ev: NeuralEvaluator, s: State, trials: int, seed: int | list[int],
             *_layers(ev.net), *_layers(ev.race_net), *_layers(ev.crashed_net),
             ev.race_net is not None, ev.crashed_net is not None, fastnet.tidy_flags(v),
             use_bearoff, dist, first_dist, binom, v.tracks_primes, _scoring(ev),
-            values, raw, probs, turns, trace, trace_rolls)
+            values, raw, probs, vr_probs, turns, trace, trace_rolls)
         if code == 0:
             break
         if code == 2:
             raise RuntimeError(f"a game ran past {FULL_GAME_TURNS} turns")
         entries *= 2
-    return RolloutResult(values, raw), probs, Trace(trace, trace_rolls, turns)
+    return RolloutResult(values, raw), probs, vr_probs, Trace(trace, trace_rolls, turns)
 
 
 def rollout_trials(ev: NeuralEvaluator, s: State, *, trials: int, seed: int | list[int],
@@ -738,7 +765,7 @@ def rollout_block(ev: NeuralEvaluator, s: State, *, trials: int, trial0: int,
     trial's (trials, 5) outcome probabilities seen from the side on roll at the start:
     the result of a finished game, the evaluation of the last play's position when the
     game was cut at the horizon."""
-    result, probs, _trace = _run(ev, s, trials, seed, horizon, 0, 0, trial0, first_roll)
+    result, probs, _vr, _trace = _run(ev, s, trials, seed, horizon, 0, 0, trial0, first_roll)
     return result, probs
 
 
@@ -747,8 +774,33 @@ def traced_trials(ev: NeuralEvaluator, s: State, *, trials: int, seed: int | lis
                   ) -> tuple[RolloutResult, Trace]:
     """`rollout_trials` with the plays of the first `trace_trials` trials' first
     `trace_turns` turns."""
-    result, _probs, trace = _run(ev, s, trials, seed, horizon, trace_trials, trace_turns)
+    result, _probs, _vr, trace = _run(ev, s, trials, seed, horizon, trace_trials,
+                                      trace_turns)
     return result, trace
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A position's outcome probabilities by a rollout, for fitting a network on: the
+    mean over the trials of each trial's probabilities with every turn's luck on each
+    taken off (`probs`, the side on roll's view, before its roll), their standard
+    errors, and the trials' equities (`result`: the equity of `probs` is
+    `result.equity`)."""
+
+    probs: np.ndarray
+    std_errors: np.ndarray
+    result: RolloutResult
+
+
+def rollout_label(ev: NeuralEvaluator, s: State, *, trials: int, seed: int | list[int],
+                  horizon: int | None) -> Label:
+    """`rollout_trials`' games, read as a training label: the five outcome probabilities,
+    each variance-reduced as the equity is (GNU Backgammon's rollouts reduce every
+    output so), which a network's five outputs can be fitted to."""
+    result, _probs, vr, _trace = _run(ev, s, trials, seed, horizon, 0, 0)
+    n = len(vr)
+    se = vr.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.full(5, math.inf)
+    return Label(vr.mean(axis=0), se, result)
 
 
 def warm_up() -> float:
