@@ -10,6 +10,9 @@ probabilities for the side on roll:
 
 - `search_teacher(ev, plies)`: our own n-ply search (1 ply is a one-turn
   rollout over all 21 rolls, each answered by the best play);
+- `rollout_teacher(ev, spec)`: truncated rollouts of the 0-ply player, each of
+  the five probabilities variance-reduced (`--teacher-rollout`), the teacher
+  that lets a network learn from its own play looking further ahead;
 - an outside engine, passed in by a tool (`benchmarks/distill_gnubg.py`
   labels backgammon positions with GNU Backgammon's evaluator).
 
@@ -34,6 +37,7 @@ import json
 import shlex
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -223,17 +227,66 @@ def search_teacher(ev: NeuralEvaluator, plies: int) -> Teacher:
     return label
 
 
-def _label_job(variant: str, weights: str | None, plies: int, pos: Positions) -> np.ndarray:
+@dataclass(frozen=True)
+class RolloutTeacher:
+    """Truncated rollouts of the 0-ply player as the teacher (`rollout_teacher`)."""
+
+    trials: int
+    horizon: int
+    seed: int
+
+
+def position_key(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool) -> int:
+    """A number of the position alone (CRC-32 of its counts and flags): with the
+    teacher's seed, the key of its rollout's dice."""
+    return zlib.crc32(np.asarray(me, dtype=np.int8).tobytes()
+                      + np.asarray(opp, dtype=np.int8).tobytes() + bytes([me_flag, opp_flag]))
+
+
+def rollout_teacher(ev: NeuralEvaluator, spec: RolloutTeacher) -> Teacher:
+    """Each position rolled out by the 0-ply player on both sides (`spec.trials` games cut
+    after `spec.horizon` turns, cubeless, in compiled code), read as its five outcome
+    probabilities with every turn's luck taken off each (`rolloutkernel.rollout_label`),
+    then clipped to [0, 1] and made consistent as the evaluator's outputs are (`tidy`):
+    a luck-adjusted mean may stray a little outside them. A position's dice are keyed by
+    the seed and the position itself, so its label does not depend on the batch it
+    comes in."""
+    from . import rolloutkernel
+
+    if not (rolloutkernel.available() and ev.compiled):
+        raise SystemExit("a rollout teacher needs the compiled rollouts (numba, and a "
+                         "feature version the compiled encoder knows)")
+
+    def label(pos: Positions) -> np.ndarray:
+        out = np.empty((len(pos), N_OUTPUTS))
+        for i in range(len(pos)):
+            me, opp = pos.me[i], pos.opp[i]
+            key = position_key(me, opp, bool(pos.me_flag[i]), bool(pos.opp_flag[i]))
+            state = State(tuple(int(c) for c in me), tuple(int(c) for c in opp),
+                          bool(pos.me_flag[i]), bool(pos.opp_flag[i]))
+            out[i] = rolloutkernel.rollout_label(ev, state, trials=spec.trials,
+                                                 seed=[spec.seed, key],
+                                                 horizon=spec.horizon).probs
+        return tidy(ev.variant, np.clip(out, 0.0, 1.0), pos.me_flag, pos.opp_flag)
+
+    return label
+
+
+def _label_job(variant: str, weights: str | None, teacher: int | RolloutTeacher,
+               pos: Positions) -> np.ndarray:
     v = find_variant(variant)
     ev = NeuralEvaluator(v, Net.load(weights) if weights else load_net(v.name))
-    return search_teacher(ev, plies)(pos)
+    if isinstance(teacher, RolloutTeacher):
+        return rollout_teacher(ev, teacher)(pos)
+    return search_teacher(ev, teacher)(pos)
 
 
-def label_by_search(variant: Variant, pos: Positions, plies: int, *,
+def label_by_search(variant: Variant, pos: Positions, plies: int | RolloutTeacher, *,
                     weights: str | None = None, jobs: int = 1,
                     progress: Callable[[int, int], None] | None = None) -> np.ndarray:
-    """(N, 5) targets from our own `plies`-ply search, in chunks over `jobs` processes."""
-    step = 2000
+    """(N, 5) targets from our own `plies`-ply search (or the rollouts a `RolloutTeacher`
+    describes), in chunks over `jobs` processes."""
+    step = 2000 if isinstance(plies, int) else 100
     chunks = [pos.take(np.arange(lo, min(len(pos), lo + step)))
               for lo in range(0, len(pos), step)]
     out: list[np.ndarray] = []
@@ -442,6 +495,12 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--teacher-plies", type=int, default=1,
                     help="the teacher's depth: our own search at this many plies (default 1; "
                          "benchmarks/distill_gnubg.py: GNU Backgammon's, default 0)")
+    ap.add_argument("--teacher-rollout", type=int, default=None, metavar="TRIALS",
+                    help="label by truncated rollouts of the 0-ply player instead of a "
+                         "search: TRIALS games a position, luck taken off each of the five "
+                         "probabilities (`--rollout-horizon` turns)")
+    ap.add_argument("--rollout-horizon", type=int, default=5,
+                    help="with --teacher-rollout: turns a rollout game lasts (default 5)")
     ap.add_argument("--per-turn", type=int, default=8,
                     help="positions kept per turn: the chosen play's and random others'")
     ap.add_argument("--epsilon", type=float, default=0.1,
@@ -686,13 +745,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"jacquetd distill: {exc}", file=sys.stderr)
         return 2
     args.variant = v.name
+    teacher: int | RolloutTeacher = args.teacher_plies
+    teacher_name = f"neural-{args.teacher_plies}"
+    if args.teacher_rollout is not None:
+        if args.teacher_rollout < 1 or args.rollout_horizon < 1:
+            print("jacquetd distill: --teacher-rollout and --rollout-horizon must be at "
+                  "least 1", file=sys.stderr)
+            return 2
+        teacher = RolloutTeacher(args.teacher_rollout, args.rollout_horizon, args.seed)
+        teacher_name = f"rollout-{args.teacher_rollout}x{args.rollout_horizon}"
 
     def label(pos: Positions) -> np.ndarray:
         def progress(done: int, total: int) -> None:
             if not args.quiet:
                 sys.stderr.write(f"\rlabelling {done}/{total}")
-        targets = label_by_search(v, pos, args.teacher_plies, weights=args.weights,
-                                  jobs=args.jobs, progress=progress)
+        targets = label_by_search(v, pos, teacher, weights=args.weights, jobs=args.jobs,
+                                  progress=progress)
         if not args.quiet:
             sys.stderr.write("\n")
         return targets
@@ -701,7 +769,7 @@ def main(argv: list[str] | None = None) -> int:
         return label_by_search(v, pos, plies, weights=args.weights, jobs=args.jobs)
 
     command = "jacquetd distill " + " ".join(shlex.quote(a) for a in argv)
-    return run(args, f"neural-{args.teacher_plies}", label, command, deeper)
+    return run(args, teacher_name, label, command, deeper)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,53 @@ def test_search_teacher_is_the_searchers_figures():
     np.testing.assert_allclose(got[3], Searcher(ev).evaluate_states([state], 1)[0])
 
 
+def test_rollout_teacher_labels_each_position_by_its_own_rollout():
+    """A rollout teacher's label is the position's variance-reduced rollout
+    (`rollout_label`), clipped and made consistent; a position's label does not depend
+    on the batch it comes in."""
+    from jacquetd.bots import rolloutkernel
+
+    if not rolloutkernel.available():
+        pytest.skip("the compiled rollouts need numba")
+    v = find_variant("jacquet")
+    pos = supervised.collect(v, 1, seed=2, per_turn=2).take(np.arange(6))
+    ev = NeuralEvaluator(v, load_net(v.name))
+    spec = supervised.RolloutTeacher(trials=36, horizon=3, seed=9)
+    got = supervised.rollout_teacher(ev, spec)(pos)
+    assert got.shape == (6, 5) and (got >= 0).all() and (got <= 1).all()
+    assert (got[:, 1] <= got[:, 0]).all() and (got[:, 3] <= 1 - got[:, 0] + 1e-12).all()
+    backwards = supervised.rollout_teacher(ev, spec)(pos.take(np.arange(5, -1, -1)))
+    np.testing.assert_array_equal(backwards[::-1], got)
+    one = supervised.rollout_teacher(ev, spec)(pos.take(np.arange(2, 3)))
+    np.testing.assert_array_equal(one[0], got[2])
+    for i in range(len(pos)):
+        flags = bool(pos.me_flag[i]), bool(pos.opp_flag[i])
+        key = supervised.position_key(pos.me[i], pos.opp[i], *flags)
+        label = rolloutkernel.rollout_label(ev, State(
+            tuple(int(c) for c in pos.me[i]), tuple(int(c) for c in pos.opp[i]), *flags),
+            trials=36, seed=[9, key], horizon=3)
+        want = tidy(v, np.clip(label.probs, 0, 1)[None], pos.me_flag[i:i + 1],
+                    pos.opp_flag[i:i + 1])[0]
+        np.testing.assert_array_equal(got[i], want)
+    other = supervised.rollout_teacher(ev, supervised.RolloutTeacher(36, 3, 10))(pos)
+    assert np.abs(other - got).max() > 0  # another seed, other dice
+
+
+def test_distill_by_rollouts_writes_a_loadable_network(tmp_path):
+    from jacquetd.bots import rolloutkernel
+
+    if not rolloutkernel.available():
+        pytest.skip("the compiled rollouts need numba")
+    args = ["--variant", "jacquet-be", "--games", "1", "--seed", "4", "--epochs", "1",
+            "--per-turn", "2", "--teacher-rollout", "12", "--rollout-horizon", "2",
+            "--out", str(tmp_path / "out"), "--quiet"]
+    assert supervised.main(args) == 0
+    NeuralEvaluator(find_variant("jacquet-be"), Net.load(tmp_path / "out" / "jacquet-be.npz"))
+    sidecar = json.loads((tmp_path / "out" / "jacquet-be.json").read_text())
+    assert sidecar["teacher"] == "rollout-12x2"
+    assert supervised.main([*args[:-3], "--teacher-rollout", "0", "--quiet"]) == 2
+
+
 def _float64_net(seed: int) -> Net:
     net = Net(7, 5, seed=seed)
     for name in ("w1", "b1", "w2", "b2"):
