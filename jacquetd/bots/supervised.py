@@ -281,16 +281,17 @@ def _label_job(variant: str, weights: str | None, teacher: int | RolloutTeacher,
     return search_teacher(ev, teacher)(pos)
 
 
-def label_by_search(variant: Variant, pos: Positions, plies: int | RolloutTeacher, *,
+def label_by_search(variant: Variant, pos: Positions, teacher: int | RolloutTeacher, *,
                     weights: str | None = None, jobs: int = 1,
                     progress: Callable[[int, int], None] | None = None) -> np.ndarray:
-    """(N, 5) targets from our own `plies`-ply search (or the rollouts a `RolloutTeacher`
-    describes), in chunks over `jobs` processes."""
-    step = 2000 if isinstance(plies, int) else 100
+    """(N, 5) targets from our own search at `teacher` plies, or from the rollouts a
+    `RolloutTeacher` describes, in chunks over `jobs` processes."""
+    step = 2000 if isinstance(teacher, int) else 100
     chunks = [pos.take(np.arange(lo, min(len(pos), lo + step)))
               for lo in range(0, len(pos), step)]
     out: list[np.ndarray] = []
-    args = ([variant.name] * len(chunks), [weights] * len(chunks), [plies] * len(chunks), chunks)
+    args = ([variant.name] * len(chunks), [weights] * len(chunks), [teacher] * len(chunks),
+            chunks)
     with ProcessPoolExecutor(jobs) if jobs > 1 else _Inline() as pool:
         for part in pool.map(_label_job, *args):
             out.append(part)
