@@ -239,10 +239,12 @@ def main(argv: list[str] | None = None) -> int:
         dis = [r[f"cost_{plies}"] for r in rows if r[f"ours_{plies}"] != r["proper"]]
         sure = [r for r in rows if not r["unsure"]]
         sure_agree = sum(1 for r in sure if r[f"ours_{plies}"] == r["proper"])
+        sure_dis = [r[f"cost_{plies}"] for r in sure if r[f"ours_{plies}"] != r["proper"]]
         mean = float(np.mean([r[f"cost_{plies}"] for r in rows]))
         print(f"  {LABELS.get(plies, plies)}: agreement {len(agree) / len(rows):.1%} "
-              f"({sure_agree}/{len(sure)} where the rollout is sure), mean cost per decision "
-              f"{mean:.4f}, mean cost of the disagreements "
+              f"({sure_agree}/{len(sure)} where the rollout is sure, their disagreements "
+              f"costing {float(np.mean(sure_dis)) if sure_dis else 0.0:.4f}), mean cost "
+              f"per decision {mean:.4f}, mean cost of the disagreements "
               f"{float(np.mean(dis)) if dis else 0.0:.4f} ({len(dis)})")
         mix: dict[str, int] = {}
         for r in rows:
