@@ -25,7 +25,9 @@ those decisions for that level instead (and says how many).
 `--filter` and `--no-prune` set the neural levels' search (`SearchSettings`);
 `--versus-unpruned` also judges each searching level without its pruning
 network and prints the paired difference, the test that pruning costs no
-strength.
+strength. `--versus-shipped` (with `--weights`) judges each neural level with the
+shipped networks too and prints the candidate's paired difference to them: the
+truth-set half of a candidate network's test before it ships (rollout_round.py).
 
 `--truth benchmarks/truth/backgammon.gnubg.jsonl` judges the same decisions
 against rollouts played and scored by GNU Backgammon (make_truth.py `--player
@@ -67,6 +69,9 @@ GNUBG_LEVELS = ("gnubg", "gnubg-1", "gnubg-2")
 PAIRS = (("neural", "gnubg"), ("neural-1", "gnubg-1"), ("neural-2", "gnubg-2"))
 UNPRUNED = "/full"
 """Suffix of a neural level searched without pruning (`--versus-unpruned`)."""
+SHIPPED = "/shipped"
+"""Suffix of a neural level played with the shipped networks, not `--weights`
+(`--versus-shipped`)."""
 
 
 def level_chooser(level: str, variant: Variant,  # type: ignore[no-untyped-def]
@@ -147,9 +152,14 @@ def evaluate_levels(variant: Variant, header: dict[str, Any], records: list[dict
                     settings: SearchSettings = DEFAULT_SETTINGS) -> dict[str, dict[str, Any]]:
     """Per level: errors per decision (None where unknown), phases, seconds."""
     unpruned = SearchSettings(settings.filters, prune=False)
-    choosers = {lv: level_chooser(lv.removesuffix(UNPRUNED), variant, weights, crashed_weights,
-                                  unpruned if lv.endswith(UNPRUNED) else settings)
-                for lv in levels}
+    choosers = {}
+    for lv in levels:
+        if lv.endswith(SHIPPED):
+            choosers[lv] = level_chooser(lv.removesuffix(SHIPPED), variant, None, None, settings)
+        else:
+            choosers[lv] = level_chooser(lv.removesuffix(UNPRUNED), variant, weights,
+                                         crashed_weights,
+                                         unpruned if lv.endswith(UNPRUNED) else settings)
     out: dict[str, dict[str, Any]] = {lv: {"errors": [], "phases": [], "skipped": 0,
                                            "seconds": 0.0, "by_id": {}} for lv in levels}
     for rec in records:
@@ -217,7 +227,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--versus-unpruned", action="store_true",
                     help=f"also judge each searching level without pruning (LEVEL{UNPRUNED}) "
                     "and print the paired difference")
+    ap.add_argument("--versus-shipped", action="store_true",
+                    help=f"with --weights: also judge each neural level with the shipped "
+                    f"networks (LEVEL{SHIPPED}) and print the candidate's paired difference")
     args = ap.parse_args(argv)
+    if args.versus_shipped and not (args.weights or args.crashed_weights):
+        ap.error("--versus-shipped compares a candidate network: give --weights or "
+                 "--crashed-weights")
     v = find_variant(args.variant)
     settings = SearchSettings(SearchSettings.parse_filters(args.filter), not args.no_prune)
     path = Path(args.truth) if args.truth else TRUTH_DIR / f"{v.name}.jsonl"
@@ -233,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
         levels += [x.strip() for x in item.split(",") if x.strip()]
     if args.versus_unpruned:
         levels += [lv + UNPRUNED for lv in levels if NEURAL.get(lv, 0) > 0]
+    if args.versus_shipped:
+        levels += [lv + SHIPPED for lv in levels if lv in NEURAL]
     if v.name == "backgammon" and not args.no_gnubg:
         levels += [g for g in GNUBG_LEVELS if g not in levels]
     extras = None if args.no_extra else Extras(path.with_suffix(".extra.jsonl"), header, v)
@@ -257,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = {p: sum(1 for r in records if r["phase"] == p) for p in phases}
     print("  error per decision, millipoints (95% CI); blunders = share of errors over "
           f"{BLUNDER}; [the level's thinking time over the decisions]")
-    print(f"  {'level':10} {'all':>22} {'blunders':>9}  " +
+    print(f"  {'level':16} {'all':>22} {'blunders':>9}  " +
           "  ".join(f"{p + ' (' + str(counts[p]) + ')':>20}" for p in phases))
     table: dict[str, Any] = {}
     for lv in levels:
@@ -270,10 +288,11 @@ def main(argv: list[str] | None = None) -> int:
         cells = "  ".join(f"{by[p]['mean_mp']:8.1f} ± {by[p]['ci95_mp'] or 0:6.1f}    "
                           if by[p]["n"] > 1 else f"{'-':>20}" for p in phases)
         skipped = f"  ({r['skipped']} not rolled out)" if r["skipped"] else ""
-        print(f"  {lv:10} {s['mean_mp']:9.1f} ± {s['ci95_mp'] or 0:5.1f} ({s['n']:3d}) "
+        print(f"  {lv:16} {s['mean_mp']:9.1f} ± {s['ci95_mp'] or 0:5.1f} ({s['n']:3d}) "
               f"{100 * s['blunders']:7.1f}%  {cells}{skipped}  [{r['seconds']:.1f} s]")
     pairs = [(ours, theirs) for ours, theirs in PAIRS if ours in res and theirs in res]
     pairs += [(lv, lv + UNPRUNED) for lv in levels if lv + UNPRUNED in res]
+    pairs += [(lv, lv + SHIPPED) for lv in levels if lv + SHIPPED in res]
     paired: dict[str, Any] = {}
     if pairs:
         print("  paired on the same decisions, the first level minus the second "
