@@ -15,9 +15,11 @@ is already in `--work` (so a round interrupted at any point resumes where it sto
 2. **Head to head.** `bench_strength.py`: the candidate at 0 plies against the shipped
    network at 0 plies, luck-adjusted (`--h2h-games`, default 400).
 3. **Truth sets it was not trained on.** `bench_truth.py --versus-shipped` on each
-   `--truth` file (default: the variant's 0-ply truth set and the judge that searches 1
-   ply, `truth/<variant>.ply1.jsonl`): the candidate's error minus the shipped network's,
-   paired on the same decisions, at the levels of `--levels` (default `neural`).
+   `--truth` file (default: the variant's 0-ply truth set, and where they exist the
+   judge that searches 1 ply, `truth/<variant>.ply1.jsonl`, and GNU Backgammon's
+   rollouts, `truth/backgammon.gnubg.jsonl`): the candidate's error minus the shipped
+   network's, paired on the same decisions, at the levels of `--levels` (default
+   `neural`). In `backgammon` gnubg itself is left out (`--no-gnubg`).
 
 The verdict ships the candidate only if it wins the head-to-head (the 95% interval of
 its luck-adjusted points a game above 0) and errs less on every truth set (the paired
@@ -76,6 +78,14 @@ def distill_command(args: argparse.Namespace, work: Path, previous: Path | None,
     for d in earlier_data:
         cmd += ["--more-data", str(d)]
     return cmd
+
+
+def default_truths(variant: str) -> list[str]:
+    """The truth sets a candidate is judged on unless told: the variant's 0-ply set and,
+    where they exist, the judge that searches 1 ply and the set rolled out by GNU
+    Backgammon (`backgammon`): none of them is made of training positions."""
+    names = [f"{variant}.jsonl", f"{variant}.ply1.jsonl", f"{variant}.gnubg.jsonl"]
+    return [str(TRUTH_DIR / n) for n in names if (TRUTH_DIR / n).exists()]
 
 
 def verdict(h2h: dict[str, Any], truths: dict[str, dict[str, Any]]) -> tuple[bool, list[str]]:
@@ -147,14 +157,13 @@ def main(argv: list[str] | None = None) -> int:
                            "--a", "neural", "--weights-a", str(candidate), "--b", "neural",
                            "--games", str(args.h2h_games), "--seed", str(1000 + args.seed),
                            "--jobs", str(args.jobs), "--json"])
-    truth_files = args.truth or [str(TRUTH_DIR / f"{args.variant}.jsonl"),
-                                 str(TRUTH_DIR / f"{args.variant}.ply1.jsonl")]
+    truth_files = args.truth or default_truths(args.variant)
     truths: dict[str, dict[str, Any]] = {}
     truth_s = 0.0
     for t in truth_files:
         figures, s = run_json([py, str(HERE / "bench_truth.py"), "--variant", args.variant,
                                "--truth", t, "--level", args.levels, "--weights",
-                               str(candidate), "--versus-shipped", "--json",
+                               str(candidate), "--versus-shipped", "--json", "--no-gnubg",
                                *(["--limit", str(args.truth_limit)] if args.truth_limit
                                  else [])])
         truths[Path(t).name] = figures

@@ -104,3 +104,10 @@ def test_a_small_round_fits_judges_records_and_resumes(tmp_path: Path) -> None:
     assert rollout_round.main(argv) == 0  # resumes: the network is not fitted again
     assert candidate.stat().st_mtime_ns == made
     assert len(records.read_text().splitlines()) == 2
+
+
+def test_the_default_truth_sets_are_the_variant_set_and_its_second_judge() -> None:
+    for variant in ("jacquet", "jacquet-be", "backgammon"):
+        names = [Path(t).name for t in rollout_round.default_truths(variant)]
+        assert names[0] == f"{variant}.jsonl" and len(names) == 2
+        assert all(Path(t).exists() for t in rollout_round.default_truths(variant))
