@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         print("== " + " ".join(shlex.quote(c) for c in distill), flush=True)
         subprocess.run(distill, check=True)
     fit = json.loads((out_dir / f"{args.variant}.json").read_text())
-    print(f"candidate: {fit['positions']} positions, fitted in {fit['seconds']} s; "
+    print(f"candidate: {fit['positions']} positions, labelled and fitted in {fit['seconds']} s; "
           f"held-out {fit.get('fit')}")
     py = sys.executable
     h2h, h2h_s = run_json([py, str(HERE / "bench_strength.py"), "--variant", args.variant,
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     record = {
         "date": date.today().isoformat(), "variant": args.variant, "round": args.round,
         "distill": " ".join(shlex.quote(Path(c).name if "/" in c else c) for c in distill),
-        "positions": fit["positions"], "fit_seconds": fit["seconds"],
+        "positions": fit["positions"], "distill_seconds": fit["seconds"],
         "head_to_head": {k: h2h[k] for k in ("games", "seed", "ppg_adjusted",
                                              "ci95_adjusted")},
         "head_to_head_seconds": round(h2h_s, 1),
