@@ -1,7 +1,7 @@
 """One round of training on rollouts, and the test a candidate network must pass to ship.
 
     python benchmarks/rollout_round.py --variant jacquet --round 1 --games 100 --seed 21 \\
-        --trials 18 --horizon 5 --work rounds
+        --trials 18 --horizon 4,5 --work rounds
 
 A round is three commands, each printed before it runs and each skipped when its output
 is already in `--work` (so a round interrupted at any point resumes where it stopped):
@@ -9,7 +9,9 @@ is already in `--work` (so a round interrupted at any point resumes where it sto
 1. **Labels and fit.** `jacquetd distill --teacher-rollout TRIALS`: the positions of
    `--games` games played by the previous round's network (the shipped one in round 1),
    each labelled by `TRIALS` truncated rollouts of that network at 0 plies with every
-   turn's luck taken off each of the five probabilities, then a fit that starts from that
+   turn's luck taken off each of the five probabilities (by default the mean of
+   rollouts cut after 4 and after 5 turns, which cancels the network's bias for or
+   against the side on roll: `bench_horizon.py`), then a fit that starts from that
    network. The labelled positions are kept (`<variant>-round-N.npz`); later rounds fit on
    them too (`--more-data`), so the data grows round by round.
 2. **Head to head.** `bench_strength.py`: the candidate at 0 plies against the shipped
@@ -117,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="seed of the collecting games and the rollouts' dice (give each "
                     "round its own)")
     ap.add_argument("--trials", type=int, default=18, help="rollouts a label")
-    ap.add_argument("--horizon", type=int, default=5, help="turns a rollout lasts")
+    ap.add_argument("--horizon", default="4,5",
+                    help="turns a rollout lasts, or several joined by commas, the label "
+                    "their mean (default 4,5: see `jacquetd distill --help`)")
     ap.add_argument("--per-turn", type=int, default=2)
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--lr", type=float, default=3e-4)

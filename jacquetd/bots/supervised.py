@@ -229,11 +229,31 @@ def search_teacher(ev: NeuralEvaluator, plies: int) -> Teacher:
 
 @dataclass(frozen=True)
 class RolloutTeacher:
-    """Truncated rollouts of the 0-ply player as the teacher (`rollout_teacher`)."""
+    """Truncated rollouts of the 0-ply player as the teacher (`rollout_teacher`): `trials`
+    games a position for each of the `horizons` (turns a game lasts), the label their
+    mean."""
 
     trials: int
-    horizon: int
+    horizons: tuple[int, ...]
     seed: int
+
+    @property
+    def name(self) -> str:
+        """`rollout-TRIALSxH` (`xH1+H2` for several horizons): the sidecar's teacher."""
+        return f"rollout-{self.trials}x{'+'.join(str(h) for h in self.horizons)}"
+
+
+def parse_horizons(text: str) -> tuple[int, ...]:
+    """`--rollout-horizon`'s value: one number of turns, or several joined by commas;
+    ValueError unless each is a whole number of at least 1."""
+    try:
+        horizons = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise ValueError(f"--rollout-horizon {text!r}: turns, or turns joined by commas "
+                         "(4,5)") from None
+    if not horizons or min(horizons) < 1:
+        raise ValueError(f"--rollout-horizon {text!r}: each horizon is at least 1 turn")
+    return horizons
 
 
 def position_key(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool) -> int:
@@ -245,12 +265,21 @@ def position_key(me: np.ndarray, opp: np.ndarray, me_flag: bool, opp_flag: bool)
 
 def rollout_teacher(ev: NeuralEvaluator, spec: RolloutTeacher) -> Teacher:
     """Each position rolled out by the 0-ply player on both sides (`spec.trials` games cut
-    after `spec.horizon` turns, cubeless, in compiled code), read as its five outcome
-    probabilities with every turn's luck taken off each (`rolloutkernel.rollout_label`),
-    then clipped to [0, 1] and made consistent as the evaluator's outputs are (`tidy`):
-    a luck-adjusted mean may stray a little outside them. A position's dice are keyed by
-    the seed and the position itself, so its label does not depend on the batch it
-    comes in."""
+    after each of `spec.horizons` turns, cubeless, in compiled code), read as its five
+    outcome probabilities with every turn's luck taken off each
+    (`rolloutkernel.rollout_label`), averaged over the horizons, then clipped to [0, 1]
+    and made consistent as the evaluator's outputs are (`tidy`): a luck-adjusted mean
+    may stray a little outside them. A position's dice are keyed by the seed and the
+    position itself (the same for every horizon), so its label does not depend on the
+    batch it comes in.
+
+    Why two horizons: a truncated game is scored by the network at its last position.
+    After an odd number of turns the other side is on roll there, so a network that
+    under- or overrates the side on roll by b gives labels off by +b or -b, the
+    opposite of its own error at the root; fitted on them, the next network errs the
+    other way (`jacquet`'s shipped network: odd horizons label 0.08 above it, even
+    ones agree). The mean of an even and an odd horizon (`4,5`) cancels such an
+    error."""
     from . import rolloutkernel
 
     if not (rolloutkernel.available() and ev.compiled):
@@ -264,9 +293,10 @@ def rollout_teacher(ev: NeuralEvaluator, spec: RolloutTeacher) -> Teacher:
             key = position_key(me, opp, bool(pos.me_flag[i]), bool(pos.opp_flag[i]))
             state = State(tuple(int(c) for c in me), tuple(int(c) for c in opp),
                           bool(pos.me_flag[i]), bool(pos.opp_flag[i]))
-            out[i] = rolloutkernel.rollout_label(ev, state, trials=spec.trials,
-                                                 seed=[spec.seed, key],
-                                                 horizon=spec.horizon).probs
+            out[i] = np.mean([rolloutkernel.rollout_label(ev, state, trials=spec.trials,
+                                                          seed=[spec.seed, key],
+                                                          horizon=h).probs
+                              for h in spec.horizons], axis=0)
         return tidy(ev.variant, np.clip(out, 0.0, 1.0), pos.me_flag, pos.opp_flag)
 
     return label
@@ -500,8 +530,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="label by truncated rollouts of the 0-ply player instead of a "
                          "search: TRIALS games a position, luck taken off each of the five "
                          "probabilities (`--rollout-horizon` turns)")
-    ap.add_argument("--rollout-horizon", type=int, default=5,
-                    help="with --teacher-rollout: turns a rollout game lasts (default 5)")
+    ap.add_argument("--rollout-horizon", default="4,5",
+                    help="with --teacher-rollout: turns a rollout game lasts, or several "
+                         "joined by commas, the label their mean (default 4,5: an even and "
+                         "an odd horizon, which cancels a network's bias for or against "
+                         "the side on roll)")
     ap.add_argument("--per-turn", type=int, default=8,
                     help="positions kept per turn: the chosen play's and random others'")
     ap.add_argument("--epsilon", type=float, default=0.1,
@@ -749,12 +782,16 @@ def main(argv: list[str] | None = None) -> int:
     teacher: int | RolloutTeacher = args.teacher_plies
     teacher_name = f"neural-{args.teacher_plies}"
     if args.teacher_rollout is not None:
-        if args.teacher_rollout < 1 or args.rollout_horizon < 1:
-            print("jacquetd distill: --teacher-rollout and --rollout-horizon must be at "
-                  "least 1", file=sys.stderr)
+        if args.teacher_rollout < 1:
+            print("jacquetd distill: --teacher-rollout must be at least 1", file=sys.stderr)
             return 2
-        teacher = RolloutTeacher(args.teacher_rollout, args.rollout_horizon, args.seed)
-        teacher_name = f"rollout-{args.teacher_rollout}x{args.rollout_horizon}"
+        try:
+            horizons = parse_horizons(args.rollout_horizon)
+        except ValueError as exc:
+            print(f"jacquetd distill: {exc}", file=sys.stderr)
+            return 2
+        teacher = RolloutTeacher(args.teacher_rollout, horizons, args.seed)
+        teacher_name = teacher.name
 
     def label(pos: Positions) -> np.ndarray:
         def progress(done: int, total: int) -> None:

@@ -55,7 +55,7 @@ def test_rollout_teacher_labels_each_position_by_its_own_rollout():
     v = find_variant("jacquet")
     pos = supervised.collect(v, 1, seed=2, per_turn=2).take(np.arange(6))
     ev = NeuralEvaluator(v, load_net(v.name))
-    spec = supervised.RolloutTeacher(trials=36, horizon=3, seed=9)
+    spec = supervised.RolloutTeacher(trials=36, horizons=(3,), seed=9)
     got = supervised.rollout_teacher(ev, spec)(pos)
     assert got.shape == (6, 5) and (got >= 0).all() and (got <= 1).all()
     assert (got[:, 1] <= got[:, 0]).all() and (got[:, 3] <= 1 - got[:, 0] + 1e-12).all()
@@ -72,8 +72,45 @@ def test_rollout_teacher_labels_each_position_by_its_own_rollout():
         want = tidy(v, np.clip(label.probs, 0, 1)[None], pos.me_flag[i:i + 1],
                     pos.opp_flag[i:i + 1])[0]
         np.testing.assert_array_equal(got[i], want)
-    other = supervised.rollout_teacher(ev, supervised.RolloutTeacher(36, 3, 10))(pos)
+    other = supervised.rollout_teacher(ev, supervised.RolloutTeacher(36, (3,), 10))(pos)
     assert np.abs(other - got).max() > 0  # another seed, other dice
+
+
+def test_a_label_of_two_horizons_is_the_mean_of_their_labels():
+    """`--rollout-horizon 4,5`: each position's label is the mean of its two labels, on
+    the same dice (the position's key), tidied after the mean."""
+    from jacquetd.bots import rolloutkernel
+
+    if not rolloutkernel.available():
+        pytest.skip("the compiled rollouts need numba")
+    v = find_variant("jacquet")
+    pos = supervised.collect(v, 1, seed=2, per_turn=2).take(np.arange(4))
+    ev = NeuralEvaluator(v, load_net(v.name))
+    both = supervised.rollout_teacher(ev, supervised.RolloutTeacher(24, (2, 3), 9))(pos)
+    for i in range(len(pos)):
+        flags = bool(pos.me_flag[i]), bool(pos.opp_flag[i])
+        key = supervised.position_key(pos.me[i], pos.opp[i], *flags)
+        state = State(tuple(int(c) for c in pos.me[i]), tuple(int(c) for c in pos.opp[i]),
+                      *flags)
+        mean = np.mean([rolloutkernel.rollout_label(ev, state, trials=24, seed=[9, key],
+                                                    horizon=h).probs for h in (2, 3)], axis=0)
+        want = tidy(v, np.clip(mean, 0, 1)[None], pos.me_flag[i:i + 1],
+                    pos.opp_flag[i:i + 1])[0]
+        np.testing.assert_array_equal(both[i], want)
+
+
+@pytest.mark.parametrize(("text", "horizons"), [("5", (5,)), ("4,5", (4, 5)),
+                                                ("1,2,3", (1, 2, 3))])
+def test_horizons_parse(text, horizons):
+    assert supervised.parse_horizons(text) == horizons
+    assert supervised.RolloutTeacher(18, horizons, 1).name == (
+        "rollout-18x" + "+".join(str(h) for h in horizons))
+
+
+@pytest.mark.parametrize("text", ["", "0", "4,0", "four", "4;5", "-1"])
+def test_bad_horizons_are_refused_by_name(text):
+    with pytest.raises(ValueError, match="--rollout-horizon"):
+        supervised.parse_horizons(text)
 
 
 def test_distill_by_rollouts_writes_a_loadable_network(tmp_path):
@@ -89,6 +126,7 @@ def test_distill_by_rollouts_writes_a_loadable_network(tmp_path):
     sidecar = json.loads((tmp_path / "out" / "jacquet-be.json").read_text())
     assert sidecar["teacher"] == "rollout-12x2"
     assert supervised.main([*args[:-3], "--teacher-rollout", "0", "--quiet"]) == 2
+    assert supervised.main([*args[:-3], "--rollout-horizon", "4,x", "--quiet"]) == 2
 
 
 def _float64_net(seed: int) -> Net:
