@@ -277,9 +277,8 @@ def rollout_teacher(ev: NeuralEvaluator, spec: RolloutTeacher) -> Teacher:
     After an odd number of turns the other side is on roll there, so a network that
     under- or overrates the side on roll by b gives labels off by +b or -b, the
     opposite of its own error at the root; fitted on them, the next network errs the
-    other way (`jacquet`'s shipped network: odd horizons label 0.08 above it, even
-    ones agree). The mean of an even and an odd horizon (`4,5`) cancels such an
-    error."""
+    other way (`benchmarks/bench_horizon.py` measures it; `jacquet`'s network has
+    such an error). The mean of an even and an odd horizon (`4,5`) cancels it."""
     from . import rolloutkernel
 
     if not (rolloutkernel.available() and ev.compiled):
