@@ -185,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         "head_to_head_seconds": round(h2h_s, 1),
         "truth": {name: f["paired"] for name, f in truths.items()},
         "truth_seconds": round(truth_s, 1), "truth_limit": args.truth_limit,
-        "ships": ships, "seconds": round(time.monotonic() - started, 1)}
+        "ships": ships, "network": str(candidate),
+        "seconds": round(time.monotonic() - started, 1)}
     records = Path(args.records)
     records.parent.mkdir(parents=True, exist_ok=True)
     with records.open("a") as f:
