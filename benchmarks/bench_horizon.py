@@ -48,8 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     pos = collect(v, args.games, args.seed, per_turn=1, epsilon=0.0)
     pick = np.random.default_rng(args.seed).permutation(len(pos))[:args.positions]
     pos = pos.take(np.sort(pick))
-    net = equity(ev.probs(pos.me, pos.opp, pos.me_flag, pos.opp_flag))
-    win = ev.probs(pos.me, pos.opp, pos.me_flag, pos.opp_flag)[:, 0]
+    probs = ev.probs(pos.me, pos.opp, pos.me_flag, pos.opp_flag)
+    net, win = equity(probs), probs[:, 0]
     print(f"{v.name}: {len(pos)} positions of {args.games} games (seed {args.seed}), "
           f"{args.trials} trials a label; label minus the network, mean (95% interval)")
     rows = []

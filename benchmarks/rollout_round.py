@@ -3,8 +3,10 @@
     python benchmarks/rollout_round.py --variant jacquet --round 1 --games 100 --seed 21 \\
         --trials 18 --horizon 4,5 --work rounds
 
-A round is three commands, each printed before it runs and each skipped when its output
-is already in `--work` (so a round interrupted at any point resumes where it stopped):
+A round is three commands, each printed before it runs. The first, nearly all of the
+round's time, is skipped when its network is already in `--work`, so a round run again
+goes straight to the tests; those are played again each time (the truth sets' rollouts of
+plays outside their candidates are kept beside them and not repeated):
 
 1. **Labels and fit.** `jacquetd distill --teacher-rollout TRIALS`: the positions of
    `--games` games played by the previous round's network (the shipped one in round 1),
@@ -128,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--h2h-games", type=int, default=400)
     ap.add_argument("--truth", action="append", default=None,
-                    help="truth files to judge on (default: the 0-ply set and the 1-ply judge)")
+                    help="truth files to judge on (repeat; default: `default_truths`)")
     ap.add_argument("--levels", default="neural",
                     help="levels judged on the truth sets (comma-separated)")
     ap.add_argument("--truth-limit", type=int, default=None,
@@ -185,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         "head_to_head_seconds": round(h2h_s, 1),
         "truth": {name: f["paired"] for name, f in truths.items()},
         "truth_seconds": round(truth_s, 1), "truth_limit": args.truth_limit,
-        "ships": ships, "network": str(candidate),
+        "ships": ships, "network": f"{out_dir.name}/{candidate.name}",
         "seconds": round(time.monotonic() - started, 1)}
     records = Path(args.records)
     records.parent.mkdir(parents=True, exist_ok=True)
