@@ -14,7 +14,8 @@ punto/backgammon (J12, B8, C4).
 Bot A opens the even games, bot B the odd ones; game g has its own dice
 (seed [seed, g]), so `--jobs N` (N processes) gives the same figures as one.
 `--weights-a`/`--weights-b` put a network file (a training checkpoint, say)
-in place of the shipped one, to compare two networks. Luck adjustment: every roll's
+in place of the shipped one, to compare two networks, and `--prune-a`/`--prune-b`
+the pruning network of a searching level (one fitted to that network). Luck adjustment: every roll's
 luck as judged by a fixed evaluator (the variant's network at 0 plies) is
 subtracted from the result: luck = E[best equity | this roll] - E over all
 21 rolls, from the roller's view. It is unbiased and shrinks the confidence
@@ -43,6 +44,7 @@ from jacquetd.bots.choosers import heuristic_chooser, random_chooser
 from jacquetd.bots.evaluator import candidate_evaluator, neural_evaluator
 from jacquetd.bots.luck import roll_luck
 from jacquetd.bots.players import stop_function
+from jacquetd.bots.prune import PruneNet
 from jacquetd.bots.search import Searcher, State
 from jacquetd.bots.selfplay import Chooser, Turn, play_game
 from jacquetd.rules import RawPlay, Variant, find_variant
@@ -111,9 +113,10 @@ def gnubg_own_chooser(plies: int) -> Chooser:
 def make_chooser(level: str, variant: Variant, seed: int | list[int],
                  weights: str | None = None, race_weights: str | None = None,
                  crashed_weights: str | None = None, time_ms: int | None = None,
-                 cpu_time: bool = False) -> Chooser:
+                 cpu_time: bool = False, prune_weights: str | None = None) -> Chooser:
     """The chooser of a level; `weights`, `race_weights` and `crashed_weights` replace
-    the shipped networks of a neural level (`evaluator.candidate_evaluator`); with
+    the shipped networks of a neural level (`evaluator.candidate_evaluator`), and
+    `prune_weights` the pruning network of its search (a candidate's own); with
     `time_ms`, a neural level searches each move until that much time has passed (of
     the thread's CPU time with `cpu_time`, which other work on the machine does not
     take away) and plays the deepest ranking it finished (at most its plies)."""
@@ -132,6 +135,8 @@ def make_chooser(level: str, variant: Variant, seed: int | list[int],
         raise SystemExit(f"unknown level {level!r}")
     searcher = Searcher(candidate_evaluator(variant.name, weights, race_weights=race_weights,
                                             crashed_weights=crashed_weights))
+    if prune_weights and searcher.pruner is not None:  # pruning off leaves it off
+        searcher.pruner = PruneNet.load(prune_weights)
 
     def choose(turn: Turn, raws: Sequence[RawPlay]) -> int:
         state = State(turn.me, turn.opp, turn.me_flag, turn.opp_flag)
@@ -153,8 +158,9 @@ def interval(xs: Sequence[float]) -> tuple[float, float]:
     return mean, half
 
 
-def _files(weights: str | None, race: str | None, crashed: str | None = None) -> str:
-    names = [Path(f).name for f in (weights, race, crashed) if f]
+def _files(weights: str | None, race: str | None, crashed: str | None = None,
+           prune: str | None = None) -> str:
+    names = [Path(f).name for f in (weights, race, crashed, prune) if f]
     return f" [{' + '.join(names)}]" if names else ""
 
 
@@ -203,10 +209,10 @@ def play_games(args: argparse.Namespace, games: Sequence[int]) -> list[Played]:
         spent = ([0.0, 0], [0.0, 0])
         choosers = (timed(make_chooser(args.a, v, [args.seed, g, 0], args.weights_a,
                                        args.race_weights_a, args.crashed_weights_a,
-                                       args.time_ms_a, args.cpu_time), spent[0]),
+                                       args.time_ms_a, args.cpu_time, args.prune_a), spent[0]),
                     timed(make_chooser(args.b, v, [args.seed, g, 1], args.weights_b,
                                        args.race_weights_b, args.crashed_weights_b,
-                                       args.time_ms_b, args.cpu_time), spent[1]))
+                                       args.time_ms_b, args.cpu_time, args.prune_b), spent[1]))
         luck[0] = luck[1] = 0.0
         first_turn[0] = True
         rng = np.random.default_rng([args.seed, g])
@@ -234,6 +240,10 @@ def parser() -> argparse.ArgumentParser:
                     help="a crashed network file for A (with --weights-a, or the shipped "
                          "contact network)")
     ap.add_argument("--crashed-weights-b", default=None, help="the same for B")
+    ap.add_argument("--prune-a", default=None,
+                    help="a pruning network file for A's search (one fitted to --weights-a: "
+                         "`jacquetd train-prune --weights`)")
+    ap.add_argument("--prune-b", default=None, help="the same for B")
     ap.add_argument("--time-ms-a", type=int, default=None,
                     help="a neural A searches each move this long and plays the deepest "
                     "ranking it finished (strength per second: give it the time per move "
@@ -291,8 +301,10 @@ def main(argv: list[str] | None = None) -> int:
     m, h = interval(raw)
     ma, ha = interval(adj)
     elapsed = time.monotonic() - started
-    name_a = args.a + _files(args.weights_a, args.race_weights_a, args.crashed_weights_a)
-    name_b = args.b + _files(args.weights_b, args.race_weights_b, args.crashed_weights_b)
+    name_a = args.a + _files(args.weights_a, args.race_weights_a, args.crashed_weights_a,
+                             args.prune_a)
+    name_b = args.b + _files(args.weights_b, args.race_weights_b, args.crashed_weights_b,
+                             args.prune_b)
     clock = " CPU" if args.cpu_time else ""
     name_a += f" ({args.time_ms_a} ms{clock} a move)" if args.time_ms_a else ""
     name_b += f" ({args.time_ms_b} ms{clock} a move)" if args.time_ms_b else ""

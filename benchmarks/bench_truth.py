@@ -59,6 +59,7 @@ from jacquetd import fastgen
 from jacquetd.bots import heuristic
 from jacquetd.bots.evaluator import candidate_evaluator
 from jacquetd.bots.phases import PHASES
+from jacquetd.bots.prune import PruneNet
 from jacquetd.bots.search import DEFAULT_SETTINGS, Searcher, SearchSettings, State, after
 from jacquetd.rules import RawPlay, Variant, find_variant, generate_raw
 
@@ -76,14 +77,16 @@ SHIPPED = "/shipped"
 
 def level_chooser(level: str, variant: Variant,  # type: ignore[no-untyped-def]
                   weights: str | None = None, crashed_weights: str | None = None,
-                  settings: SearchSettings = DEFAULT_SETTINGS):
+                  settings: SearchSettings = DEFAULT_SETTINGS, prune: str | None = None):
     """A function (state, raws) -> index of the play `level` picks; `weights` replaces the
     shipped contact network of the neural levels, `crashed_weights` the crashed one
-    (`evaluator.candidate_evaluator`); `settings` are the neural levels' move filter and
-    pruning."""
+    (`evaluator.candidate_evaluator`), `prune` the pruning network of their search;
+    `settings` are the neural levels' move filter and pruning."""
     if level in NEURAL:
         searcher = Searcher(candidate_evaluator(variant.name, weights,
                                                 crashed_weights=crashed_weights), settings)
+        if prune and searcher.pruner is not None:
+            searcher.pruner = PruneNet.load(prune)
         plies = NEURAL[level]
         return lambda state, raws: searcher.best(state, raws, plies)
     if level == "heuristic":
@@ -149,8 +152,11 @@ class Extras:
 def evaluate_levels(variant: Variant, header: dict[str, Any], records: list[dict[str, Any]],
                     levels: Sequence[str], extras: Extras | None,
                     weights: str | None = None, crashed_weights: str | None = None,
-                    settings: SearchSettings = DEFAULT_SETTINGS) -> dict[str, dict[str, Any]]:
-    """Per level: errors per decision (None where unknown), phases, seconds."""
+                    settings: SearchSettings = DEFAULT_SETTINGS, prune: str | None = None
+                    ) -> dict[str, dict[str, Any]]:
+    """Per level: errors per decision (None where unknown), phases, seconds. `weights`,
+    `crashed_weights` and `prune` are a candidate's (`level_chooser`); the levels
+    suffixed `SHIPPED` play the shipped networks."""
     unpruned = SearchSettings(settings.filters, prune=False)
     choosers = {}
     for lv in levels:
@@ -159,7 +165,8 @@ def evaluate_levels(variant: Variant, header: dict[str, Any], records: list[dict
         else:
             choosers[lv] = level_chooser(lv.removesuffix(UNPRUNED), variant, weights,
                                          crashed_weights,
-                                         unpruned if lv.endswith(UNPRUNED) else settings)
+                                         unpruned if lv.endswith(UNPRUNED) else settings,
+                                         prune)
     out: dict[str, dict[str, Any]] = {lv: {"errors": [], "phases": [], "skipped": 0,
                                            "seconds": 0.0, "by_id": {}} for lv in levels}
     for rec in records:
@@ -218,6 +225,9 @@ def main(argv: list[str] | None = None) -> int:
                          "(a candidate network, before it ships)")
     ap.add_argument("--crashed-weights", default=None,
                     help="a crashed network file for the neural levels (a candidate)")
+    ap.add_argument("--prune", default=None,
+                    help="a pruning network file for the neural levels' search (one fitted "
+                    "to --weights: `jacquetd train-prune --weights`)")
     ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
     ap.add_argument("--filter", default=DEFAULT_SETTINGS.filter_text(),
                     help="the neural levels' move filter, CANDIDATES:WINDOW per depth "
@@ -256,9 +266,10 @@ def main(argv: list[str] | None = None) -> int:
     extras = None if args.no_extra else Extras(path.with_suffix(".extra.jsonl"), header, v)
     started = time.monotonic()
     res = evaluate_levels(v, header, records, levels, extras, args.weights,
-                          args.crashed_weights, settings)
+                          args.crashed_weights, settings, args.prune)
     ro = header["rollout"]
-    files = " + ".join(Path(f).name for f in (args.weights, args.crashed_weights) if f)
+    files = " + ".join(Path(f).name for f in (args.weights, args.crashed_weights, args.prune)
+                       if f)
     state = ("complete" if header["complete"] else
              f"partial: {header['decisions_done']} of {header['decisions_wanted']} decisions")
     print(f"{v.name}: {len(records)} decisions of {path.name} "

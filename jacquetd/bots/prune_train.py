@@ -5,6 +5,7 @@ games, the fit on each roll's centred equities, and its check on held-out rolls.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import sys
 import time
@@ -14,20 +15,19 @@ import numpy as np
 
 from jacquetd.rules import Position, legal_plays
 
-from .evaluator import neural_evaluator, plays_probs
+from .evaluator import WEIGHTS_DIR, Evaluator, candidate_evaluator, plays_probs
 from .net import equity
 from .prune import PruneNet, encode, keep, weights_path
 from .search import State, roll_replies
 
 
-def _sample_states(variant_name: str, count: int, seed: int, epsilon: float) -> list[State]:
+def _sample_states(ev: Evaluator, count: int, seed: int, epsilon: float) -> list[State]:
     """Positions before the roll from games of the full network at 0 plies (a share
     `epsilon` of the plays random), about one turn in three taken."""
-    ev = neural_evaluator(variant_name)
     rng = random.Random(seed)
     out: list[State] = []
     while len(out) < count:
-        pos = Position.initial(variant_name)
+        pos = Position.initial(ev.variant.name)
         while not pos.game_over() and len(out) < count:
             if rng.randrange(3) == 0:
                 out.append(State(pos.me, pos.opp, pos.primed[0], pos.primed[1]))
@@ -41,14 +41,15 @@ def _sample_states(variant_name: str, count: int, seed: int, epsilon: float) -> 
     return out
 
 
-def training_data(variant_name: str, states: int, seed: int, epsilon: float = 0.15
+def training_data(ev: Evaluator, states: int, seed: int, epsilon: float = 0.15
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every play of every roll of sampled positions with more than one play:
-    (mover sides, opponent sides, full-evaluator equities, roll group of each row)."""
-    ev = neural_evaluator(variant_name)
+    (mover sides, opponent sides, the full evaluator's equities, roll group of each
+    row). `ev` is the network the pruning network will serve: it plays the games and
+    judges the plays."""
     me, opp, eq, group = [], [], [], []
     g = 0
-    for s in _sample_states(variant_name, states, seed, epsilon):
+    for s in _sample_states(ev, states, seed, epsilon):
         after_me, after_opp, p, bounds = roll_replies(ev, s)
         e = equity(p).astype(np.float32)
         for r in range(len(bounds) - 1):
@@ -128,20 +129,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hidden", type=int, default=16)
     ap.add_argument("--epochs", type=int, default=16)
+    ap.add_argument("--weights", help="fit it to this contact network file (a candidate "
+                    "before it ships; default: the shipped network)")
     ap.add_argument("--out", help="weights file (default: the variant's shipped one)")
     args = ap.parse_args(argv)
     started = time.monotonic()
-    me, opp, eq, group = training_data(args.variant, args.states, args.seed)
+    ev = candidate_evaluator(args.variant, args.weights)
+    me, opp, eq, group = training_data(ev, args.states, args.seed)
     net = fit(encode(me, opp), eq, group, hidden=args.hidden, epochs=args.epochs,
               seed=args.seed)
-    t_me, t_opp, t_eq, t_group = training_data(args.variant, args.test_states, args.seed + 1000)
+    t_me, t_opp, t_eq, t_group = training_data(ev, args.test_states, args.seed + 1000)
     kept, lost = recall(net, t_me, t_opp, t_eq, t_group)
     out = Path(args.out) if args.out else weights_path(args.variant)
     given = list(argv) if argv is not None else sys.argv[1:]
-    shown = [a for i, a in enumerate(given)  # where the file went is no part of the recipe
-             if not a.startswith("--out") and not (i and given[i - 1] == "--out")]
+    # where the files are is no part of the recipe: the network is named by its digest
+    placed = ("--out", "--weights")
+    shown = [a for i, a in enumerate(given)
+             if not a.startswith(placed) and not (i and given[i - 1] in placed)]
     command = "jacquetd train-prune " + " ".join(shown)
+    network_file = Path(args.weights) if args.weights else WEIGHTS_DIR / f"{ev.variant.name}.npz"
+    network = hashlib.sha256(network_file.read_bytes()).hexdigest()[:16]
     net.save(out, {"variant": args.variant, "command": command.strip(), "rows": len(eq),
+                   "network_sha256": network,
                    "hidden": args.hidden, "test_rolls_best_kept": round(kept, 4),
                    "test_equity_lost_per_roll": round(lost, 6),
                    "seconds": round(time.monotonic() - started)})

@@ -124,3 +124,46 @@ def test_kept_rows_compiled_and_plain_agree(variant):
         assert got_bounds.tolist() == want_bounds.tolist()
         sizes = np.diff(bounds)
         assert np.diff(got_bounds).tolist() == [prune.keep(int(n)) for n in sizes]
+
+
+def _sha16(path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("variant", NAMES)
+def test_a_shipped_pruning_network_names_the_network_it_was_fitted_to(variant):
+    """A recipe that names its network (`network_sha256`, from the fits that record it)
+    names the network that ships beside it: a pruning network fitted to another one
+    would keep the wrong plays."""
+    meta = json.loads(prune.weights_path(variant).with_suffix(".json").read_text())
+    if "network_sha256" in meta:
+        assert meta["network_sha256"] == _sha16(prune.WEIGHTS_DIR / f"{variant}.npz")
+
+
+def test_train_prune_fits_to_the_candidate_it_is_given(tmp_path):
+    """`jacquetd train-prune --weights FILE` plays and judges with that network, names
+    it by its digest, and keeps the paths out of the recipe."""
+    from jacquetd.bots import prune_train
+    from jacquetd.bots.evaluator import candidate_evaluator
+    from jacquetd.bots.net import Net
+
+    variant = "jacquet-be"
+    candidate = Net.load(prune.WEIGHTS_DIR / f"{variant}.npz")
+    candidate.w2 *= 0.5  # another network: other equities for the same plays
+    cand_path = tmp_path / "candidate.npz"
+    candidate.save(cand_path)
+    shipped_data = prune_train.training_data(neural_evaluator(variant), 20, 5)
+    cand_data = prune_train.training_data(candidate_evaluator(variant, str(cand_path)), 20, 5)
+    assert not np.allclose(shipped_data[2][:10], cand_data[2][:10])
+
+    out = tmp_path / "fitted-prune.npz"
+    assert prune_train.main(["--variant", variant, "--states", "20", "--test-states", "20",
+                             "--epochs", "1", "--hidden", "4", "--weights", str(cand_path),
+                             "--out", str(out)]) == 0
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["network_sha256"] == _sha16(cand_path)
+    assert meta["command"] == (f"jacquetd train-prune --variant {variant} --states 20 "
+                               "--test-states 20 --epochs 1 --hidden 4")
+    assert prune.PruneNet.load(out).w1.shape == (prune.N_INPUTS, 4)
