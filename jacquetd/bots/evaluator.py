@@ -194,6 +194,8 @@ class NeuralEvaluator:
             p, home = fastnet.evaluate(self.variant, self.feature_version, self.net,
                                        self.race_net, self.crashed_net, me, opp,
                                        me_flag, opp_flag)
+            if home is None:  # no row all home: the common case, and no call more
+                return p
             return self._bear_off(p, home, me, opp, me_flag, opp_flag)
         return self.probs_reference(me, opp, me_flag, opp_flag)
 

@@ -47,6 +47,9 @@ _FUSED = {"contract", "reassoc"}
 """The floating-point liberties of the vectorised loops: fused multiply-adds and sums
 taken in any order (their rounding moves the figures by about 1e-16 a sum)."""
 CRASHED_CHECKERS = 6  # features.CRASHED_CHECKERS
+_ESCAPES = fastencode.ESCAPES
+"""The encoder's escape table, a constant of the compiled row kernel (one argument less
+to pass a call)."""
 
 
 def available() -> bool:
@@ -157,12 +160,14 @@ def _forward_row(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
 
 
 def _evaluate(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndarray,
-              table: np.ndarray, vflags: int, version: int, width: int, escapes: np.ndarray,
+              table: np.ndarray, vflags: int, version: int, width: int,
               w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
               rw1: np.ndarray, rb1: np.ndarray, rw2: np.ndarray, rb2: np.ndarray,
               cw1: np.ndarray, cb1: np.ndarray, cw2: np.ndarray, cb2: np.ndarray,
               has_race: bool, has_crashed: bool, tflags: int,
               out: np.ndarray, home: np.ndarray) -> int:
+    """The rows' probabilities into `out` and their all-home flags into `home`, each row
+    alone (`evaluate`'s small batches); returns the count of rows all home."""
     n = me.shape[0]
     n_home = 0
     x = np.zeros((1, w1.shape[0]), dtype=np.float32)
@@ -174,7 +179,7 @@ def _evaluate(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np
         x[0, :] = 0.0
         fastencode._encode_rows(me[r:r + 1], opp[r:r + 1], me_flag[r:r + 1],
                                 opp_flag[r:r + 1], table, vflags, version, width,
-                                escapes, x, scratch)
+                                _ESCAPES, x, scratch)
         contact = x[0, 2 * width] != 0.0
         route = _CONTACT
         if not contact:
@@ -221,14 +226,30 @@ def _evaluate_plain(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
                     width: int, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
                     b2: np.ndarray, tflags: int, out: np.ndarray, home: np.ndarray) -> int:
     """`_evaluate` of an evaluator with the contact network alone: a call with a third of
-    the arrays to pass (each costs the call's dispatch about 0.08 us)."""
+    the arrays to pass (each costs the call's dispatch about 0.05-0.08 us)."""
     w_none = np.zeros((1, 1), dtype=w1.dtype)
     b_none = np.zeros(1, dtype=b1.dtype)
     w2_none = np.zeros((1, 5), dtype=w2.dtype)
     b2_none = np.zeros(5, dtype=b2.dtype)
     return _evaluate(me, opp, me_flag, opp_flag, table, vflags, version, width,
-                     fastencode.ESCAPES, w1, b1, w2, b2, w_none, b_none, w2_none, b2_none,
+                     w1, b1, w2, b2, w_none, b_none, w2_none, b2_none,
                      w_none, b_none, w2_none, b2_none, False, False, tflags, out, home)
+
+
+def _evaluate_crashed(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
+                      opp_flag: np.ndarray, table: np.ndarray, vflags: int, version: int,
+                      width: int, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
+                      b2: np.ndarray, cw1: np.ndarray, cb1: np.ndarray, cw2: np.ndarray,
+                      cb2: np.ndarray, tflags: int, out: np.ndarray, home: np.ndarray) -> int:
+    """`_evaluate` of an evaluator with contact and crashed networks and no race network
+    (`backgammon`'s): four arrays fewer to pass than `_evaluate`."""
+    w_none = np.zeros((1, 1), dtype=w1.dtype)
+    b_none = np.zeros(1, dtype=b1.dtype)
+    w2_none = np.zeros((1, 5), dtype=w2.dtype)
+    b2_none = np.zeros(5, dtype=b2.dtype)
+    return _evaluate(me, opp, me_flag, opp_flag, table, vflags, version, width,
+                     w1, b1, w2, b2, w_none, b_none, w2_none, b2_none,
+                     cw1, cb1, cw2, cb2, False, True, tflags, out, home)
 
 
 def _route(me: np.ndarray, opp: np.ndarray, x: np.ndarray, contact_col: int,
@@ -277,6 +298,7 @@ if _njit is not None:
     _forward_row = _njit(cache=True, nogil=True, fastmath={"contract"})(_forward_row)
     _evaluate = _njit(cache=True, nogil=True)(_evaluate)
     _evaluate_plain = _njit(cache=True, nogil=True)(_evaluate_plain)
+    _evaluate_crashed = _njit(cache=True, nogil=True)(_evaluate_crashed)
     _route = _njit(cache=True, nogil=True)(_route)
     _tidy = _njit(cache=True, nogil=True)(_tidy)
 
@@ -302,6 +324,17 @@ _NONE = (np.zeros((1, 1), np.float32), np.zeros(1, np.float32), np.zeros((1, 5),
 
 
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_I16 = np.dtype(np.int16)
+_BOOL = np.dtype(np.bool_)
+
+
+def _rows(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """`a` itself when it is C-contiguous of `dtype` (the callers' usual rows: a test of
+    about 0.1 us), else a converted copy."""
+    if a.dtype is dtype and a.flags.c_contiguous:
+        return a
+    return np.ascontiguousarray(a, dtype=dtype)
 
 
 def _layers(net: _Layers | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -346,29 +379,34 @@ def evaluate(variant: Variant, version: int, net: _Layers, race: _Layers | None,
     is seen with its current weights).
     """
     n = me.shape[0]
-    out = np.empty((n, 5), dtype=np.float64)
-    home = np.empty(n, dtype=np.bool_)
-    if n == 0:
-        return out, None
-    me = np.ascontiguousarray(me, dtype=np.int16)
-    opp = np.ascontiguousarray(opp, dtype=np.int16)
-    me_flag = np.ascontiguousarray(me_flag, dtype=np.bool_)
-    opp_flag = np.ascontiguousarray(opp_flag, dtype=np.bool_)
+    me = _rows(me, _I16)
+    opp = _rows(opp, _I16)
+    me_flag = _rows(me_flag, _BOOL)
+    opp_flag = _rows(opp_flag, _BOOL)
     table, vflags, width, tflags = _variant_constants(variant, version)
-    if n >= BATCH_ROWS:
-        _batched(variant, version, table, net, race, crashed, me, opp, me_flag, opp_flag,
-                 out, home)
+    out = np.empty((n, 5), dtype=_F64)
+    home = np.empty(n, dtype=_BOOL)
+    if n >= BATCH_ROWS or n == 0:
+        if n:
+            _batched(variant, version, table, net, race, crashed, me, opp, me_flag,
+                     opp_flag, out, home)
         return out, home if home.any() else None
     # the networks' arrays as they are now (a network being trained is seen with its
-    # current weights); for float32 arrays, as the networks hold them, nothing is copied
-    if race is None and crashed is None:
-        n_home = _evaluate_plain(me, opp, me_flag, opp_flag, table, vflags, version, width,
-                                 *_layers(net), tflags, out, home)
+    # current weights), passed as the networks hold them (float32: `Net` keeps no
+    # other dtype; an array of another would compile a kernel of its own, not fail)
+    if race is None:
+        if crashed is None:
+            n_home = _evaluate_plain(me, opp, me_flag, opp_flag, table, vflags, version,
+                                     width, net.w1, net.b1, net.w2, net.b2, tflags, out, home)
+        else:
+            n_home = _evaluate_crashed(
+                me, opp, me_flag, opp_flag, table, vflags, version, width, net.w1, net.b1,
+                net.w2, net.b2, crashed.w1, crashed.b1, crashed.w2, crashed.b2, tflags, out,
+                home)
     else:
         n_home = _evaluate(me, opp, me_flag, opp_flag, table, vflags, version, width,
-                           fastencode.ESCAPES, *_layers(net), *_layers(race),
-                           *_layers(crashed), race is not None, crashed is not None, tflags,
-                           out, home)
+                           *_layers(net), *_layers(race), *_layers(crashed), True,
+                           crashed is not None, tflags, out, home)
     return out, home if n_home else None
 
 
