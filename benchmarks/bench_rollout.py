@@ -9,7 +9,9 @@ variance reduction on (each turn's luck by the 0-ply evaluation of the best play
 of the 21 rolls, subtracted), the first roll stratified (gnubg: quasi-random dice), once
 with full games (played to the end, no truncation at the bear-off databases) and once
 truncated after `--plies` turns (half-moves; the game then scored by the 0-ply cubeless
-evaluation).
+evaluation). `--phases` adds, in backgammon, full games from two later positions, to
+show where a game's time goes: a race (three checkers on each of a side's points 7-11,
+contact over) and a bear-off (three on each of the points 1-5, both sides home).
 
 - ours: `rolloutkernel.rollout_trials` with the variant's shipped evaluator, in this
   process, one thread; timed in CPU seconds of this process after one untimed call
@@ -43,6 +45,7 @@ from jacquetd.bots import rolloutkernel
 from jacquetd.bots.evaluator import NoNetwork, neural_evaluator
 from jacquetd.bots.players import state_of
 from jacquetd.rules import Position
+from jacquetd.rules.gnubg_id import position_id
 
 VARIANTS = ("jacquet", "jacquet-be", "backgammon", "long-nardy")
 START_ID = "4HPwATDgc/ABMA"
@@ -77,6 +80,18 @@ def gnubg_settings(trials: int, plies: int | None, seed: int, prune: bool) -> li
     return out
 
 
+PHASES = {"race": (0, 0, 0, 0, 0, 0, 0, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+          "bearoff": (0, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                      0)}
+"""`--phases`: the later positions (each side's checkers, index 0 borne off, 1-24 the
+points, 25 the bar; both sides alike)."""
+
+
+def setup(position: Position) -> list[str]:
+    """gnubg's commands that set up `position` (backgammon), the side on roll to roll."""
+    return ["new game", f"set board {position_id(position)}", f"set matchid {MONEY_NO_DICE}"]
+
+
 SETUP = ["new game", f"set board {START_ID}", f"set matchid {MONEY_NO_DICE}"]
 
 
@@ -93,23 +108,25 @@ def run_gnubg(commands: list[str], home: Path) -> tuple[str, float]:
     return (proc.stdout + proc.stderr).decode(errors="replace"), cpu
 
 
-def gnubg_rate(trials: int, plies: int | None, seed: int, prune: bool, home: Path
-               ) -> dict[str, Any]:
-    """gnubg's games per CPU second on the rollout of the starting position."""
+def gnubg_rate(trials: int, plies: int | None, seed: int, prune: bool, home: Path,
+               position: Position | None = None) -> dict[str, Any]:
+    """gnubg's games per CPU second on the rollout of `position` (the start by default)."""
     settings = gnubg_settings(trials, plies, seed, prune)
-    _, base = run_gnubg([*settings, *SETUP], home)
-    out, cpu = run_gnubg([*settings, *SETUP, "rollout"], home)
+    board = SETUP if position is None else setup(position)
+    _, base = run_gnubg([*settings, *board], home)
+    out, cpu = run_gnubg([*settings, *board, "rollout"], home)
     if "Rollout done" not in out:
         raise RuntimeError(f"gnubg did not finish its rollout:\n{out[-2000:]}")
     seconds = max(cpu - base, 1e-9)
     return {"trials": trials, "cpu_seconds": seconds, "startup_cpu_seconds": base,
-            "games_per_second": trials / seconds, "settings": settings + SETUP + ["rollout"]}
+            "games_per_second": trials / seconds, "settings": settings + board + ["rollout"]}
 
 
-def our_rate(variant: str, trials: int, plies: int | None, seed: int) -> dict[str, Any]:
-    """Our games per CPU second on the rollout of the starting position."""
+def our_rate(variant: str, trials: int, plies: int | None, seed: int,
+             position: Position | None = None) -> dict[str, Any]:
+    """Our games per CPU second on the rollout of `position` (the start by default)."""
     ev = neural_evaluator(variant)
-    s = state_of(Position.initial(variant))
+    s = state_of(position or Position.initial(variant))
     rolloutkernel.rollout_trials(ev, s, trials=1, seed=seed, horizon=2)  # compile, tables
     c0 = time.process_time()
     w0 = time.perf_counter()
@@ -134,18 +151,23 @@ def main() -> None:
     ap.add_argument("--gnubg-prune", choices=("on", "off"), default="off",
                     help="gnubg's pruning networks in its 0-ply chequer play (ours has none; "
                          "its default is on)")
+    ap.add_argument("--phases", action="store_true",
+                    help="backgammon: also full games from a race and from a bear-off "
+                         "(PHASES), --trials each")
     ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = ap.parse_args()
     if not rolloutkernel.available():
         sys.exit("the compiled rollout needs numba")
-    modes: list[tuple[str, int, int | None]] = [
-        ("full", args.trials, None), (f"truncated-{args.plies}", args.truncated_trials,
-                                      args.plies)]
+    modes: list[tuple[str, int, int | None, tuple[int, ...] | None]] = [
+        ("full", args.trials, None, None),
+        (f"truncated-{args.plies}", args.truncated_trials, args.plies, None)]
+    if args.phases:
+        modes += [(f"{name}-full", args.trials, None, side) for name, side in PHASES.items()]
     ours_settings = ("jacquetd rolloutkernel.rollout_trials: 0-ply neural player both sides "
                      "(every legal play evaluated by the full networks, exact bear-off "
                      "tables), cubeless, luck variance reduction (21 rolls, 0-ply), first "
-                     "roll stratified over 36, one thread; position: the start, side on "
-                     "roll before its roll")
+                     "roll stratified over 36, one thread; position: the start (with "
+                     "--phases also PHASES), side on roll before its roll")
     print(f"ours:  {ours_settings}")
     if not args.no_gnubg:
         print(f"gnubg: {find_gnubg()} -t -q -r, HOME private; "
@@ -164,13 +186,16 @@ def main() -> None:
                 print(f"{variant:12} (no network)")
                 continue
             rows: dict[str, Any] = {}
-            for mode, trials, plies in modes:
-                ours = our_rate(variant, trials, plies, args.seed)
+            for mode, trials, plies, side in modes:
+                if side is not None and variant != "backgammon":
+                    continue
+                position = None if side is None else Position(variant, side, side)
+                ours = our_rate(variant, trials, plies, args.seed, position)
                 row: dict[str, Any] = {"ours": ours}
                 theirs = None
                 if variant == "backgammon" and not args.no_gnubg:
                     theirs = gnubg_rate(trials, plies, args.seed, args.gnubg_prune == "on",
-                                        Path(tmp) / "home")
+                                        Path(tmp) / "home", position)
                     row["gnubg"] = theirs
                     row["ratio"] = ours["games_per_second"] / theirs["games_per_second"]
                 rows[mode] = row
