@@ -3,10 +3,10 @@
     python benchmarks/rollout_round.py --variant jacquet --round 1 --games 100 --seed 21 \\
         --trials 18 --horizon 4,5 --work rounds
 
-A round is three commands, each printed before it runs. The first, nearly all of the
-round's time, is skipped when its network is already in `--work`, so a round run again
-goes straight to the tests; those are played again each time (the truth sets' rollouts of
-plays outside their candidates are kept beside them and not repeated):
+A round is four steps, each command printed before it runs. The first two are skipped
+when their networks are already in `--work`, so a round run again goes straight to the
+tests; those are played again each time (the truth sets' rollouts of plays outside their
+candidates are kept beside them and not repeated):
 
 1. **Labels and fit.** `jacquetd distill --teacher-rollout TRIALS`: the positions of
    `--games` games played by the previous round's network (the shipped one in round 1),
@@ -16,14 +16,21 @@ plays outside their candidates are kept beside them and not repeated):
    against the side on roll: `bench_horizon.py`), then a fit that starts from that
    network. The labelled positions are kept (`<variant>-round-N.npz`); later rounds fit on
    them too (`--more-data`), so the data grows round by round.
-2. **Head to head.** `bench_strength.py`: the candidate at 0 plies against the shipped
+2. **Its pruning network.** `jacquetd train-prune --weights`: the searching levels prune
+   the replies with a small network fitted to the full one, so a candidate searches with
+   one fitted to itself (`--prune-states` positions, written beside the candidate). Only
+   when a searching level is judged (`--levels`).
+3. **Head to head.** `bench_strength.py`: the candidate at 0 plies against the shipped
    network at 0 plies, luck-adjusted (`--h2h-games`, default 400).
-3. **Truth sets it was not trained on.** `bench_truth.py --versus-shipped` on each
+4. **Truth sets it was not trained on.** `bench_truth.py --versus-shipped` on each
    `--truth` file (default: the variant's 0-ply truth set, and where they exist the
    judge that searches 1 ply, `truth/<variant>.ply1.jsonl`, and GNU Backgammon's
    rollouts, `truth/backgammon.gnubg.jsonl`): the candidate's error minus the shipped
    network's, paired on the same decisions, at the levels of `--levels` (default
-   `neural`). In `backgammon` gnubg itself is left out (`--no-gnubg`).
+   `neural,neural-2`: the network alone, and the level that plays by default, since a
+   network that gains at 0 plies can gain nothing once searched: the first `jacquet`
+   round to pass at 0 plies errs more at 2). In `backgammon` gnubg itself is left out
+   (`--no-gnubg`).
 
 The verdict ships the candidate only if it wins the head-to-head (the 95% interval of
 its luck-adjusted points a game above 0) and errs less on every truth set (the paired
@@ -131,8 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--h2h-games", type=int, default=400)
     ap.add_argument("--truth", action="append", default=None,
                     help="truth files to judge on (repeat; default: `default_truths`)")
-    ap.add_argument("--levels", default="neural",
-                    help="levels judged on the truth sets (comma-separated)")
+    ap.add_argument("--levels", default="neural,neural-2",
+                    help="levels judged on the truth sets (comma-separated; default the "
+                    "network alone and the default level)")
+    ap.add_argument("--prune-states", type=int, default=3000,
+                    help="positions the candidate's pruning network is fitted on (see "
+                    "`jacquetd train-prune --help`)")
     ap.add_argument("--truth-limit", type=int, default=None,
                     help="judge on the first N decisions of each truth set only")
     ap.add_argument("--records", default=str(RECORDS),
@@ -158,6 +169,19 @@ def main(argv: list[str] | None = None) -> int:
     fit = json.loads((out_dir / f"{args.variant}.json").read_text())
     print(f"candidate: {fit['positions']} positions, labelled and fitted in {fit['seconds']} s; "
           f"held-out {fit.get('fit')}")
+    searching = [lv for lv in args.levels.split(",") if lv.strip() not in ("", "neural")]
+    prune_file = out_dir / f"{args.variant}-prune.npz"
+    prune_cmd = ["jacquetd", "train-prune", "--variant", args.variant, "--weights",
+                 str(candidate), "--states", str(args.prune_states), "--seed", str(args.seed),
+                 "--out", str(prune_file)]
+    if searching and not prune_file.exists():
+        print("== " + " ".join(shlex.quote(c) for c in prune_cmd), flush=True)
+        subprocess.run(prune_cmd, check=True)
+    prune_recipe = None  # as the file's own recipe says: it may come from an earlier run
+    if searching:
+        prune_meta = json.loads(prune_file.with_suffix(".json").read_text())
+        prune_recipe = {k: prune_meta.get(k) for k in ("command", "network_sha256", "rows",
+                                                        "test_rolls_best_kept")}
     py = sys.executable
     h2h, h2h_s = run_json([py, str(HERE / "bench_strength.py"), "--variant", args.variant,
                            "--a", "neural", "--weights-a", str(candidate), "--b", "neural",
@@ -170,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         figures, s = run_json([py, str(HERE / "bench_truth.py"), "--variant", args.variant,
                                "--truth", t, "--level", args.levels, "--weights",
                                str(candidate), "--versus-shipped", "--json", "--no-gnubg",
+                               *(["--prune", str(prune_file)] if searching else []),
                                *(["--limit", str(args.truth_limit)] if args.truth_limit
                                  else [])])
         truths[Path(t).name] = figures
@@ -181,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     record = {
         "date": date.today().isoformat(), "variant": args.variant, "round": args.round,
         "distill": " ".join(shlex.quote(Path(c).name if "/" in c else c) for c in distill),
+        "levels": args.levels,
+        "prune": prune_recipe,
         "positions": fit["positions"], "distill_seconds": fit["seconds"],
         "head_to_head": {k: h2h[k] for k in ("games", "seed", "ppg_adjusted",
                                              "ci95_adjusted")},

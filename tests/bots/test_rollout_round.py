@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -88,7 +89,7 @@ def test_a_small_round_fits_judges_records_and_resumes(tmp_path: Path) -> None:
             "--games", "1", "--seed", "3", "--trials", "2", "--horizon", "1",
             "--per-turn", "1", "--epochs", "1", "--h2h-games", "2",
             "--truth", str(bench_truth.TRUTH_DIR / "jacquet-be.jsonl"), "--truth-limit", "4",
-            "--records", str(records)]
+            "--levels", "neural,neural-1", "--prune-states", "20", "--records", str(records)]
     assert rollout_round.main(argv) == 0
     candidate = tmp_path / "work" / "jacquet-be-round-1" / "jacquet-be.npz"
     labelled = tmp_path / "work" / "jacquet-be-round-1.npz"
@@ -99,6 +100,15 @@ def test_a_small_round_fits_judges_records_and_resumes(tmp_path: Path) -> None:
     assert rec["round"] == 1 and rec["positions"] == meta["positions"] > 0
     assert rec["head_to_head"]["games"] == 2
     assert set(rec["truth"]) == {"jacquet-be.jsonl"}
+    # the searching level plays the candidate with a pruning network fitted to it
+    assert set(rec["truth"]["jacquet-be.jsonl"]) == {"neural - neural/shipped",
+                                                     "neural-1 - neural-1/shipped"}
+    prune_meta = json.loads((candidate.parent / "jacquet-be-prune.json").read_text())
+    assert prune_meta["network_sha256"] == hashlib.sha256(
+        candidate.read_bytes()).hexdigest()[:16]
+    assert rec["prune"]["command"] == ("jacquetd train-prune --variant jacquet-be "
+                                       "--states 20 --seed 3")
+    assert rec["prune"]["network_sha256"] == prune_meta["network_sha256"]
     assert isinstance(rec["ships"], bool)
     made = candidate.stat().st_mtime_ns
     assert rollout_round.main(argv) == 0  # resumes: the network is not fitted again
