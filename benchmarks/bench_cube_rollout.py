@@ -4,15 +4,17 @@
         --trials 648 --horizon 10 --seed 17 --jobs 2
 
 The Jacquet variants have no outside engine to check cube decisions against
-(`bench_cube.py` compares backgammon with GNU Backgammon), so the reference is
-a cubeful rollout of each decision (`jacquetd.bots.cuberollout`): the
-no-double and double/take lines played on the same dice by the 0-ply player,
-both sides using our money cube policy in every later turn, truncated after
-`--horizon` turns and scored there by Janowski's cubeful equity after the best
-cube action. The rollout's proper action (no double, double/take,
-double/pass, too good) is compared with the action `analysis.cube_decision`
-gives at 0 and 1 plies (Janowski's formula on the cubeless probabilities; in
-backgammon the one-roll cubeful search at 1 ply).
+(`bench_cube.py` compares backgammon with GNU Backgammon), so the reference is a
+cubeful rollout of each decision (`jacquetd.bots.cuberollout`): the no-double and
+double/take lines played on the same dice by the 0-ply player, both sides using our
+money cube policy in every later turn, truncated after `--horizon` turns and scored
+there by Janowski's cubeful equity after the best cube action (with several
+horizons, `--horizon 10,11`, each trial is valued by the mean of its values cut
+after each: the leaves then have each side on roll alike, which cancels a network's
+bias for or against the side on roll). The rollout's proper action (no double,
+double/take, double/pass, too good) is compared with the action
+`analysis.cube_decision` gives at 0 and 1 plies (Janowski's formula on the cubeless
+probabilities; in backgammon the one-roll cubeful search at 1 ply).
 
 Positions come from seeded `neural` self-play in the variant (before the roll,
 the cube centred, one turn in `--rate` kept) whose 0-ply winning chances for
@@ -61,6 +63,7 @@ from jacquetd.bots.evaluator import neural_evaluator  # noqa: E402
 from jacquetd.bots.players import state_of  # noqa: E402
 from jacquetd.bots.search import Searcher  # noqa: E402
 from jacquetd.bots.selfplay import Turn, play_game  # noqa: E402
+from jacquetd.bots.supervised import parse_horizons  # noqa: E402
 from jacquetd.rules import Position, RawPlay, find_variant  # noqa: E402
 from jacquetd.rules.position import Cube, CubeOwner  # noqa: E402
 
@@ -107,10 +110,18 @@ def sample(variant: str, count: int, seed: int, rate: float, window: tuple[float
     return out
 
 
+def horizon_text(horizon: int | list[int]) -> str:
+    """A saved horizon as the reports say it: '10', or '10 and 11 (the mean)'."""
+    if isinstance(horizon, int):
+        return str(horizon)
+    return " and ".join(str(h) for h in horizon) + " (the mean)"
+
+
 SCAN = tuple(round(x, 2) for x in np.arange(0.40, 0.96, 0.05))
 
 
-def roll_out(job: tuple[str, str, int, int, int, int, float, str | None]) -> dict[str, Any]:
+def roll_out(job: tuple[str, str, int, int | tuple[int, ...], int, int, float, str | None]
+             ) -> dict[str, Any]:
     """The cubeful rollout of one position's decision: its figures, as saved (`--save`).
     `x` is the contact efficiency of the rollout's own cube policy and of its verdict;
     `network`, a network of `truth/networks/` playing the rollout instead of the one the
@@ -162,7 +173,10 @@ def main(argv: list[str] | None = None) -> int:
                     choices=("jacquet", "jacquet-be", "backgammon"))
     ap.add_argument("--positions", type=int, default=100)
     ap.add_argument("--trials", type=int, default=648, help="trials per line (36 x k)")
-    ap.add_argument("--horizon", type=int, default=10, help="turns played before Janowski")
+    ap.add_argument("--horizon", default="10",
+                    help="turns played before Janowski, or several joined by commas: each "
+                    "trial valued by the mean over them (10,11 cancels a network's bias "
+                    "for or against the side on roll at the leaves: `cuberollout`)")
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--rate", type=float, default=0.25)
     ap.add_argument("--window", type=float, nargs=2, default=(0.55, 0.95))
@@ -187,6 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.efficiency is None:
         args.efficiency = cubemod.contact_efficiency(args.variant)
+    try:
+        horizons = parse_horizons(str(args.horizon))
+    except ValueError as exc:
+        ap.error(str(exc).replace("--rollout-horizon", "--horizon"))
+    args.horizon = horizons[0] if len(horizons) == 1 else list(horizons)
     started = time.monotonic()
     if args.load is not None:
         lines = args.load.read_text().splitlines()
@@ -202,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
             rollout_evaluator(args.variant, args.network)  # fails before the sampling
         positions = sample(args.variant, args.positions, args.seed, args.rate,
                            tuple(args.window))
-        jobs = [(args.variant, pos.to_id(), args.trials, args.horizon, args.seed, i,
+        jobs = [(args.variant, pos.to_id(), args.trials, horizons, args.seed, i,
                  args.efficiency, args.network)
                 for i, pos in enumerate(positions)]
         if args.jobs > 1:
@@ -227,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.window[1]}) against cubeful rollouts ({args.trials} trials per line, "
           f"0-ply player{'' if args.network is None else ' ' + args.network}, "
           f"our cube policy at contact efficiency {args.efficiency}, "
-          f"truncated after {args.horizon} turns); "
+          f"truncated after {horizon_text(args.horizon)} turns); "
           f"{time.monotonic() - started:.0f} s")
     classes = ("no double", "double/take", "double/pass", "too good")
     print("rollout verdicts: " + ", ".join(

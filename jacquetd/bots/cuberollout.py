@@ -20,6 +20,14 @@ equity for the side then on roll, after its own best cube action. So with
 one-roll cubeful search exactly (tested); longer horizons replace more of
 Janowski's formula by played-out cube actions.
 
+Several horizons (`horizon=(10, 11)`) score each trial by the mean of its
+values cut after each of them, on the same dice, in one pass: a leaf after an
+even number of turns has the starting side on roll, after an odd number the
+other, so a network that misjudges the side on roll (as `bench_horizon.py`
+measures of `jacquet`'s) moves the two means of two lines in opposite
+directions, and their mean cancels it to first order, as the rollout labels'
+default horizons 4 and 5 do.
+
 Variance: the first roll is stratified over the 36 outcomes and both lines
 share the dice of each trial (common random numbers), so the difference
 between them has a much smaller error than either; no luck is subtracted (the
@@ -31,6 +39,7 @@ side on roll; a double/pass is worth 1.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,49 +104,66 @@ class CubefulRollout:
         return side_efficiency(self.variant, np.array(s.me), np.array(s.opp), self.x_contact)
 
     def _trial(self, s: State, value: int, owner: str, first: int,
-               rng: np.random.Generator, horizon: int) -> float:
+               rng: np.random.Generator, horizons: tuple[int, ...]) -> float:
         """One game from `s` (side on roll, its cube access `owner`, the cube at `value`),
         first roll index `first`: the result from the view of the side on roll at the
-        start. The first turn's cube action is the line's (no double, or doubled and
-        taken); later ones are the policy's, on the probabilities the last play left."""
+        start, the mean of its values cut after each of `horizons` turns. The first
+        turn's cube action is the line's (no double, or doubled and taken); later ones are
+        the policy's, on the probabilities the last play left."""
         state: State = s
         sign = 1.0
         dice = first
         probs = np.empty(0)  # the side on roll's, before its roll (from the second turn)
-        for turn in range(horizon):
+        last = max(horizons)
+        total = 0.0  # the values of the horizons already passed
+        for turn in range(last):
             if turn > 0 and owner != "opponent":
                 d = cubemod.money_decision(tuple(float(v) for v in probs), owner,
                                            self.efficiency(state))
                 if d.action == "double":
-                    if d.take == "drop":
-                        return sign * value
+                    if d.take == "drop":  # the game ends here for every later horizon
+                        return (total + sign * value * _later(horizons, turn)) / len(horizons)
                     value *= 2
                     owner = "opponent"
             e = self.plays.expand(state)
             nxt = e.nxt[dice]
             if nxt is None:  # the play ends the game: its exact result at this cube
-                return sign * value * float(e.best[dice])
+                end = sign * value * float(e.best[dice])
+                return (total + end * _later(horizons, turn)) / len(horizons)
             state = nxt
             probs = flip(e.probs[dice])  # the next side's view, before its roll
             owner = _OTHER[owner]
             sign = -sign
-            if turn + 1 < horizon:
+            if turn + 1 in horizons and turn + 1 < last:
+                # a horizon: the side now on roll takes its best cube action, by Janowski
+                total += sign * value * leaf_value(probs, owner, self.efficiency(state))
+            if turn + 1 < last:
                 a, b = rng.integers(1, 7, size=2)
                 dice = ROLL_INDEX[(int(a), int(b))]
-        # the horizon: the side now on roll takes its best cube action, valued by Janowski
-        return sign * value * leaf_value(probs, owner, self.efficiency(state))
+        total += sign * value * leaf_value(probs, owner, self.efficiency(state))
+        return total / len(horizons)
 
-    def run(self, s: State, *, trials: int, seed: int | list[int], horizon: int,
-            owner: str = "centre") -> CubefulResult:
+    def run(self, s: State, *, trials: int, seed: int | list[int],
+            horizon: int | Sequence[int], owner: str = "centre") -> CubefulResult:
         """Roll out the no-double and double/take lines of `s` (side on roll, before its
-        roll, with access to the cube: `owner` is 'centre' or 'me')."""
+        roll, with access to the cube: `owner` is 'centre' or 'me'), each trial cut after
+        `horizon` turns, or valued by the mean over several horizons on its dice."""
         if owner not in ("centre", "me"):
             raise ValueError("the side on roll must have access to the cube")
-        plan = TrialDice(seed, trials, horizon)
+        horizons = (horizon,) if isinstance(horizon, int) else tuple(sorted(set(horizon)))
+        if not horizons or min(horizons) < 1:
+            raise ValueError(f"horizons {horizon!r}: each at least 1 turn")
+        plan = TrialDice(seed, trials, max(horizons))
         nd = np.empty(trials)
         dt = np.empty(trials)
         for t in range(trials):  # both lines of a trial on the same dice
             first = plan.first(t)
-            nd[t] = self._trial(s, 1, owner, first, plan.rng(t), horizon)
-            dt[t] = self._trial(s, 2, "opponent", first, plan.rng(t), horizon)
+            nd[t] = self._trial(s, 1, owner, first, plan.rng(t), horizons)
+            dt[t] = self._trial(s, 2, "opponent", first, plan.rng(t), horizons)
         return CubefulResult(nd, dt)
+
+
+def _later(horizons: tuple[int, ...], turn: int) -> int:
+    """How many of `horizons` a game that ends during turn `turn` (from 0) has not passed:
+    each of them takes the game's result."""
+    return sum(1 for h in horizons if h > turn)

@@ -46,3 +46,31 @@ def test_bad_arguments() -> None:
         roller.run(state, trials=1, seed=1, horizon=0)
     with pytest.raises(ValueError, match="access"):
         roller.run(state, trials=1, seed=1, horizon=1, owner="opponent")
+
+
+def _cube_positions(count: int) -> list[Position]:
+    """Positions of the `jacquet` cube truth set: in the doubling window, so that the
+    later turns double, take and pass."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks/truth/jacquet.cube.j2.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()[1:count + 1]]
+    return [Position.from_id(r["position_id"]) for r in rows]
+
+
+@pytest.mark.parametrize("horizons", [(2, 3), (1, 4, 6)])
+def test_several_horizons_are_the_mean_of_each_on_the_same_dice(horizons) -> None:
+    """Each trial's value is the mean of the values the same trial has cut after each
+    horizon (games that end or are passed before a horizon included)."""
+    searcher = Searcher(neural_evaluator("jacquet"))
+    for pos in [*_cube_positions(3), Position.initial("jacquet")]:
+        state = state_of(pos)
+        joined = CubefulRollout(searcher).run(state, trials=36, seed=7, horizon=horizons)
+        alone = [CubefulRollout(searcher).run(state, trials=36, seed=7, horizon=h)
+                 for h in horizons]
+        for line in ("no_double", "double_take"):
+            mean = sum(getattr(r, line) for r in alone) / len(alone)
+            assert getattr(joined, line) == pytest.approx(mean, abs=1e-12)
+    with pytest.raises(ValueError, match="horizons"):
+        CubefulRollout(searcher).run(state, trials=1, seed=1, horizon=(3, 0))
