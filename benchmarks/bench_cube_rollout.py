@@ -187,8 +187,10 @@ def main(argv: list[str] | None = None) -> int:
                          "instead of the one the positions are sampled with")
     ap.add_argument("--save", type=Path, help="write the rollouts' figures to this file "
                     "(JSON lines, the settings first)")
-    ap.add_argument("--load", type=Path, help="judge the rollouts saved in this file "
-                    "instead of rolling out (their settings replace the options)")
+    ap.add_argument("--load", type=Path, nargs="+",
+                    help="judge the rollouts saved in these files instead of rolling out "
+                    "(the first one's settings replace the options; several files of one "
+                    "variant are judged as one set, their seeds listed)")
     ap.add_argument("--efficiency", type=float,
                     help="contact cube efficiency of the rollouts' own cube policy and "
                     "of their verdicts (default: the variant's shipped value)")
@@ -208,13 +210,23 @@ def main(argv: list[str] | None = None) -> int:
     args.horizon = horizons[0] if len(horizons) == 1 else list(horizons)
     started = time.monotonic()
     if args.load is not None:
-        lines = args.load.read_text().splitlines()
-        settings = json.loads(lines[0])
-        for key in ("variant", "positions", "trials", "horizon", "seed", "window"):
-            setattr(args, key, settings[key])
-        args.efficiency = settings.get("efficiency", 0.68)  # files made before the option
-        args.network = settings.get("network")
-        rolled = [json.loads(line) for line in lines[1:]]
+        rolled = []
+        seeds = []
+        for k, path in enumerate(args.load):
+            lines = path.read_text().splitlines()
+            settings = json.loads(lines[0])
+            if k == 0:
+                for key in ("variant", "positions", "trials", "horizon", "seed", "window"):
+                    setattr(args, key, settings[key])
+                # files made before the option
+                args.efficiency = settings.get("efficiency", 0.68)
+                args.network = settings.get("network")
+            elif settings["variant"] != args.variant:
+                ap.error(f"{path.name} is a {settings['variant']} set, "
+                         f"{args.load[0].name} a {args.variant} one")
+            seeds.append(str(settings["seed"]))
+            rolled += [json.loads(line) for line in lines[1:]]
+        args.seed = ", ".join(seeds)
     else:
         if args.network is not None:
             args.network = Path(args.network).name

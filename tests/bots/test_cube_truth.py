@@ -15,6 +15,9 @@ those of `jacquet-be.cube.jsonl`, rolled out by the shipped jacquet-be network
 `jacquet.cube.jsonl`, rolled out by the shipped jacquet network (`--network
 jacquet-j2.npz`); each slice is rolled out again by its own network (the 256-unit
 network's set is kept as a record, its positions checked, no longer rolled out again).
+`jacquet.cube.j2h.jsonl` holds `jacquet.cube.j2.jsonl`'s positions rolled out again with
+unbiased leaves (each trial the mean of its values cut after 10 and 11 turns), and
+`jacquet.cube.j2h-s18.jsonl` 100 other positions (seed 18) rolled out the same way.
 
 Under a slow budget (`JACQUETD_SLOW_BUDGET` seconds, as in CI) no position is rolled out
 again once the budget is spent, the first one always.
@@ -45,7 +48,8 @@ def read(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["jacquet.cube.jsonl", "jacquet-be.cube.jsonl",
                                   "jacquet.cube-x0.68.jsonl", "jacquet-be.cube-x0.68.jsonl",
-                                  "jacquet.cube.j2.jsonl", "jacquet-be.cube.jbe2.jsonl"])
+                                  "jacquet.cube.j2.jsonl", "jacquet-be.cube.jbe2.jsonl",
+                                  "jacquet.cube.j2h.jsonl", "jacquet.cube.j2h-s18.jsonl"])
 def test_cube_truth_regenerates(name: str) -> None:
     settings, rows = read(name)
     assert len(rows) == settings["positions"]
@@ -73,3 +77,12 @@ def test_second_cube_truth_has_the_first_ones_positions(variant: str, tag: str) 
     assert [r["position_id"] for r in again] == [r["position_id"] for r in rows]
     assert {k: second[k] for k in ("trials", "horizon", "seed", "efficiency", "window")} == {
         k: first[k] for k in ("trials", "horizon", "seed", "efficiency", "window")}
+
+
+def test_the_unbiased_cube_truth_has_the_shipped_sets_positions() -> None:
+    first, rows = read("jacquet.cube.j2.jsonl")
+    second, again = read("jacquet.cube.j2h.jsonl")
+    assert second["network"] == first["network"] and second["horizon"] == [10, 11]
+    assert [r["position_id"] for r in again] == [r["position_id"] for r in rows]
+    assert {k: second[k] for k in ("trials", "seed", "efficiency", "window")} == {
+        k: first[k] for k in ("trials", "seed", "efficiency", "window")}
