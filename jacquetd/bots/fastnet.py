@@ -221,19 +221,24 @@ def _evaluate(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np
     return n_home
 
 
+def _absent(w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Stand-ins, of the dtypes of the arrays given, for a network an evaluator lacks
+    (never read: its route is off)."""
+    return (np.zeros((1, 1), dtype=w1.dtype), np.zeros(1, dtype=b1.dtype),
+            np.zeros((1, 5), dtype=w2.dtype), np.zeros(5, dtype=b2.dtype))
+
+
 def _evaluate_plain(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
                     opp_flag: np.ndarray, table: np.ndarray, vflags: int, version: int,
                     width: int, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
                     b2: np.ndarray, tflags: int, out: np.ndarray, home: np.ndarray) -> int:
     """`_evaluate` of an evaluator with the contact network alone: a call with a third of
     the arrays to pass (each costs the call's dispatch about 0.05-0.08 us)."""
-    w_none = np.zeros((1, 1), dtype=w1.dtype)
-    b_none = np.zeros(1, dtype=b1.dtype)
-    w2_none = np.zeros((1, 5), dtype=w2.dtype)
-    b2_none = np.zeros(5, dtype=b2.dtype)
+    nw1, nb1, nw2, nb2 = _absent(w1, b1, w2, b2)
     return _evaluate(me, opp, me_flag, opp_flag, table, vflags, version, width,
-                     w1, b1, w2, b2, w_none, b_none, w2_none, b2_none,
-                     w_none, b_none, w2_none, b2_none, False, False, tflags, out, home)
+                     w1, b1, w2, b2, nw1, nb1, nw2, nb2, nw1, nb1, nw2, nb2, False, False,
+                     tflags, out, home)
 
 
 def _evaluate_crashed(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
@@ -243,13 +248,10 @@ def _evaluate_crashed(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
                       cb2: np.ndarray, tflags: int, out: np.ndarray, home: np.ndarray) -> int:
     """`_evaluate` of an evaluator with contact and crashed networks and no race network
     (`backgammon`'s): four arrays fewer to pass than `_evaluate`."""
-    w_none = np.zeros((1, 1), dtype=w1.dtype)
-    b_none = np.zeros(1, dtype=b1.dtype)
-    w2_none = np.zeros((1, 5), dtype=w2.dtype)
-    b2_none = np.zeros(5, dtype=b2.dtype)
+    nw1, nb1, nw2, nb2 = _absent(w1, b1, w2, b2)
     return _evaluate(me, opp, me_flag, opp_flag, table, vflags, version, width,
-                     w1, b1, w2, b2, w_none, b_none, w2_none, b2_none,
-                     cw1, cb1, cw2, cb2, False, True, tflags, out, home)
+                     w1, b1, w2, b2, nw1, nb1, nw2, nb2, cw1, cb1, cw2, cb2, False, True,
+                     tflags, out, home)
 
 
 def _route(me: np.ndarray, opp: np.ndarray, x: np.ndarray, contact_col: int,
@@ -297,6 +299,7 @@ if _njit is not None:
     _sigmoids = _njit(cache=True, error_model="numpy", fastmath=_FUSED)(_sigmoids)
     _forward_row = _njit(cache=True, nogil=True, fastmath={"contract"})(_forward_row)
     _evaluate = _njit(cache=True, nogil=True)(_evaluate)
+    _absent = _njit(cache=True)(_absent)
     _evaluate_plain = _njit(cache=True, nogil=True)(_evaluate_plain)
     _evaluate_crashed = _njit(cache=True, nogil=True)(_evaluate_crashed)
     _route = _njit(cache=True, nogil=True)(_route)
