@@ -80,10 +80,12 @@ def searcher_for(variant: str) -> Searcher:
     return _SEARCHERS[variant]
 
 
-def sample(variant: str, count: int, seed: int, rate: float, window: tuple[float, float]
-           ) -> list[Position]:
+def sample(variant: str, count: int, seed: int, rate: float, window: tuple[float, float],
+           one_a_game: bool = False) -> list[Position]:
     """`count` positions before the roll, cube centred, from seeded neural self-play, the
-    side on roll's 0-ply winning chances inside `window`."""
+    side on roll's 0-ply winning chances inside `window`: a share `rate` of the turns, or
+    with `one_a_game` one turn of each game, drawn alike among its turns in the window
+    (positions of one game are alike: a set of one a game says more for its size)."""
     v = find_variant(variant)
     ev = truth_evaluator(variant)
     searcher = Searcher(ev)
@@ -92,20 +94,23 @@ def sample(variant: str, count: int, seed: int, rate: float, window: tuple[float
     game = 0
     while len(out) < count:
         pick = np.random.default_rng([seed, game, 3])
+        seen: list[Position] = []
 
         def hook(player: int, turn: Turn, raws: Sequence[RawPlay], k: int,
-                 _pick: np.random.Generator = pick) -> None:
-            if len(out) >= count or _pick.random() >= rate:
+                 _pick: np.random.Generator = pick, _seen: list[Position] = seen) -> None:
+            if len(out) >= count or (not one_a_game and _pick.random() >= rate):
                 return
             pos = Position.validated(variant, turn.me, turn.opp,
                                      primed=(turn.me_flag, turn.opp_flag),
                                      cube=Cube(1, CubeOwner.CENTRE))
             win = float(searcher.evaluate_states([state_of(pos)], 0)[0][0])
             if window[0] <= win <= window[1]:
-                out.append(pos)
+                (_seen if one_a_game else out).append(pos)
 
         play_game(v, (choose, choose), np.random.default_rng([seed, game]), first=game % 2,
                   on_turn=hook)
+        if one_a_game and seen:
+            out.append(seen[int(pick.integers(len(seen)))])
         game += 1
     return out
 
@@ -178,7 +183,11 @@ def main(argv: list[str] | None = None) -> int:
                     "trial valued by the mean over them (10,11 cancels a network's bias "
                     "for or against the side on roll at the leaves: `cuberollout`)")
     ap.add_argument("--seed", type=int, default=17)
-    ap.add_argument("--rate", type=float, default=0.25)
+    ap.add_argument("--rate", type=float, default=0.25,
+                    help="the share of the turns in the window kept")
+    ap.add_argument("--one-a-game", action="store_true",
+                    help="keep one turn of each game instead, drawn alike among its turns "
+                         "in the window (the positions of one game are alike)")
     ap.add_argument("--window", type=float, nargs=2, default=(0.55, 0.95))
     ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
     ap.add_argument("--json", action="store_true", help="also print every decision as JSON")
@@ -221,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
                 # files made before the option
                 args.efficiency = settings.get("efficiency", 0.68)
                 args.network = settings.get("network")
+                args.one_a_game = settings.get("one_a_game", False)
             elif settings["variant"] != args.variant:
                 ap.error(f"{path.name} is a {settings['variant']} set, "
                          f"{args.load[0].name} a {args.variant} one")
@@ -232,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
             args.network = Path(args.network).name
             rollout_evaluator(args.variant, args.network)  # fails before the sampling
         positions = sample(args.variant, args.positions, args.seed, args.rate,
-                           tuple(args.window))
+                           tuple(args.window), args.one_a_game)
         jobs = [(args.variant, pos.to_id(), args.trials, horizons, args.seed, i,
                  args.efficiency, args.network)
                 for i, pos in enumerate(positions)]
@@ -244,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.save is not None:
             settings = {key: getattr(args, key) for key in
                         ("variant", "positions", "trials", "horizon", "seed", "rate",
-                         "efficiency")}
+                         "efficiency", "one_a_game")}
             settings["window"] = list(args.window)
             if args.network is not None:
                 settings["network"] = args.network
@@ -254,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
             args.save.write_text("".join(json.dumps(r) + "\n" for r in [settings, *rolled]))
     rows = [judge(r, args.cubeful, args.scan) for r in rolled]
     print(f"{args.variant}: money cube decisions of {len(rows)} positions from neural "
-          f"self-play (seed {args.seed}, 0-ply winning chances {args.window[0]}-"
+          f"self-play (seed {args.seed}, {'one a game' if args.one_a_game else 'several a game'}"
+          f", 0-ply winning chances {args.window[0]}-"
           f"{args.window[1]}) against cubeful rollouts ({args.trials} trials per line, "
           f"0-ply player{'' if args.network is None else ' ' + args.network}, "
           f"our cube policy at contact efficiency {args.efficiency}, "

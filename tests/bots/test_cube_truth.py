@@ -57,7 +57,7 @@ def test_cube_truth_regenerates(name: str) -> None:
     deadline = slow_deadline()
     count = 10
     positions = sample(settings["variant"], count, settings["seed"], settings["rate"],
-                       tuple(settings["window"]))
+                       tuple(settings["window"]), settings.get("one_a_game", False))
     assert [p.to_id() for p in positions] == [r["position_id"] for r in rows[:count]]
     for index in within(deadline, range(2)):
         row = rows[index]
