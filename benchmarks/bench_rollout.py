@@ -80,11 +80,10 @@ def gnubg_settings(trials: int, plies: int | None, seed: int, prune: bool) -> li
     return out
 
 
-PHASES = {"race": (0, 0, 0, 0, 0, 0, 0, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-          "bearoff": (0, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                      0)}
-"""`--phases`: the later positions (each side's checkers, index 0 borne off, 1-24 the
-points, 25 the bar; both sides alike)."""
+PHASES = {"race": tuple(3 if 7 <= i <= 11 else 0 for i in range(26)),
+          "bearoff": tuple(3 if 1 <= i <= 5 else 0 for i in range(26))}
+"""`--phases`: the later positions, each side's checkers (index 0 borne off, 1-24 the
+points, 25 the bar; both sides alike): three on each of the points 7-11, and 1-5."""
 
 
 def setup(position: Position) -> list[str]:

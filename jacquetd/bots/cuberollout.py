@@ -24,9 +24,9 @@ Several horizons (`horizon=(10, 11)`) score each trial by the mean of its
 values cut after each of them, on the same dice, in one pass: a leaf after an
 even number of turns has the starting side on roll, after an odd number the
 other, so a network that misjudges the side on roll (as `bench_horizon.py`
-measures of `jacquet`'s) moves the two means of two lines in opposite
-directions, and their mean cancels it to first order, as the rollout labels'
-default horizons 4 and 5 do.
+measures of `jacquet`'s) errs one way at the even horizon and the other way at
+the odd one, and the mean of the two cancels it to first order, as the rollout
+labels' default horizons 4 and 5 do.
 
 Variance: the first roll is stratified over the 36 outcomes and both lines
 share the dice of each trial (common random numbers), so the difference
