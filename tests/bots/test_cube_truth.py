@@ -18,7 +18,8 @@ network's set is kept as a record, its positions checked, no longer rolled out a
 `jacquet.cube.j2h.jsonl` holds `jacquet.cube.j2.jsonl`'s positions rolled out again with
 unbiased leaves (each trial the mean of its values cut after 10 and 11 turns), and
 `jacquet.cube.j2h-s18.jsonl` 100 other positions (seed 18) rolled out the same way, and
-`jacquet.cube.j2h-g19.jsonl` 200 positions drawn one a game (`--one-a-game`, seed 19).
+`jacquet.cube.j2h-g19.jsonl` 200 positions drawn one a game (`--one-a-game`, seed 19);
+`jacquet-be.cube.jbe2h-g29.jsonl` 100 `jacquet-be` positions drawn the same way (seed 29).
 
 Under a slow budget (`JACQUETD_SLOW_BUDGET` seconds, as in CI) no position is rolled out
 again once the budget is spent, the first one always.
@@ -51,7 +52,8 @@ def read(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                                   "jacquet.cube-x0.68.jsonl", "jacquet-be.cube-x0.68.jsonl",
                                   "jacquet.cube.j2.jsonl", "jacquet-be.cube.jbe2.jsonl",
                                   "jacquet.cube.j2h.jsonl", "jacquet.cube.j2h-s18.jsonl",
-                                  "jacquet.cube.j2h-g19.jsonl"])
+                                  "jacquet.cube.j2h-g19.jsonl",
+                                  "jacquet-be.cube.jbe2h-g29.jsonl"])
 def test_cube_truth_regenerates(name: str) -> None:
     settings, rows = read(name)
     assert len(rows) == settings["positions"]
