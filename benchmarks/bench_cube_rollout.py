@@ -122,6 +122,10 @@ def horizon_text(horizon: int | list[int]) -> str:
     return " and ".join(str(h) for h in horizon) + " (the mean)"
 
 
+DRAWS = {True: "one a game", False: "several a game", None: "one or several a game"}
+"""How the positions were drawn (`--one-a-game`; None: sets of both kinds judged as one)."""
+
+
 SCAN = tuple(round(x, 2) for x in np.arange(0.40, 0.96, 0.05))
 
 
@@ -221,22 +225,31 @@ def main(argv: list[str] | None = None) -> int:
     if args.load is not None:
         rolled = []
         seeds = []
+        draws = set()
+        first: dict[str, Any] = {}
         for k, path in enumerate(args.load):
             lines = path.read_text().splitlines()
             settings = json.loads(lines[0])
+            # files made before the options: efficiency 0.68, several positions a game
+            shape = {"variant": settings["variant"], "trials": settings["trials"],
+                     "horizon": settings["horizon"], "window": settings["window"],
+                     "efficiency": settings.get("efficiency", 0.68),
+                     "network": settings.get("network")}
             if k == 0:
-                for key in ("variant", "positions", "trials", "horizon", "seed", "window"):
-                    setattr(args, key, settings[key])
-                # files made before the option
-                args.efficiency = settings.get("efficiency", 0.68)
-                args.network = settings.get("network")
-                args.one_a_game = settings.get("one_a_game", False)
-            elif settings["variant"] != args.variant:
-                ap.error(f"{path.name} is a {settings['variant']} set, "
-                         f"{args.load[0].name} a {args.variant} one")
+                first = shape
+                for key, value in shape.items():
+                    setattr(args, key, value)
+            else:  # judged as one set, the rollouts must be alike
+                differ = [key for key in shape if shape[key] != first[key]]
+                if differ:
+                    ap.error(f"{path.name} and {args.load[0].name} differ in "
+                             + ", ".join(f"{key} ({shape[key]} against {first[key]})"
+                                         for key in differ))
             seeds.append(str(settings["seed"]))
+            draws.add(bool(settings.get("one_a_game", False)))
             rolled += [json.loads(line) for line in lines[1:]]
         args.seed = ", ".join(seeds)
+        args.one_a_game = True if draws == {True} else False if draws == {False} else None
     else:
         if args.network is not None:
             args.network = Path(args.network).name
@@ -264,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
             args.save.write_text("".join(json.dumps(r) + "\n" for r in [settings, *rolled]))
     rows = [judge(r, args.cubeful, args.scan) for r in rolled]
     print(f"{args.variant}: money cube decisions of {len(rows)} positions from neural "
-          f"self-play (seed {args.seed}, {'one a game' if args.one_a_game else 'several a game'}"
+          f"self-play (seed {args.seed}, {DRAWS[args.one_a_game]}"
           f", 0-ply winning chances {args.window[0]}-"
           f"{args.window[1]}) against cubeful rollouts ({args.trials} trials per line, "
           f"0-ply player{'' if args.network is None else ' ' + args.network}, "

@@ -90,3 +90,14 @@ def test_the_unbiased_cube_truth_has_the_shipped_sets_positions() -> None:
     assert [r["position_id"] for r in again] == [r["position_id"] for r in rows]
     assert {k: second[k] for k in ("trials", "seed", "efficiency", "window")} == {
         k: first[k] for k in ("trials", "seed", "efficiency", "window")}
+
+
+def test_sets_judged_as_one_must_be_rolled_out_alike(capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    """`bench_cube_rollout.py --load A B` refuses sets whose rollouts differ, naming how."""
+    from benchmarks.bench_cube_rollout import main
+
+    with pytest.raises(SystemExit):
+        main(["--load", str(TRUTH / "jacquet.cube.j2h.jsonl"),
+              str(TRUTH / "jacquet.cube.j2.jsonl")])
+    assert "differ in horizon (10 against [10, 11])" in capsys.readouterr().err
