@@ -14,7 +14,9 @@ the encoding time of a position in every feature version from 2 on; and
 the latency of `best_move` of the `random` and `heuristic` levels and at 0,
 1 and 2 plies (median and 90th percentile), and at 1 and 2 plies without the
 pruning networks, beside gnubg's `findbestmove` at 0, 1 and 2 plies on the
-same backgammon positions, with each variant's ratio to gnubg's figure. Each
+same backgammon positions, with each variant's ratio to gnubg's figure; and the
+latency of the cube decision a bot of each searching level makes before its roll
+(at the level's `cube_depth`). Each
 position's latency is the fastest of `--repeats` moves; gnubg's position cache
 is emptied before each of its moves (ours keeps none from one move to the next).
 """
@@ -36,6 +38,7 @@ import numpy as np
 
 from jacquetd.bots import features, get_bot
 from jacquetd.bots.evaluator import NeuralEvaluator, neural_evaluator
+from jacquetd.bots.interface import ENGINE
 from jacquetd.bots.search import Searcher, SearchSettings, State, roll_replies
 from jacquetd.rules import Position, generate_raw, legal_plays
 
@@ -254,6 +257,13 @@ def main(argv: list[str] | None = None) -> int:
             ours[variant, plies] = (med, p90)
             print(f"{variant}: best_move at {plies} plies: median {med:.1f} ms, "
                   f"p90 {p90:.1f} ms ({len(positions)} positions)")
+        for level in ("neural", "neural-1", "neural-2"):
+            depth = ENGINE.cube_depth(level)
+            med, p90 = latency(lambda p, n=depth: ENGINE.cube(p.without_dice(), plies=n),
+                               positions, args.repeats)
+            at = f"{depth} ply" if depth == 1 else f"{depth} plies"
+            print(f"{variant}: cube decision of {level} (at {at}, before its roll): "
+                  f"median {med:.2f} ms, p90 {p90:.2f} ms ({len(positions)} positions)")
         unpruned = Searcher(neural_evaluator(variant), SearchSettings(prune=False))
         for plies in (1, 2):
             med, p90 = latency(lambda p, n=plies, s=unpruned: s.best(

@@ -169,8 +169,9 @@ def cube_decision(pos: Position, *, plies: int = 0,
     A decision in a short bear-off (at most seven checkers a side, all home) is
     exact at every depth and in every variant: money play from the two-sided
     table (`bearoff_cube.py`), match play solved at its score (`bearoff_match.py`).
-    The two-roll search polls `should_stop` before each roll and raises
-    `search.Stopped` when it turns true.
+    The two-roll search polls `should_stop` before each roll, the search behind
+    Janowski's formula as it searches, and each raises `search.Stopped` when it turns
+    true.
     """
     exact = (cubeful.exact_money_decision(pos) if pos.match is None
              else cubeful.exact_match_decision(pos, match_model(pos.variant)))
@@ -188,7 +189,7 @@ def cube_decision(pos: Position, *, plies: int = 0,
         return cubeful.match_decision(_searcher(pos.variant), pos, match_model(pos.variant),
                                       plies)
     base = pos.without_dice() if pos.dice else pos
-    e = evaluate(base, plies=plies)
+    e = evaluate(base, plies=plies, should_stop=should_stop)
     return cubemod.position_decision(pos, e.probs(), match_model(pos.variant))
 
 

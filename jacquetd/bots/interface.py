@@ -71,9 +71,13 @@ class Engine(Protocol):
     def cube(self, pos: Position, *, plies: int = 0,
              should_stop: StopFn | None = None) -> CubeDecision: ...
 
-    def doubles(self, pos: Position, level: str) -> bool: ...
+    def cube_depth(self, level: str) -> int: ...
 
-    def takes(self, pos: Position, level: str) -> bool: ...
+    def doubles(self, pos: Position, level: str, *,
+                should_stop: StopFn | None = None) -> bool: ...
+
+    def takes(self, pos: Position, level: str, *,
+              should_stop: StopFn | None = None) -> bool: ...
 
     def accepts_resignation(self, pos: Position, level: str, points: int, *,
                             on_roll: bool = True) -> bool: ...
@@ -169,16 +173,45 @@ class BotsEngine:
 
     # ---- the one cube and resignation policy ------------------------------------------
 
-    def doubles(self, pos: Position, level: str) -> bool:
-        """Whether the side on roll of `pos` (a bot of `level`) doubles before rolling:
-        ``random`` never does; the others when the cube decision says ``double``."""
-        return level != RANDOM_LEVEL and self.cube(pos.without_dice()).action == "double"
+    def cube_depth(self, level: str) -> int:
+        """The plies at which a bot of `level` decides its cube actions: the depth its
+        plays search (`depth`; 0 for the levels that do not search, and for a name that
+        is no level).
 
-    def takes(self, pos: Position, level: str) -> bool:
+        A searching bot doubles and takes as the protocol's ``cube`` command answers at
+        its depth: a `neural-2` seat's actions are those of the two-ply cube analysis.
+        In `backgammon` it agrees with GNU Backgammon's two-ply cube more closely than
+        the 0-ply analysis (`benchmarks/bench_cube.py`); against the Jacquet variants'
+        cubeful rollouts it costs less, within the interval of those sets
+        (`benchmarks/bench_cube_rollout.py`)."""
+        return self.depth(level) or 0
+
+    def doubles(self, pos: Position, level: str, *,
+                should_stop: StopFn | None = None) -> bool:
+        """Whether the side on roll of `pos` (a bot of `level`) doubles before rolling:
+        ``random`` never does; the others when the cube decision at the level's
+        `cube_depth` says ``double`` (`_level_cube`)."""
+        return level != RANDOM_LEVEL and self._level_cube(
+            pos, level, should_stop).action == "double"
+
+    def takes(self, pos: Position, level: str, *,
+              should_stop: StopFn | None = None) -> bool:
         """Whether a bot of `level` takes the double offered by the side on roll of `pos`
-        (the doubler's view): ``random`` always does; the others unless the decision says
-        ``drop``."""
-        return level == RANDOM_LEVEL or self.cube(pos.without_dice()).take != "drop"
+        (the doubler's view): ``random`` always does; the others unless the decision at
+        the level's `cube_depth` says ``drop`` (`_level_cube`)."""
+        return level == RANDOM_LEVEL or self._level_cube(
+            pos, level, should_stop).take != "drop"
+
+    def _level_cube(self, pos: Position, level: str,
+                    should_stop: StopFn | None) -> CubeDecision:
+        """The cube decision of `pos` at the level's `cube_depth`; when `should_stop`
+        turns true before it is done (a bot's time is up), the 0-ply decision, which
+        takes about a millisecond."""
+        try:
+            return self.cube(pos.without_dice(), plies=self.cube_depth(level),
+                             should_stop=should_stop)
+        except Stopped:
+            return self.cube(pos.without_dice())
 
     def accepts_resignation(self, pos: Position, level: str, points: int, *,
                             on_roll: bool = True) -> bool:

@@ -31,9 +31,11 @@ def run_gnubg_decide(args: dict[str, Any], call: WorkerCall) -> dict[str, Any]:
         return {"reply": "accept\n" if accepts else "reject\n"}
     if not question.actor_on_roll:
         # `pos` is from the doubler's side (on roll, double pending); the answer is ours
-        return {"reply": "take\n" if ENGINE.takes(pos, level) else "drop\n"}
+        return {"reply": "take\n" if ENGINE.takes(pos, level, should_stop=call.should_stop)
+                else "drop\n"}
     if not pos.dice:
-        return {"reply": "double\n" if ENGINE.doubles(pos, level) else "roll\n"}
+        return {"reply": "double\n" if ENGINE.doubles(pos, level, should_stop=call.should_stop)
+                else "roll\n"}
     play = ENGINE.choose(pos, level, seed=args.get("seed", call.seed),
                          should_stop=call.should_stop)
     return {"reply": gnubg_wire.format_move(play.move), "move": play.move}

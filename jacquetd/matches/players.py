@@ -19,6 +19,7 @@ engine's one cube and resignation policy answers the questions.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable
 
 from jacquetd.bots.interface import ENGINE, RANDOM_LEVEL
@@ -62,11 +63,18 @@ def default_bot_move(position: Position, level: str, time_s: float) -> str:
 
 def default_bot_cube(position: Position, level: str, time_s: float, question: str,
                      points: int = 0) -> str:
-    """The engine's answer to `question` (see the module docstring) for a bot of `level`."""
+    """The engine's answer to `question` (see the module docstring) for a bot of `level`:
+    a cube action at the level's depth, or at 0 plies when that search would outrun
+    most of `time_s`."""
+    deadline = time.monotonic() + 0.8 * time_s
+
+    def out_of_time() -> bool:
+        return time.monotonic() >= deadline
+
     if question == "double":
-        return "double" if ENGINE.doubles(position, level) else "roll"
+        return "double" if ENGINE.doubles(position, level, should_stop=out_of_time) else "roll"
     if question == "take":
-        return "take" if ENGINE.takes(position, level) else "drop"
+        return "take" if ENGINE.takes(position, level, should_stop=out_of_time) else "drop"
     if question == "resign":
         return "accept" if ENGINE.accepts_resignation(position, level, points) else "reject"
     raise ValueError(f"unknown question {question!r}")

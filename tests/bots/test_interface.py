@@ -54,6 +54,32 @@ def test_evaluator_policy_follows_the_equity() -> None:
     assert ENGINE.takes(pos, "neural")
 
 
+# Two `jacquet` decisions of the cube truth set (benchmarks/truth/jacquet.cube.j2h-g19.jsonl,
+# lines 146 and 12) on which the 0-ply and the 2-ply cube analyses part, the 2-ply one
+# with the cubeful rollout: a double the rollout calls double/pass, and a double/take.
+TOO_GOOD_AT_0_DOUBLE_AT_2 = "AQAAACIwAAAAAAAQBAAwAAAAAAAwADAAAUAAQAAEAAA"
+DROP_AT_0_TAKE_AT_2 = "AQAAACAAAAABEAEDAABwAAAAAAAAAgAAEBMQcAAEAAA"
+
+
+def test_a_bot_decides_its_cube_at_its_own_depth() -> None:
+    """A searching bot's cube actions are the cube analysis at the plies its plays
+    search, not the 0-ply one: here the two depths part, and each level follows its
+    own."""
+    assert [ENGINE.cube_depth(level) for level in ("random", "heuristic", "neural",
+                                                    "neural-1", "neural-2")] == [0, 0, 0, 1, 2]
+    double = Position.from_id(TOO_GOOD_AT_0_DOUBLE_AT_2)
+    assert ENGINE.cube(double, plies=0).action == "too_good"
+    assert ENGINE.cube(double, plies=2).action == "double"
+    assert not ENGINE.doubles(double, "neural")
+    assert ENGINE.doubles(double, "neural-2")
+    take = Position.from_id(DROP_AT_0_TAKE_AT_2)
+    assert ENGINE.cube(take, plies=0).take == "drop"
+    assert ENGINE.cube(take, plies=2).take == "take"
+    assert not ENGINE.takes(take, "neural")
+    assert ENGINE.takes(take, "neural-2")
+    assert ENGINE.takes(take, RANDOM_LEVEL)
+
+
 def test_a_variant_without_its_network_file_is_refused_naming_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A variant whose weights file is absent (an install without it) is refused as an
@@ -77,3 +103,20 @@ def test_a_variant_without_its_network_file_is_refused_naming_it(
     finally:
         monkeypatch.undo()
         clear()
+
+
+def test_a_bot_seat_out_of_time_decides_its_cube_at_0_plies() -> None:
+    """A hosted bot seat's cube answer searches at its level's depth within its time,
+    and falls back to the 0-ply decision when that search would outrun it."""
+    from jacquetd.matches.players import default_bot_cube
+
+    double = Position.from_id(TOO_GOOD_AT_0_DOUBLE_AT_2)
+    assert default_bot_cube(double, "neural-2", 5.0, "double") == "double"
+    assert default_bot_cube(double, "neural-2", 0.0, "double") == "roll"
+    take = Position.from_id(DROP_AT_0_TAKE_AT_2)
+    assert default_bot_cube(take, "neural-2", 5.0, "take") == "take"
+    assert default_bot_cube(take, "neural-2", 0.0, "take") == "drop"
+    stopped = [False]
+    assert ENGINE.doubles(double, "neural-2", should_stop=lambda: stopped[0])
+    stopped[0] = True
+    assert not ENGINE.doubles(double, "neural-2", should_stop=lambda: stopped[0])
