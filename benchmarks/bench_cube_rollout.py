@@ -69,7 +69,8 @@ from jacquetd.rules.position import Cube, CubeOwner  # noqa: E402
 
 LEVELS = ("0", "1", "2")  # `analysis.cube_decision` at these plies
 LABELS = {"0": "ours at 0 plies", "1": "ours at 1 ply", "2": "ours at 2 plies",
-          "c1": "one-roll cubeful search, 1 ply", "c2": "one-roll cubeful search, 2 plies"}
+          "c1": "one-roll cubeful search, 1 ply", "c2": "one-roll cubeful search, 2 plies",
+          "d2": "two-roll cubeful search, 2 plies", "d3": "two-roll cubeful search, 3 plies"}
 _SEARCHERS: dict[str, Searcher] = {}
 
 
@@ -150,19 +151,23 @@ def roll_out(job: tuple[str, str, int, int | tuple[int, ...], int, int, float, s
             "unsure": bool(unsure)}
 
 
-def judge(row: dict[str, Any], cubeful_plies: Sequence[int] = (), scan: bool = True
-          ) -> dict[str, Any]:
+def judge(row: dict[str, Any], cubeful_plies: Sequence[int] = (), scan: bool = True,
+          deep_plies: Sequence[int] = ()) -> dict[str, Any]:
     """Our levels' actions on one rolled-out decision, their costs by the rollout's
     figures, and (for the scan) the action at each contact efficiency in `SCAN` from the
     0-, 1- and 2-ply probabilities (Janowski's formula; each depth evaluated once).
     `cubeful_plies`: also the one-roll cubeful search (`cubeful.money_decision`) at
-    these depths (levels 'c1', 'c2')."""
+    these depths (levels 'c1', 'c2'); `deep_plies`: the two-roll cubeful search
+    (`cubeful.money_decision_deep`) at these depths (levels 'd2', 'd3')."""
     pos = Position.from_id(row["position_id"])
     ref = GnubgCube(row["proper"], row["nd"], row["dt"], 1.0)
     out = dict(row)
     decisions = {level: analysis.cube_decision(pos, plies=int(level)) for level in LEVELS}
     for plies in cubeful_plies:
         decisions[f"c{plies}"] = cubeful.money_decision(searcher_for(pos.variant), pos, plies)
+    for plies in deep_plies:
+        decisions[f"d{plies}"] = cubeful.money_decision_deep(searcher_for(pos.variant), pos,
+                                                             plies)
     for level, decision in decisions.items():
         ours = our_class(decision)
         out[f"ours_{level}"] = ours
@@ -210,6 +215,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cubeful", type=int, nargs="*", default=[], metavar="PLIES",
                     help="also judge the one-roll cubeful search at these depths "
                     "(backgammon money play uses it at 1 ply and more)")
+    ap.add_argument("--deep", type=int, nargs="*", default=[], metavar="PLIES",
+                    choices=(2, 3),
+                    help="also judge the two-roll cubeful search at these depths (backgammon "
+                         "uses it from 2 plies on)")
     ap.add_argument("--scan", action="store_true",
                     help="also the agreement at 0, 1 and 2 plies for contact efficiencies "
                          "0.40-0.95 (Janowski's formula on each depth's probabilities)")
@@ -275,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             settings["command"] = "python benchmarks/bench_cube_rollout.py " + " ".join(
                 argv if argv is not None else sys.argv[1:])
             args.save.write_text("".join(json.dumps(r) + "\n" for r in [settings, *rolled]))
-    rows = [judge(r, args.cubeful, args.scan) for r in rolled]
+    rows = [judge(r, args.cubeful, args.scan, args.deep) for r in rolled]
     print(f"{args.variant}: money cube decisions of {len(rows)} positions from neural "
           f"self-play (seed {args.seed}, {DRAWS[args.one_a_game]}"
           f", 0-ply winning chances {args.window[0]}-"
@@ -289,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{c} {sum(1 for r in rows if r['proper'] == c)}" for c in classes)
         + f"; unsure (another action within 2 standard errors) "
           f"{sum(1 for r in rows if r['unsure'])}")
-    for plies in [*LEVELS, *(f"c{p}" for p in args.cubeful)]:
+    for plies in [*LEVELS, *(f"c{p}" for p in args.cubeful), *(f"d{p}" for p in args.deep)]:
         agree = [r for r in rows if r[f"ours_{plies}"] == r["proper"]]
         dis = [r[f"cost_{plies}"] for r in rows if r[f"ours_{plies}"] != r["proper"]]
         sure = [r for r in rows if not r["unsure"]]

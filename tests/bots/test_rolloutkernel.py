@@ -229,3 +229,43 @@ def test_a_label_is_the_raw_mean_with_less_noise() -> None:
     assert (np.abs(label.probs - raw.mean(axis=0)) <= 4 * both + 1e-12).all()
     assert label.std_errors[0] < 0.5 * raw_se[0]
     assert float(equity(label.probs[None])[0]) == pytest.approx(label.result.equity, abs=1e-9)
+
+
+def test_the_parts_benchmark_times_the_plays_and_rows_the_kernel_evaluates() -> None:
+    """`benchmarks/bench_rollout_parts.py` times the kernel's own work: its plays are
+    every distinct position a roll's plays leave (the rules' generator, roll by roll),
+    and its rows are the evaluator's encoding of them."""
+    from benchmarks import bench_rollout_parts as parts
+    from jacquetd import fastgen
+    from jacquetd.bots import fastencode, features
+    from jacquetd.bots.search import ROLLS
+    from jacquetd.rules import generate_raw
+    from jacquetd.rules.variants import opponent_point_map
+
+    ev = neural_evaluator("backgammon")
+    pos = random_position("backgammon", 11, 14)
+    me = np.array([pos.me], dtype=np.int16)
+    opp = np.array([pos.opp], dtype=np.int16)
+    w8, w64 = parts.gk.new_workspace(1 << 14)
+    rows = np.empty((w8.shape[0] - parts.gk.ENT0, 52), dtype=np.int8)
+    out = np.empty((5000, 52), dtype=np.int8)
+    n = parts._all_plays(me, opp, rk._DICE, fastgen.flags_of(ev.variant), w8, w64, rows, out)
+    expected = {(d1, d2): {(r.me, r.opp) for r in generate_raw(ev.variant, pos.me, pos.opp,
+                                                               (d1, d2))}
+                for d1, d2, _w in ROLLS}
+    assert n == sum(len(v) for v in expected.values())
+    got = {(tuple(int(c) for c in row[:26]), tuple(int(c) for c in row[26:])) for row in out[:n]}
+    assert got == set().union(*expected.values())
+    f = parts.parts("backgammon", [(pos.me, pos.opp)], 5000, (64,))
+    assert f["plays a position"] == n and f["hidden"] == ev.net.n_hidden
+    a_rows = np.ascontiguousarray(out[:n, 26:], dtype=np.int16)
+    b_rows = np.ascontiguousarray(out[:n, :26], dtype=np.int16)
+    flags = np.zeros(n, dtype=bool)
+    x = np.zeros((1, ev.net.n_inputs), np.float32)
+    xs = np.zeros((n, ev.net.n_inputs), np.float32)
+    table = np.array(opponent_point_map(ev.variant), dtype=np.int64)
+    parts._encode_all(a_rows, b_rows, table, fastencode.variant_flags(ev.variant),
+                      ev.feature_version, fastencode.side_width(ev.feature_version),
+                      fastencode.ESCAPES, x, np.empty(fastencode.SCRATCH, np.int64), xs)
+    want = features.encode(ev.variant, a_rows, b_rows, flags, flags, ev.feature_version)
+    np.testing.assert_allclose(xs, want, atol=1e-6)
