@@ -111,6 +111,9 @@ class NeuralEvaluator:
         self.feature_version = int(net.meta.get("feature_version", 1))
         self.compiled = self.feature_version in fastencode.SUPPORTED
         """Whether `probs` may run the compiled kernel (the feature version has one)."""
+        self._kernel = (fastnet.SmallBatches(variant, self.feature_version)
+                        if self.compiled and fastnet.available() else None)
+        """`fastnet.evaluate` bound to the variant and feature version (None: no kernel)."""
         for n in (net, race_net, crashed_net):
             if n is None:
                 continue
@@ -190,10 +193,9 @@ class NeuralEvaluator:
 
     def _probs(self, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
                opp_flag: np.ndarray) -> np.ndarray:
-        if self.compiled and fastnet.available():
-            p, home = fastnet.evaluate(self.variant, self.feature_version, self.net,
-                                       self.race_net, self.crashed_net, me, opp,
-                                       me_flag, opp_flag)
+        if self.compiled and self._kernel is not None:
+            p, home = self._kernel(self.net, self.race_net, self.crashed_net, me, opp,
+                                   me_flag, opp_flag)
             if home is None:  # no row all home: the common case, and no call more
                 return p
             return self._bear_off(p, home, me, opp, me_flag, opp_flag)

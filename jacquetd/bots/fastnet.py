@@ -413,6 +413,53 @@ def evaluate(variant: Variant, version: int, net: _Layers, race: _Layers | None,
     return out, home if n_home else None
 
 
+class SmallBatches:
+    """`evaluate` bound to one variant and feature version, for the calls of a few rows
+    (a 0-ply best move's plays, one position), whose cost is mostly the call's own: the
+    constants are looked up once, and rows of the usual types (C-contiguous int16
+    counts and bool flags) go straight to the row kernel; any other call is
+    `evaluate`'s. The same figures as `evaluate`, and the networks read as they are at
+    each call."""
+
+    __slots__ = ("table", "tflags", "variant", "version", "vflags", "width")
+
+    def __init__(self, variant: Variant, version: int) -> None:
+        self.variant = variant
+        self.version = version
+        self.table, self.vflags, self.width, self.tflags = _variant_constants(variant,
+                                                                               version)
+
+    def __call__(self, net: _Layers, race: _Layers | None, crashed: _Layers | None,
+                 me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
+                 opp_flag: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """`evaluate(variant, version, net, race, crashed, me, opp, me_flag, opp_flag)`."""
+        n = me.shape[0]
+        if not (0 < n < BATCH_ROWS and me.dtype is _I16 and opp.dtype is _I16
+                and me_flag.dtype is _BOOL and opp_flag.dtype is _BOOL
+                and me.flags.c_contiguous and opp.flags.c_contiguous
+                and me_flag.flags.c_contiguous and opp_flag.flags.c_contiguous):
+            return evaluate(self.variant, self.version, net, race, crashed, me, opp,
+                            me_flag, opp_flag)
+        out = np.empty((n, 5), dtype=_F64)
+        home = np.empty(n, dtype=_BOOL)
+        if race is None:
+            if crashed is None:
+                n_home = _evaluate_plain(me, opp, me_flag, opp_flag, self.table, self.vflags,
+                                         self.version, self.width, net.w1, net.b1, net.w2,
+                                         net.b2, self.tflags, out, home)
+            else:
+                n_home = _evaluate_crashed(
+                    me, opp, me_flag, opp_flag, self.table, self.vflags, self.version,
+                    self.width, net.w1, net.b1, net.w2, net.b2, crashed.w1, crashed.b1,
+                    crashed.w2, crashed.b2, self.tflags, out, home)
+        else:
+            n_home = _evaluate(me, opp, me_flag, opp_flag, self.table, self.vflags,
+                               self.version, self.width, *_layers(net), *_layers(race),
+                               *_layers(crashed), True, crashed is not None, self.tflags,
+                               out, home)
+        return out, home if n_home else None
+
+
 def _batched(variant: Variant, version: int, table: np.ndarray, net: _Layers,
              race: _Layers | None, crashed: _Layers | None, me: np.ndarray, opp: np.ndarray,
              me_flag: np.ndarray, opp_flag: np.ndarray, out: np.ndarray,

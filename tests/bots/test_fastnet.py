@@ -109,6 +109,13 @@ def test_single_position_path_is_the_reference_within_1e_6(variant):
     small = fastnet.BATCH_ROWS - 1  # the row-by-row kernel on a small batch
     _close(ev.probs(me[:small], opp[:small], me_flag[:small], opp_flag[:small]),
            one_by_one(ev.probs_reference)[:small])
+    # rows of other types or layouts (int64 counts, every other row, flags as ints) are
+    # converted on the way, with the same figures
+    wide, every_other = me[:2 * small].astype(np.int64), opp[:2 * small:2]
+    _close(ev.probs(wide[::2], every_other, me_flag[:2 * small:2].astype(np.int8),
+                    opp_flag[:2 * small:2]),
+           ev.probs_reference(me[:2 * small:2], opp[:2 * small:2], me_flag[:2 * small:2],
+                              opp_flag[:2 * small:2]))
 
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
