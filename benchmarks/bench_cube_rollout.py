@@ -128,6 +128,10 @@ DRAWS = {True: "one a game", False: "several a game", None: "one or several a ga
 
 
 SCAN = tuple(round(x, 2) for x in np.arange(0.40, 0.96, 0.05))
+SHIFTS = (-0.03, -0.02, -0.01, 0.0, 0.01, 0.02, 0.03)
+"""`--scan`: shifts of the cubeless winning chances before Janowski's formula (the
+shipped efficiency): what undoing a network's bias for or against the side on roll
+would do to the cube."""
 
 
 def roll_out(job: tuple[str, str, int, int | tuple[int, ...], int, int, float, str | None]
@@ -178,6 +182,11 @@ def judge(row: dict[str, Any], cubeful_plies: Sequence[int] = (), scan: bool = T
         for x in SCAN:
             ours = our_class(cubemod.position_decision(pos, probs, model, x))
             out[f"scan{level}_{x}"] = (ours, cost(ours, ref))
+        for d in SHIFTS:
+            shifted = np.array(probs, dtype=float)
+            shifted[0] = min(max(shifted[0] + d, 0.0), 1.0)
+            ours = our_class(cubemod.position_decision(pos, shifted, model))
+            out[f"shift{level}_{d}"] = (ours, cost(ours, ref))
     return out
 
 
@@ -331,6 +340,18 @@ def main(argv: list[str] | None = None) -> int:
                 cells.append(f"{agree:6.1%} {float(np.mean([c for _o, c in got])):.4f} "
                              f"{float(np.mean(wrong)) if wrong else 0.0:.4f}")
             print(f"    {x:.2f}: " + " | ".join(cells))
+        print("  the same by a shift of the cubeless winning chances before Janowski's "
+              "formula (the shipped efficiency):")
+        for d in SHIFTS:
+            cells = []
+            for level in LEVELS:
+                got = [r[f"shift{level}_{d}"] for r in rows]
+                wrong = [c for (ours, c), r in zip(got, rows, strict=True)
+                         if ours != r["proper"]]
+                agree = 1 - len(wrong) / len(rows)
+                cells.append(f"{agree:6.1%} {float(np.mean([c for _o, c in got])):.4f} "
+                             f"{float(np.mean(wrong)) if wrong else 0.0:.4f}")
+            print(f"    {d:+.2f}: " + " | ".join(cells))
     if args.json:
         print(json.dumps(rows))
     return 0
