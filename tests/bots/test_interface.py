@@ -55,7 +55,7 @@ def test_evaluator_policy_follows_the_equity() -> None:
 
 
 # Two `jacquet` decisions of the cube truth set (benchmarks/truth/jacquet.cube.j2h-g19.jsonl,
-# lines 146 and 12) on which the 0-ply and the 2-ply cube analyses part, the 2-ply one
+# lines 147 and 13) on which the 0-ply and the 2-ply cube analyses part, the 2-ply one
 # with the cubeful rollout: a double the rollout calls double/pass, and a double/take.
 TOO_GOOD_AT_0_DOUBLE_AT_2 = "AQAAACIwAAAAAAAQBAAwAAAAAAAwADAAAUAAQAAEAAA"
 DROP_AT_0_TAKE_AT_2 = "AQAAACAAAAABEAEDAABwAAAAAAAAAgAAEBMQcAAEAAA"
