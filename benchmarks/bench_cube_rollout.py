@@ -190,6 +190,20 @@ def judge(row: dict[str, Any], cubeful_plies: Sequence[int] = (), scan: bool = T
     return out
 
 
+def _scan_cells(rows: list[dict[str, Any]], kind: str, value: float) -> str:
+    """One line of a scan: at 0, 1 and 2 plies, the agreement, the mean cost a decision
+    and the mean cost of the disagreements of the actions `judge` kept under
+    `{kind}{level}_{value}`."""
+    cells = []
+    for level in LEVELS:
+        got = [r[f"{kind}{level}_{value}"] for r in rows]
+        wrong = [c for (ours, c), r in zip(got, rows, strict=True) if ours != r["proper"]]
+        agree = 1 - len(wrong) / len(rows)
+        cells.append(f"{agree:6.1%} {float(np.mean([c for _o, c in got])):.4f} "
+                     f"{float(np.mean(wrong)) if wrong else 0.0:.4f}")
+    return " | ".join(cells)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variant", default="jacquet",
@@ -331,27 +345,11 @@ def main(argv: list[str] | None = None) -> int:
               "contact efficiency, Janowski's formula on the probabilities at 0, 1 and 2 "
               f"plies (shipped {cubemod.contact_efficiency(args.variant)}):")
         for x in SCAN:
-            cells = []
-            for level in LEVELS:
-                got = [r[f"scan{level}_{x}"] for r in rows]
-                wrong = [c for (ours, c), r in zip(got, rows, strict=True)
-                         if ours != r["proper"]]
-                agree = 1 - len(wrong) / len(rows)
-                cells.append(f"{agree:6.1%} {float(np.mean([c for _o, c in got])):.4f} "
-                             f"{float(np.mean(wrong)) if wrong else 0.0:.4f}")
-            print(f"    {x:.2f}: " + " | ".join(cells))
+            print(f"    {x:.2f}: " + _scan_cells(rows, "scan", x))
         print("  the same by a shift of the cubeless winning chances before Janowski's "
               "formula (the shipped efficiency):")
         for d in SHIFTS:
-            cells = []
-            for level in LEVELS:
-                got = [r[f"shift{level}_{d}"] for r in rows]
-                wrong = [c for (ours, c), r in zip(got, rows, strict=True)
-                         if ours != r["proper"]]
-                agree = 1 - len(wrong) / len(rows)
-                cells.append(f"{agree:6.1%} {float(np.mean([c for _o, c in got])):.4f} "
-                             f"{float(np.mean(wrong)) if wrong else 0.0:.4f}")
-            print(f"    {d:+.2f}: " + " | ".join(cells))
+            print(f"    {d:+.2f}: " + _scan_cells(rows, "shift", d))
     if args.json:
         print(json.dumps(rows))
     return 0
