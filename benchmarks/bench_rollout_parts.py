@@ -28,15 +28,11 @@ which the kernel evaluates once.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from jacquetd import fastgen
 from jacquetd.bots import fastencode, rolloutkernel

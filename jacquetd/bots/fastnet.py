@@ -387,13 +387,27 @@ def evaluate(variant: Variant, version: int, net: _Layers, race: _Layers | None,
     me_flag = _rows(me_flag, _BOOL)
     opp_flag = _rows(opp_flag, _BOOL)
     table, vflags, width, tflags = _variant_constants(variant, version)
-    out = np.empty((n, 5), dtype=_F64)
-    home = np.empty(n, dtype=_BOOL)
     if n >= BATCH_ROWS or n == 0:
+        out = np.empty((n, 5), dtype=_F64)
+        home = np.empty(n, dtype=_BOOL)
         if n:
             _batched(variant, version, table, net, race, crashed, me, opp, me_flag,
                      opp_flag, out, home)
         return out, home if home.any() else None
+    return _row_by_row(net, race, crashed, me, opp, me_flag, opp_flag, table, vflags,
+                       version, width, tflags)
+
+
+def _row_by_row(net: _Layers, race: _Layers | None, crashed: _Layers | None,
+                me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndarray,
+                table: np.ndarray, vflags: int, version: int, width: int, tflags: int
+                ) -> tuple[np.ndarray, np.ndarray | None]:
+    """`evaluate` of a few rows of the kernels' types, each row alone, by the kernel
+    that has the networks there are (fewer arguments to dispatch when a network is
+    missing)."""
+    n = me.shape[0]
+    out = np.empty((n, 5), dtype=_F64)
+    home = np.empty(n, dtype=_BOOL)
     # the networks' arrays as they are now (a network being trained is seen with its
     # current weights), passed as the networks hold them (float32: `Net` keeps no
     # other dtype; an array of another would compile a kernel of its own, not fail)
@@ -440,24 +454,8 @@ class SmallBatches:
                 and me_flag.flags.c_contiguous and opp_flag.flags.c_contiguous):
             return evaluate(self.variant, self.version, net, race, crashed, me, opp,
                             me_flag, opp_flag)
-        out = np.empty((n, 5), dtype=_F64)
-        home = np.empty(n, dtype=_BOOL)
-        if race is None:
-            if crashed is None:
-                n_home = _evaluate_plain(me, opp, me_flag, opp_flag, self.table, self.vflags,
-                                         self.version, self.width, net.w1, net.b1, net.w2,
-                                         net.b2, self.tflags, out, home)
-            else:
-                n_home = _evaluate_crashed(
-                    me, opp, me_flag, opp_flag, self.table, self.vflags, self.version,
-                    self.width, net.w1, net.b1, net.w2, net.b2, crashed.w1, crashed.b1,
-                    crashed.w2, crashed.b2, self.tflags, out, home)
-        else:
-            n_home = _evaluate(me, opp, me_flag, opp_flag, self.table, self.vflags,
-                               self.version, self.width, *_layers(net), *_layers(race),
-                               *_layers(crashed), True, crashed is not None, self.tflags,
-                               out, home)
-        return out, home if n_home else None
+        return _row_by_row(net, race, crashed, me, opp, me_flag, opp_flag, self.table,
+                           self.vflags, self.version, self.width, self.tflags)
 
 
 def _batched(variant: Variant, version: int, table: np.ndarray, net: _Layers,
