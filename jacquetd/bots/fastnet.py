@@ -159,99 +159,94 @@ def _forward_row(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
         out[k] = 1.0 / (1.0 + math.exp(-min(max(s, -40.0), 40.0)))
 
 
-def _evaluate(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndarray,
-              table: np.ndarray, vflags: int, version: int, width: int,
-              w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
-              rw1: np.ndarray, rb1: np.ndarray, rw2: np.ndarray, rb2: np.ndarray,
-              cw1: np.ndarray, cb1: np.ndarray, cw2: np.ndarray, cb2: np.ndarray,
-              has_race: bool, has_crashed: bool, tflags: int,
-              out: np.ndarray, home: np.ndarray) -> int:
-    """The rows' probabilities into `out` and their all-home flags into `home`, each row
-    alone (`evaluate`'s small batches); returns the count of rows all home."""
+def _tidy_row(raw: np.ndarray, me_flag: bool, opp_flag: bool, tflags: int,
+              out: np.ndarray) -> None:
+    """`evaluator.tidy` of one row: the raw outputs `raw` made consistent, and the third
+    level zeroed where the rules exclude it, into `out` (5,)."""
+    win = float(raw[0])
+    win_g = min(float(raw[1]), win)
+    win_bg = min(float(raw[2]), win_g)
+    lose_g = min(float(raw[3]), 1.0 - win)
+    lose_bg = min(float(raw[4]), lose_g)
+    if tflags & TRACKS_PRIMES:
+        if me_flag:
+            win_bg = 0.0
+        if opp_flag:
+            lose_bg = 0.0
+    elif tflags & NO_THIRD_LEVEL:
+        win_bg = 0.0
+        lose_bg = 0.0
+    out[0] = win
+    out[1] = win_g
+    out[2] = win_bg
+    out[3] = lose_g
+    out[4] = lose_bg
+
+
+def _both_home(me: np.ndarray, opp: np.ndarray) -> bool:
+    """Whether every checker of both sides of a row is home or borne off."""
+    for i in range(7, 26):  # noqa: SIM110 (a loop: numba compiles no generator here)
+        if me[i] != 0 or opp[i] != 0:
+            return False
+    return True
+
+
+def _unpacked(params: np.ndarray, n_inputs: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(w1, b1, w2, b2) of a network's `Net.params` vector (its hidden units from its
+    length); an empty vector gives empty layers."""
+    n_hidden = max(params.shape[0] - 5, 0) // (n_inputs + 6)
+    a = n_inputs * n_hidden
+    b = a + n_hidden
+    c = b + 5 * n_hidden
+    return (params[:a].reshape((n_inputs, n_hidden)), params[a:b],
+            params[b:c].reshape((n_hidden, 5)), params[c:c + 5])
+
+
+def _evaluate_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
+                   opp_flag: np.ndarray, constants: np.ndarray, net: np.ndarray,
+                   race: np.ndarray, crashed: np.ndarray, out: np.ndarray) -> int:
+    """`evaluate` of a few rows, each alone: their probabilities into `out` (N, 5);
+    returns the count of rows with both sides all home. `constants` is
+    `_row_constants`'s vector, and each network comes as its `Net.params` vector (an
+    empty one for a network the evaluator lacks): one argument each, where each costs
+    the call's dispatch about 0.07 us."""
+    vflags = constants[0]
+    version = constants[1]
+    width = constants[2]
+    tflags = constants[3]
+    table = constants[_CONSTANT_FLAGS:]
+    n_inputs = 2 * width + 3
+    w1, b1, w2, b2 = _unpacked(net, n_inputs)
+    rw1, rb1, rw2, rb2 = _unpacked(race, n_inputs)
+    cw1, cb1, cw2, cb2 = _unpacked(crashed, n_inputs)
+    has_race = rw1.shape[1] != 0
+    has_crashed = cw1.shape[1] != 0
     n = me.shape[0]
     n_home = 0
-    x = np.zeros((1, w1.shape[0]), dtype=np.float32)
-    h = np.zeros(max(w1.shape[1], rw1.shape[1], cw1.shape[1]), dtype=np.float64)
-    raw = np.zeros(5, dtype=np.float64)
-    scratch = np.empty(fastencode.SCRATCH, dtype=np.int64)
-    nonzero = np.empty(w1.shape[0], dtype=np.int64)
+    x = np.zeros((1, n_inputs), dtype=np.float32)
+    h = np.empty(max(w1.shape[1], rw1.shape[1], cw1.shape[1]), dtype=np.float64)
+    raw = np.empty(5, dtype=np.float64)
+    scratch = np.empty(fastencode.SCRATCH + n_inputs, dtype=np.int64)
+    nonzero = scratch[fastencode.SCRATCH:]
     for r in range(n):
-        x[0, :] = 0.0
+        if r:
+            x[0, :] = 0.0
         fastencode._encode_rows(me[r:r + 1], opp[r:r + 1], me_flag[r:r + 1],
                                 opp_flag[r:r + 1], table, vflags, version, width,
-                                _ESCAPES, x, scratch)
-        contact = x[0, 2 * width] != 0.0
-        route = _CONTACT
-        if not contact:
+                                _ESCAPES, x, scratch[:fastencode.SCRATCH])
+        if x[0, 2 * width] == 0.0:  # contact over
             if has_race:
-                route = _RACE
+                _forward_row(x[0], rw1, rb1, rw2, rb2, h, nonzero, raw)
+            else:
+                _forward_row(x[0], w1, b1, w2, b2, h, nonzero, raw)
         elif has_crashed and (_crashed_side(me[r]) or _crashed_side(opp[r])):
-            route = _CRASHED
-        if route == _RACE:
-            _forward_row(x[0], rw1, rb1, rw2, rb2, h, nonzero, raw)
-        elif route == _CRASHED:
             _forward_row(x[0], cw1, cb1, cw2, cb2, h, nonzero, raw)
         else:
             _forward_row(x[0], w1, b1, w2, b2, h, nonzero, raw)
-        win = float(raw[0])
-        win_g = min(float(raw[1]), win)
-        win_bg = min(float(raw[2]), win_g)
-        lose_g = min(float(raw[3]), 1.0 - win)
-        lose_bg = min(float(raw[4]), lose_g)
-        if tflags & TRACKS_PRIMES:
-            if me_flag[r]:
-                win_bg = 0.0
-            if opp_flag[r]:
-                lose_bg = 0.0
-        elif tflags & NO_THIRD_LEVEL:
-            win_bg = 0.0
-            lose_bg = 0.0
-        out[r, 0] = win
-        out[r, 1] = win_g
-        out[r, 2] = win_bg
-        out[r, 3] = lose_g
-        out[r, 4] = lose_bg
-        at_home = True
-        for i in range(7, 26):
-            if me[r, i] != 0 or opp[r, i] != 0:
-                at_home = False
-                break
-        home[r] = at_home
-        n_home += at_home
+        _tidy_row(raw, me_flag[r], opp_flag[r], tflags, out[r])
+        n_home += _both_home(me[r], opp[r])
     return n_home
-
-
-def _absent(w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Stand-ins, of the dtypes of the arrays given, for a network an evaluator lacks
-    (never read: its route is off)."""
-    return (np.zeros((1, 1), dtype=w1.dtype), np.zeros(1, dtype=b1.dtype),
-            np.zeros((1, 5), dtype=w2.dtype), np.zeros(5, dtype=b2.dtype))
-
-
-def _evaluate_plain(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
-                    opp_flag: np.ndarray, table: np.ndarray, vflags: int, version: int,
-                    width: int, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
-                    b2: np.ndarray, tflags: int, out: np.ndarray, home: np.ndarray) -> int:
-    """`_evaluate` of an evaluator with the contact network alone: a call with a third of
-    the arrays to pass (each costs the call's dispatch about 0.05-0.08 us)."""
-    nw1, nb1, nw2, nb2 = _absent(w1, b1, w2, b2)
-    return _evaluate(me, opp, me_flag, opp_flag, table, vflags, version, width,
-                     w1, b1, w2, b2, nw1, nb1, nw2, nb2, nw1, nb1, nw2, nb2, False, False,
-                     tflags, out, home)
-
-
-def _evaluate_crashed(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
-                      opp_flag: np.ndarray, table: np.ndarray, vflags: int, version: int,
-                      width: int, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
-                      b2: np.ndarray, cw1: np.ndarray, cb1: np.ndarray, cw2: np.ndarray,
-                      cb2: np.ndarray, tflags: int, out: np.ndarray, home: np.ndarray) -> int:
-    """`_evaluate` of an evaluator with contact and crashed networks and no race network
-    (`backgammon`'s): four arrays fewer to pass than `_evaluate`."""
-    nw1, nb1, nw2, nb2 = _absent(w1, b1, w2, b2)
-    return _evaluate(me, opp, me_flag, opp_flag, table, vflags, version, width,
-                     w1, b1, w2, b2, nw1, nb1, nw2, nb2, cw1, cb1, cw2, cb2, False, True,
-                     tflags, out, home)
 
 
 def _route(me: np.ndarray, opp: np.ndarray, x: np.ndarray, contact_col: int,
@@ -268,40 +263,21 @@ def _route(me: np.ndarray, opp: np.ndarray, x: np.ndarray, contact_col: int,
 def _tidy(raw: np.ndarray, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
           opp_flag: np.ndarray, tflags: int, out: np.ndarray, home: np.ndarray) -> None:
     for r in range(raw.shape[0]):
-        win = float(raw[r, 0])
-        win_g = min(float(raw[r, 1]), win)
-        win_bg = min(float(raw[r, 2]), win_g)
-        lose_g = min(float(raw[r, 3]), 1.0 - win)
-        lose_bg = min(float(raw[r, 4]), lose_g)
-        if tflags & TRACKS_PRIMES:
-            if me_flag[r]:
-                win_bg = 0.0
-            if opp_flag[r]:
-                lose_bg = 0.0
-        elif tflags & NO_THIRD_LEVEL:
-            win_bg = 0.0
-            lose_bg = 0.0
-        out[r, 0] = win
-        out[r, 1] = win_g
-        out[r, 2] = win_bg
-        out[r, 3] = lose_g
-        out[r, 4] = lose_bg
-        at_home = True
-        for i in range(7, 26):
-            if me[r, i] != 0 or opp[r, i] != 0:
-                at_home = False
-                break
-        home[r] = at_home
+        _tidy_row(raw[r], me_flag[r], opp_flag[r], tflags, out[r])
+        home[r] = _both_home(me[r], opp[r])
 
+
+_ROW_KERNEL_SOURCE = _evaluate_rows
+"""`_evaluate_rows` before compiling (`_typed_row_kernel` compiles it once more)."""
 
 if _njit is not None:
     _crashed_side = _njit(cache=True)(_crashed_side)
     _sigmoids = _njit(cache=True, error_model="numpy", fastmath=_FUSED)(_sigmoids)
     _forward_row = _njit(cache=True, nogil=True, fastmath={"contract"})(_forward_row)
-    _evaluate = _njit(cache=True, nogil=True)(_evaluate)
-    _absent = _njit(cache=True)(_absent)
-    _evaluate_plain = _njit(cache=True, nogil=True)(_evaluate_plain)
-    _evaluate_crashed = _njit(cache=True, nogil=True)(_evaluate_crashed)
+    _tidy_row = _njit(cache=True)(_tidy_row)
+    _both_home = _njit(cache=True)(_both_home)
+    _unpacked = _njit(cache=True)(_unpacked)
+    _evaluate_rows = _njit(cache=True, nogil=True)(_evaluate_rows)
     _route = _njit(cache=True, nogil=True)(_route)
     _tidy = _njit(cache=True, nogil=True)(_tidy)
 
@@ -325,6 +301,9 @@ def _f32(a: np.ndarray) -> np.ndarray:
 _NONE = (np.zeros((1, 1), np.float32), np.zeros(1, np.float32), np.zeros((1, 5), np.float32),
          np.zeros(5, np.float32))
 
+
+_NO_NETWORK = np.zeros(0, np.float32)
+"""The row kernel's stand-in for a network an evaluator lacks (its route is off)."""
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -371,6 +350,23 @@ def _variant_constants(variant: Variant, version: int) -> _Constants:
     return found
 
 
+_CONSTANT_FLAGS = 4
+"""`_row_constants`: the flags before the opponent point map."""
+_row_vectors: dict[tuple[str, int], np.ndarray] = {}
+
+
+def _row_constants(variant: Variant, version: int) -> np.ndarray:
+    """The row kernel's constants of a variant and version in one int64 vector:
+    `fastencode.variant_flags`, the version, `fastencode.side_width`, `tidy_flags`,
+    then the opponent point map."""
+    found = _row_vectors.get((variant.name, version))
+    if found is None:
+        table, vflags, width, tflags = _variant_constants(variant, version)
+        found = _row_vectors[(variant.name, version)] = np.concatenate(
+            [np.array([vflags, version, width, tflags], dtype=np.int64), table])
+    return found
+
+
 def evaluate(variant: Variant, version: int, net: _Layers, race: _Layers | None,
              crashed: _Layers | None, me: np.ndarray, opp: np.ndarray,
              me_flag: np.ndarray, opp_flag: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -386,76 +382,104 @@ def evaluate(variant: Variant, version: int, net: _Layers, race: _Layers | None,
     opp = _rows(opp, _I16)
     me_flag = _rows(me_flag, _BOOL)
     opp_flag = _rows(opp_flag, _BOOL)
-    table, vflags, width, tflags = _variant_constants(variant, version)
     if n >= BATCH_ROWS or n == 0:
         out = np.empty((n, 5), dtype=_F64)
         home = np.empty(n, dtype=_BOOL)
         if n:
-            _batched(variant, version, table, net, race, crashed, me, opp, me_flag,
-                     opp_flag, out, home)
+            _batched(variant, version, _variant_constants(variant, version)[0], net, race,
+                     crashed, me, opp, me_flag, opp_flag, out, home)
         return out, home if home.any() else None
-    return _row_by_row(net, race, crashed, me, opp, me_flag, opp_flag, table, vflags,
-                       version, width, tflags)
+    return _row_by_row(net, race, crashed, me, opp, me_flag, opp_flag,
+                       _row_constants(variant, version))
+
+
+def _params(net: _Layers | None) -> np.ndarray:
+    """A network as the row kernel reads it: its `Net.params` vector as it is now (a
+    network being trained is seen with its current weights), or its four arrays joined
+    into one for a network held otherwise; an empty vector for none."""
+    if net is None:
+        return _NO_NETWORK
+    params = getattr(net, "params", None)
+    if params is not None and params.dtype is _F32:
+        return params  # type: ignore[no-any-return]
+    return np.concatenate([np.ravel(a) for a in (net.w1, net.b1, net.w2, net.b2)]
+                          ).astype(np.float32)
+
+
+def _home_rows(me: np.ndarray, opp: np.ndarray, n_home: int) -> np.ndarray | None:
+    """The mask of rows with both sides all home, None when `n_home` says none is."""
+    if not n_home:
+        return None
+    return np.asarray(~(me[:, 7:26].any(axis=1) | opp[:, 7:26].any(axis=1)))
 
 
 def _row_by_row(net: _Layers, race: _Layers | None, crashed: _Layers | None,
                 me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag: np.ndarray,
-                table: np.ndarray, vflags: int, version: int, width: int, tflags: int
-                ) -> tuple[np.ndarray, np.ndarray | None]:
-    """`evaluate` of a few rows of the kernels' types, each row alone, by the kernel
-    that has the networks there are (fewer arguments to dispatch when a network is
-    missing)."""
-    n = me.shape[0]
-    out = np.empty((n, 5), dtype=_F64)
-    home = np.empty(n, dtype=_BOOL)
-    # the networks' arrays as they are now (a network being trained is seen with its
-    # current weights), passed as the networks hold them (float32: `Net` keeps no
-    # other dtype; an array of another would compile a kernel of its own, not fail)
-    if race is None:
-        if crashed is None:
-            n_home = _evaluate_plain(me, opp, me_flag, opp_flag, table, vflags, version,
-                                     width, net.w1, net.b1, net.w2, net.b2, tflags, out, home)
-        else:
-            n_home = _evaluate_crashed(
-                me, opp, me_flag, opp_flag, table, vflags, version, width, net.w1, net.b1,
-                net.w2, net.b2, crashed.w1, crashed.b1, crashed.w2, crashed.b2, tflags, out,
-                home)
-    else:
-        n_home = _evaluate(me, opp, me_flag, opp_flag, table, vflags, version, width,
-                           *_layers(net), *_layers(race), *_layers(crashed), True,
-                           crashed is not None, tflags, out, home)
-    return out, home if n_home else None
+                constants: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """`evaluate` of a few rows of the kernel's types, each row alone, in one call of the
+    row kernel."""
+    out = np.empty((me.shape[0], 5), dtype=_F64)
+    n_home = _evaluate_rows(me, opp, me_flag, opp_flag, constants, _params(net),
+                            _params(race), _params(crashed), out)
+    return out, _home_rows(me, opp, n_home)
+
+
+def _typed_row_kernel() -> Any:
+    """`_evaluate_rows` compiled for the usual types alone (C-contiguous int16 counts,
+    bool flags, float32 weights) and closed to others: a call of other types raises
+    TypeError at dispatch instead of compiling, which spares the fast path any test of
+    its own in Python. Built at the first `SmallBatches` call (numba's cache keeps it)."""
+    global _typed
+    if _typed is None:
+        from numba import types
+
+        i16, flags, params = types.int16[:, ::1], types.boolean[::1], types.float32[::1]
+        signature = types.int64(i16, i16, flags, flags, types.int64[::1], params, params,
+                                params, types.float64[:, ::1])
+        _typed = _njit(signature, cache=True, nogil=True)(_ROW_KERNEL_SOURCE)
+    return _typed
+
+
+_typed: Any = None
 
 
 class SmallBatches:
     """`evaluate` bound to one variant and feature version, for the calls of a few rows
     (a 0-ply best move's plays, one position), whose cost is mostly the call's own: the
-    constants are looked up once, and rows of the usual types (C-contiguous int16
-    counts and bool flags) go straight to the row kernel; any other call is
-    `evaluate`'s. The same figures as `evaluate`, and the networks read as they are at
-    each call."""
+    constants are looked up once, and rows and networks of the usual types
+    (C-contiguous int16 counts, bool flags, float32 weights) go straight to the row
+    kernel compiled for them alone; any other call is `evaluate`'s. The same figures as
+    `evaluate`, and the networks read as they are at each call."""
 
-    __slots__ = ("table", "tflags", "variant", "version", "vflags", "width")
+    __slots__ = ("constants", "kernel", "variant", "version")
 
     def __init__(self, variant: Variant, version: int) -> None:
         self.variant = variant
         self.version = version
-        self.table, self.vflags, self.width, self.tflags = _variant_constants(variant,
-                                                                               version)
+        self.constants = _row_constants(variant, version)
+        self.kernel: Any = None
 
     def __call__(self, net: _Layers, race: _Layers | None, crashed: _Layers | None,
                  me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
                  opp_flag: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """`evaluate(variant, version, net, race, crashed, me, opp, me_flag, opp_flag)`."""
         n = me.shape[0]
-        if not (0 < n < BATCH_ROWS and me.dtype is _I16 and opp.dtype is _I16
-                and me_flag.dtype is _BOOL and opp_flag.dtype is _BOOL
-                and me.flags.c_contiguous and opp.flags.c_contiguous
-                and me_flag.flags.c_contiguous and opp_flag.flags.c_contiguous):
-            return evaluate(self.variant, self.version, net, race, crashed, me, opp,
-                            me_flag, opp_flag)
-        return _row_by_row(net, race, crashed, me, opp, me_flag, opp_flag, self.table,
-                           self.vflags, self.version, self.width, self.tflags)
+        if 0 < n < BATCH_ROWS:
+            held: Any = net, race, crashed  # `Net`s hold `params`; others are converted
+            if self.kernel is None:
+                self.kernel = _typed_row_kernel()
+            out = np.empty((n, 5), dtype=_F64)
+            try:
+                n_home = self.kernel(
+                    me, opp, me_flag, opp_flag, self.constants, held[0].params,
+                    _NO_NETWORK if race is None else held[1].params,
+                    _NO_NETWORK if crashed is None else held[2].params, out)
+            except (TypeError, AttributeError):  # of other types: `evaluate` converts them
+                pass
+            else:
+                return out, _home_rows(me, opp, n_home)
+        return evaluate(self.variant, self.version, net, race, crashed, me, opp, me_flag,
+                        opp_flag)
 
 
 def _batched(variant: Variant, version: int, table: np.ndarray, net: _Layers,

@@ -18,7 +18,7 @@ import pytest
 
 from jacquetd.bots import fastnet, features
 from jacquetd.bots.evaluator import NeuralEvaluator, cached_evaluator, neural_evaluator
-from jacquetd.bots.net import equity
+from jacquetd.bots.net import Net, equity
 from jacquetd.bots.search import Searcher, State, roll_replies
 from jacquetd.rules import generate_raw
 
@@ -178,22 +178,52 @@ def test_single_position_path_sees_a_network_changed_or_replaced():
     me, opp = me[:3], opp[:3]
     flags = np.zeros(len(me), dtype=bool)
 
-    def single() -> np.ndarray:
-        return np.concatenate([mine.probs(me[i:i + 1], opp[i:i + 1], flags[:1], flags[:1])
+    def single(probs) -> np.ndarray:
+        return np.concatenate([probs(me[i:i + 1], opp[i:i + 1], flags[:1], flags[:1])
                                for i in range(len(me))])
 
-    before = single()
-    _close(before, mine.probs_reference(me, opp, flags, flags))
+    # the reference one row at a time (its float32 matrix products round a row
+    # differently with other rows beside it)
+    before = single(mine.probs)
+    _close(before, single(mine.probs_reference))
     net.b2 += np.float32(0.5)  # changed in place
-    changed = single()
+    changed = single(mine.probs)
     assert np.abs(changed - before).max() > 1e-3
-    _close(changed, mine.probs_reference(me, opp, flags, flags))
-    net.w2 = net.w2 * np.float32(-1.0)  # given a new array
-    replaced = single()
+    _close(changed, single(mine.probs_reference))
+    net.w2 = net.w2 * np.float32(-1.0)  # given a new array: copied into the vector
+    replaced = single(mine.probs)
     assert np.abs(replaced - changed).max() > 1e-3
-    _close(replaced, mine.probs_reference(me, opp, flags, flags))
-    net.w1 = net.w1.astype(np.float64)  # not float32: converted at every call
-    _close(single(), mine.probs_reference(me, opp, flags, flags))
+    _close(replaced, single(mine.probs_reference))
+    net.w1 = net.w1.astype(np.float64)  # held as float32 all the same
+    assert net.w1.dtype == np.float32 and np.shares_memory(net.w1, net.params)
+    np.testing.assert_array_equal(single(mine.probs), replaced)
+
+
+class _Arrays:
+    """A network held as four float64 arrays, not as `Net` holds one."""
+
+    def __init__(self, net: Net) -> None:
+        self.w1, self.b1 = net.w1.astype(np.float64), net.b1.astype(np.float64)
+        self.w2, self.b2 = net.w2.astype(np.float64), net.b2.astype(np.float64)
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        raise AssertionError("the row kernel reads the arrays")
+
+
+@pytest.mark.parametrize("variant", ["backgammon", "jacquet"])
+def test_a_network_held_otherwise_is_converted_at_every_call(variant):
+    """The row path of `SmallBatches` (the evaluator's) and of `evaluate` take networks
+    that are not `Net`s (no `params` vector), with the figures of the `Net`s."""
+    ev = neural_evaluator(variant)
+    me, opp = _batch(variant, 1)
+    me, opp = me[:5], opp[:5]
+    flags = np.zeros(len(me), dtype=bool)
+    crashed = ev.crashed_net
+    want, _ = ev._kernel(ev.net, None, crashed, me, opp, flags, flags)
+    plain = _Arrays(ev.net), None if crashed is None else _Arrays(crashed)
+    for call in (ev._kernel, lambda *a: fastnet.evaluate(ev.variant, ev.feature_version, *a)):
+        got, _ = call(plain[0], None, plain[1], me, opp, flags, flags)
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("rows", [1, fastnet.BATCH_ROWS + 3])

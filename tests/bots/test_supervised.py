@@ -130,10 +130,7 @@ def test_distill_by_rollouts_writes_a_loadable_network(tmp_path):
 
 
 def _float64_net(seed: int) -> Net:
-    net = Net(7, 5, seed=seed)
-    for name in ("w1", "b1", "w2", "b2"):
-        setattr(net, name, getattr(net, name).astype(np.float64))
-    return net
+    return Net(7, 5, seed=seed).astype(np.float64)
 
 
 def _check_gradients(net: Net, grads: list[np.ndarray], loss) -> None:
