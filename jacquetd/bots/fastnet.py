@@ -10,12 +10,14 @@ gives the same figures with less work around them:
   contact network on every row, the race and crashed networks on theirs),
   so its figures are the reference's exactly;
 - a smaller batch (one position: a `best_move` at 0 plies) runs in one
-  compiled call, row by row: the row is encoded into a scratch vector,
-  routed, and multiplied by the first layer skipping the inputs that are
-  zero (most of the one-hot point inputs), as GNU Backgammon's evaluator
-  does, accumulating in float64 from the float32 weights; its figures are
-  within 1e-6 of the reference's (the reference itself rounds a row
-  differently with other rows beside it, by as much).
+  compiled call (each network passed as its one `Net.params` vector: each
+  argument costs the call's dispatch about 0.07 us), row by row: the row
+  is encoded into a scratch vector, routed, and multiplied by the first
+  layer skipping the inputs that are zero (most of the one-hot point
+  inputs), as GNU Backgammon's evaluator does, accumulating in float64
+  from the float32 weights; its figures are within 1e-6 of the
+  reference's (the reference itself rounds a row differently with other
+  rows beside it, by as much).
 
 Both return the rows whose sides are all home (None when there is none: a
 position in play, the common case, costs no test of the mask), which the
@@ -477,7 +479,7 @@ class SmallBatches:
             except (TypeError, AttributeError):  # of other types: `evaluate` converts them
                 pass
             else:
-                return out, _home_rows(me, opp, n_home)
+                return (out, None) if not n_home else (out, _home_rows(me, opp, n_home))
         return evaluate(self.variant, self.version, net, race, crashed, me, opp, me_flag,
                         opp_flag)
 
