@@ -275,17 +275,12 @@ def _eval_row(a: np.ndarray, b: np.ndarray, af: np.ndarray, bf: np.ndarray, x: n
               cb2: np.ndarray, has_race: bool, has_crashed: bool, tflags: int,
               use_bearoff: bool, dist: np.ndarray, first_dist: np.ndarray,
               binom: np.ndarray, tracks_primes: bool, out: np.ndarray) -> None:
-    """`fastnet._evaluate` of the one position (a[0], b[0]) (a on roll), then the
+    """`fastnet._evaluate_rows` of the one position (a[0], b[0]) (a on roll), then the
     bear-off tables when both sides are home: its (5,) probabilities into `out`.
 
     The first layer starts from the sums of the base row `xb` (`hb[route]`, computed
     at the first row of that route, `hb_ok`)."""
-    home = True
-    for i in range(7, 26):
-        if a[0, i] != 0 or b[0, i] != 0:
-            home = False
-            break
-    if home and use_bearoff:
+    if use_bearoff and fastnet._both_home(a[0], b[0]):
         _race_probs(a[0], b[0], af[0], bf[0], dist, first_dist, binom, tracks_primes, out)
         return
     x[0, :] = 0.0
@@ -307,24 +302,7 @@ def _eval_row(a: np.ndarray, b: np.ndarray, af: np.ndarray, bf: np.ndarray, x: n
             _hidden_sums(xb, w1, b1, hb[0])
             hb_ok[0] = True
         _forward_delta(x[0], xb, hb[0], w1, w2, b2, h, idx, dv, raw)
-    win = float(raw[0])
-    win_g = min(float(raw[1]), win)
-    win_bg = min(float(raw[2]), win_g)
-    lose_g = min(float(raw[3]), 1.0 - win)
-    lose_bg = min(float(raw[4]), lose_g)
-    if tflags & fastnet.TRACKS_PRIMES:
-        if af[0]:
-            win_bg = 0.0
-        if bf[0]:
-            lose_bg = 0.0
-    elif tflags & fastnet.NO_THIRD_LEVEL:
-        win_bg = 0.0
-        lose_bg = 0.0
-    out[0] = win
-    out[1] = win_g
-    out[2] = win_bg
-    out[3] = lose_g
-    out[4] = lose_bg
+    fastnet._tidy_row(raw, af[0], bf[0], tflags, out)
 
 
 def _weighted_mean(best: np.ndarray, weights: np.ndarray) -> float:
