@@ -109,6 +109,8 @@ class Net:
         d = self.__dict__
         if "params" in d:
             current = dict(zip(_PARTS, self._views(), strict=True))
+            if value is current[name]:  # `net.w1 += ...`: changed in place already
+                return
             if value.shape == current[name].shape:
                 current[name][...] = value  # in place: the views stay the vector's
                 return
