@@ -1,6 +1,8 @@
 """Cubeful rollouts (`jacquetd.bots.cuberollout`): with a one-turn horizon and the 36
-stratified first rolls they are the one-roll cubeful search, exactly; the two lines share
-their dice; bad arguments are refused."""
+stratified first rolls they are the one-roll cubeful search (to the float32 rounding of
+the evaluations: BLAS may round a row differently in a batch of another size, and the
+two batch the same plays differently); the two lines share their dice; bad arguments
+are refused."""
 
 from __future__ import annotations
 
@@ -21,8 +23,8 @@ def test_one_turn_is_the_one_roll_cubeful_search(variant: str) -> None:
     for owner in ("centre", "me"):
         result = CubefulRollout(searcher).run(state, trials=36, seed=5, horizon=1, owner=owner)
         nd, dt = money_cubeful(searcher, state, owner, plies=1)
-        assert result.nd == pytest.approx(nd, abs=1e-12)
-        assert result.dt == pytest.approx(dt, abs=1e-12)
+        assert result.nd == pytest.approx(nd, abs=1e-6)
+        assert result.dt == pytest.approx(dt, abs=1e-6)
 
 
 def test_lines_share_the_dice_and_the_seed_repeats() -> None:

@@ -244,3 +244,19 @@ def test_the_home_mask_is_none_without_a_row_all_home(rows):
             np.testing.assert_array_equal(mask, home[pick])
         else:
             assert mask is None
+
+
+def test_the_one_call_benchmark_times_each_tree_in_a_process_of_its_own(capsys):
+    """`benchmarks/bench_one_call.py` runs each tree in a fresh process importing
+    `jacquetd` from that tree, in turns, and reports a figure a run and the medians."""
+    from benchmarks import bench_one_call
+
+    here = bench_one_call.REPO
+    assert bench_one_call.main(["--tree", str(here), "--tree", str(here), "--variants",
+                                "jacquet-be", "--positions", "40", "--passes", "1",
+                                "--runs", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out[:2]] == [f"run 1 {here.name}"] * 2
+    medians = [line for line in out if line.startswith("  ")]
+    assert len(medians) == 2
+    assert all(0.5 < float(line.rsplit(" ", 1)[1]) < 1000 for line in medians)

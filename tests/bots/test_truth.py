@@ -99,7 +99,9 @@ def test_truth_slice_regenerates(variant: str) -> None:
 
 
 def test_rollout_of_one_turn_is_the_one_ply_value() -> None:
-    # truncated after one turn, luck subtraction leaves exactly the 1-ply value
+    # truncated after one turn, luck subtraction leaves the 1-ply value, to the float32
+    # rounding of the evaluations (BLAS may round a row differently in a batch of
+    # another size, and the two paths batch the same plays differently)
     from jacquetd.bots.net import equity
     from jacquetd.bots.search import Searcher
     from jacquetd.bots.selfplay import start_side
@@ -111,7 +113,7 @@ def test_rollout_of_one_turn_is_the_one_ply_value() -> None:
         state = State(side, side)
         res = TruncatedRollout(ev).run(state, trials=40, seed=[1, 2], horizon=1)
         one_ply = float(equity(Searcher(ev).evaluate_states([state], 1)[0]))
-        assert res.equity == pytest.approx(one_ply, abs=1e-9)
+        assert res.equity == pytest.approx(one_ply, abs=1e-6)
         assert res.std_error == pytest.approx(0.0, abs=1e-9)
         assert res.std_error_raw > 0.0
 
