@@ -173,12 +173,7 @@ class Net:
         return other
 
     def copy(self) -> Net:
-        other = Net.__new__(Net)
-        if "_dtype" in self.__dict__:
-            other.__dict__["_dtype"] = self.__dict__["_dtype"]
-        other.w1, other.b1, other.w2, other.b2 = self.w1, self.b1, self.w2, self.b2
-        other.meta = dict(self.meta)
-        return other
+        return self.astype(self.__dict__.get("_dtype", np.float32))
 
     def save(self, path: str | Path) -> None:
         path = Path(path)
