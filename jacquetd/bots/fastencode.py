@@ -1,4 +1,4 @@
-"""The version-2 to 5 input encodings of `features.py`, compiled with numba.
+"""The version-2 to 6 input encodings of `features.py`, compiled with numba.
 
 `features.encode` spends most of a 0-ply evaluation (and of a self-play
 training game) in dozens of small numpy operations per batch; this kernel
@@ -29,7 +29,7 @@ if os.environ.get("JACQUETD_FASTGEN", "1").strip().lower() not in ("0", "off", "
         _njit = None
 
 HITTING, COURIER, START_LIMIT, PRIMES, SAME_DIRECTION = 1, 2, 4, 8, 16
-_EXTRAS = {2: 16, 3: 22, 4: 34, 5: 34 + gnubg_inputs.PER_SIDE}
+_EXTRAS = {2: 16, 3: 22, 4: 34, 5: 34 + gnubg_inputs.PER_SIDE, 6: gnubg_inputs.PER_SIDE}
 SUPPORTED = tuple(_EXTRAS)
 """The feature versions this kernel computes."""
 
@@ -40,6 +40,7 @@ SUPPORTED = tuple(_EXTRAS)
 _HELD, _BEHIND, _BLOTS, _GNUBG = 0, 26, 53, 85
 SCRATCH = _GNUBG + gnubg_inputs.SCRATCH
 _GNUBG_COL = 24 * 4 + 2 + _EXTRAS[4]  # a side's version-5 inputs follow its version-4 block
+_GNUBG_COL_6 = 24 * 4 + 2  # version 6's follow the bar and the tray
 
 
 def side_width(version: int) -> int:
@@ -194,10 +195,9 @@ def _escapes(bits: int, p: int, escapes: np.ndarray) -> int:
     return int(escapes[ahead & 0xFFF])
 
 
-def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags: int,
-          version: int, escapes: np.ndarray, out: np.ndarray, col: int,
-          scratch: np.ndarray) -> None:
-    hold = 2 if vflags & HITTING else 1
+def _unary(me: np.ndarray, out: np.ndarray, col: int) -> None:
+    """A side's unary code of its points, its bar and its tray into out[col:col + 98]:
+    the start of every version's block."""
     for q in range(1, 25):
         c = me[q]
         base = col + 4 * (q - 1)
@@ -205,10 +205,16 @@ def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags
         out[base + 1] = 1.0 if c >= 2 else 0.0
         out[base + 2] = 1.0 if c >= 3 else 0.0
         out[base + 3] = (c - 3) * 0.5 if c > 3 else 0.0
-    col += 96
-    out[col] = me[25] * 0.5
-    out[col + 1] = me[0] / 15.0
-    col += 2
+    out[col + 96] = me[25] * 0.5
+    out[col + 97] = me[0] / 15.0
+
+
+def _side(me: np.ndarray, opp: np.ndarray, flag: bool, table: np.ndarray, vflags: int,
+          version: int, escapes: np.ndarray, out: np.ndarray, col: int,
+          scratch: np.ndarray) -> None:
+    hold = 2 if vflags & HITTING else 1
+    _unary(me, out, col)
+    col += 98
     pips = 0
     for i in range(1, 26):
         pips += i * me[i]
@@ -469,8 +475,12 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
         a = me[r]
         b = opp[r]
         row = out[r]
-        _side(a, b, me_flag[r], table, vflags, version, escapes, row, 0, scratch)
-        _side(b, a, opp_flag[r], table, vflags, version, escapes, row, width, scratch)
+        if version == 6:
+            _unary(a, row, 0)
+            _unary(b, row, width)
+        else:
+            _side(a, b, me_flag[r], table, vflags, version, escapes, row, 0, scratch)
+            _side(b, a, opp_flag[r], table, vflags, version, escapes, row, width, scratch)
         col = 2 * width
         pa = 0
         pb = 0
@@ -501,8 +511,9 @@ def _encode_rows(me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray, opp_flag:
         row[col + 2] = 1.0
     if version >= 5 and vflags & HITTING and not vflags & SAME_DIRECTION:
         gnubg = scratch[_GNUBG:]
+        at = _GNUBG_COL if version == 5 else _GNUBG_COL_6
         for r in range(me.shape[0]):  # a loop of its own: its code stays in the cache
-            _gnubg_pair(me[r], opp[r], out[r], _GNUBG_COL, width + _GNUBG_COL, gnubg)
+            _gnubg_pair(me[r], opp[r], out[r], at, width + at, gnubg)
 
 
 _gnubg_pair = gnubg_inputs.pair_inputs_into
@@ -511,6 +522,7 @@ if _njit is not None:
     _gnubg_pair = gnubg_inputs.compiled(_njit)[1]
     _cyclic_run = _njit(cache=True)(_cyclic_run)
     _highest = _njit(cache=True)(_highest)
+    _unary = _njit(cache=True)(_unary)
     _shots = _njit(cache=True)(_shots)
     _escapes = _njit(cache=True)(_escapes)
     _side_v4 = _njit(cache=True)(_side_v4)

@@ -42,6 +42,12 @@ moment), how well the held points are spaced to support each other
 Version 5 adds, in `backgammon` only (zeros elsewhere), the 32 inputs per side
 by which GNU Backgammon's own contact network sees a side (`gnubg_inputs`), so
 that a network distilled from it sees what its teacher sees.
+
+Version 6 is the unary code, the bar and the trays, then version 5's 32 inputs
+per side, without the hand-made features of versions 1-4: what GNU
+Backgammon's contact network reads and little else, for a `backgammon` network
+that costs less to encode and to evaluate (in the other variants its 32 inputs
+are zeros). It is the one version that does not extend the one before it.
 """
 
 from __future__ import annotations
@@ -57,7 +63,8 @@ FEATURE_VERSION = 4
 """The encoding new networks are trained on by default; every version stays readable."""
 
 _PER_SIDE_UNARY = 24 * 4 + 2  # four units per point, bar, off
-_PER_SIDE_EXTRA = {1: 11, 2: 16, 3: 22, 4: 34, 5: 34 + gnubg_inputs.PER_SIDE}
+_PER_SIDE_EXTRA = {1: 11, 2: 16, 3: 22, 4: 34, 5: 34 + gnubg_inputs.PER_SIDE,
+                   6: gnubg_inputs.PER_SIDE}
 
 
 def n_inputs(version: int = FEATURE_VERSION) -> int:
@@ -68,6 +75,9 @@ def n_inputs(version: int = FEATURE_VERSION) -> int:
 
 
 VERSIONS = tuple(_PER_SIDE_EXTRA)
+EXTENDING = (1, 2, 3, 4, 5)
+"""The versions each of which keeps the inputs of the one before and adds its own at the
+end of each side's block (`supervised.widen` widens a network along them)."""
 """Every encoding `encode` computes."""
 
 N_INPUTS = n_inputs()
@@ -515,6 +525,11 @@ def _side_features(variant: Variant, me: np.ndarray, opp: np.ndarray, flag: np.n
     out[:, col] = me[:, 25] * 0.5
     out[:, col + 1] = me[:, 0] / 15.0
     col += 2
+    if version == 6:
+        if variant.hitting and not variant.same_direction:
+            for r in range(n):
+                gnubg_inputs.side_inputs(me[r], opp[r], out[r], col)
+        return col + _PER_SIDE_EXTRA[6]
     pips = me.astype(np.float32) @ _PIPS
     made = me[:, 1:25] >= (2 if version == 1 else hold_threshold(variant))
     direct, indirect = _exposure(variant, me, opp)
@@ -565,7 +580,7 @@ def encode(variant: Variant, me: np.ndarray, opp: np.ndarray,
            version: int = FEATURE_VERSION) -> np.ndarray:
     """The (N, n_inputs(version)) float32 input matrix of a batch of positions, `me` on roll.
 
-    Versions 2 to 5 run the compiled encoder (`fastencode`) when numba is
+    Versions 2 to 6 run the compiled encoder (`fastencode`) when numba is
     there; `encode_numpy` is the reference it is tested against.
     """
     n = me.shape[0]

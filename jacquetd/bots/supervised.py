@@ -591,14 +591,15 @@ def build_parser() -> argparse.ArgumentParser:
 def widen(net: Net, version: int = features.FEATURE_VERSION) -> Net:
     """`net` reading a later feature version, with zero weights on the inputs that version adds.
 
-    Versions add inputs at the end of each side's block and change none of the
-    earlier ones (from version 2 on), so the widened network gives the same
-    figures as `net` and fitting it starts where `net` stands.
+    Versions 2 to 5 add inputs at the end of each side's block and change none of
+    the earlier ones (`features.EXTENDING`), so the widened network gives the same
+    figures as `net` and fitting it starts where `net` stands. Version 6 leaves
+    inputs out: no network widens to it or from it.
     """
     old = int(net.meta.get("feature_version", 1))
     if old == version:
         return net.copy()
-    if old < 2 or version < old:
+    if old < 2 or version < old or version not in features.EXTENDING:
         raise ValueError(f"cannot widen a version-{old} network to version {version}")
     side_old = (features.n_inputs(old) - 3) // 2
     side_new = (features.n_inputs(version) - 3) // 2

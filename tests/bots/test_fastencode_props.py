@@ -24,7 +24,9 @@ from .conftest import random_position
 pytestmark = pytest.mark.skipif(not fastencode.available(), reason="numba not available")
 
 _ALL_VARIANTS = ("jacquet", "jacquet-be", "backgammon", "long-nardy")
-_GNUBG_COL = 24 * 4 + 2 + 34  # a side's version-5 inputs follow its version-4 block
+# where a side's 32 inputs of gnubg's start: after its version-4 block in version 5,
+# after its bar and tray in version 6
+_GNUBG_COL = {5: 24 * 4 + 2 + 34, 6: 24 * 4 + 2}
 
 
 def _check(variant: str, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
@@ -34,11 +36,11 @@ def _check(variant: str, me: np.ndarray, opp: np.ndarray, me_flag: np.ndarray,
         fast = features.encode(v, me, opp, me_flag, opp_flag, version=version)
         ref = features.encode_numpy(v, me, opp, me_flag, opp_flag, version=version)
         np.testing.assert_allclose(fast, ref, rtol=1e-6, atol=1e-6)
-        if version == 5 and v.hitting and not v.same_direction:
-            width = fastencode.side_width(5)
+        if version in _GNUBG_COL and v.hitting and not v.same_direction:
+            width = fastencode.side_width(version)
+            at = _GNUBG_COL[version]
             for r in range(me.shape[0]):
-                for a, b, col in ((me[r], opp[r], _GNUBG_COL),
-                                  (opp[r], me[r], width + _GNUBG_COL)):
+                for a, b, col in ((me[r], opp[r], at), (opp[r], me[r], width + at)):
                     want = np.zeros(gnubg_inputs.PER_SIDE, dtype=np.float32)
                     gnubg_inputs.side_inputs(a, b, want, 0)
                     got = fast[r, col:col + gnubg_inputs.PER_SIDE]

@@ -260,3 +260,25 @@ def test_the_one_call_benchmark_times_each_tree_in_a_process_of_its_own(capsys):
     medians = [line for line in out if line.startswith("  ")]
     assert len(medians) == 2
     assert all(0.5 < float(line.rsplit(" ", 1)[1]) < 1000 for line in medians)
+
+
+def test_a_version_6_network_gives_the_reference_s_figures():
+    """Feature version 6 (the unary code and gnubg's inputs alone, `features`) through
+    the compiled paths: a batch exactly as the reference, one position a call within
+    1e-6, with a crashed network of its own."""
+    v = neural_evaluator("backgammon").variant
+    n_in = features.n_inputs(6)
+    ev = NeuralEvaluator(v, Net(n_in, 24, seed=3, meta={"feature_version": 6}),
+                         crashed_net=Net(n_in, 16, seed=4, meta={"feature_version": 6}))
+    reference = NeuralEvaluator(v, ev.net, crashed_net=ev.crashed_net)
+    reference.compiled = False
+    assert ev.compiled
+    me, opp = _batch("backgammon", 12)
+    flags = np.zeros(len(me), dtype=bool)
+    assert min(fastnet.routes(v, 6, me, opp).values()) > 0
+    np.testing.assert_array_equal(ev.probs(me, opp, flags, flags),
+                                  reference.probs(me, opp, flags, flags))
+    pick = np.r_[0:150, len(me) - 150:len(me)]
+    one = [(me[i:i + 1], opp[i:i + 1], flags[i:i + 1], flags[i:i + 1]) for i in pick]
+    _close(np.concatenate([ev.probs(*row) for row in one]),
+           np.concatenate([reference.probs(*row) for row in one]))

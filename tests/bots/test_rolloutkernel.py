@@ -89,6 +89,20 @@ def test_without_bear_off_tables() -> None:
     _same("jacquet-be", State(me, opp), trials=4, seed=2, horizon=None, ev=ev)
 
 
+def test_a_version_6_network_plays_the_same_games() -> None:
+    """A network reading feature version 6 (without versions 1-4's features) plays the
+    same games compiled as in Python, with a crashed network of its own."""
+    from jacquetd.bots import features
+    from jacquetd.bots.net import Net
+
+    shipped = neural_evaluator("backgammon")
+    n_in = features.n_inputs(6)
+    ev = NeuralEvaluator(shipped.variant, Net(n_in, 24, seed=3, meta={"feature_version": 6}),
+                         crashed_net=Net(n_in, 16, seed=4, meta={"feature_version": 6}))
+    for k, s in enumerate(_positions("backgammon")):
+        _same("backgammon", s, trials=3, seed=40 + k, horizon=6, ev=ev)
+
+
 def test_one_turn_is_the_one_ply_value() -> None:
     """With one turn, luck subtracted, every trial's value is the mean over the rolls of
     the best play's equity: the 1-ply value."""

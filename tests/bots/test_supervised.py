@@ -320,6 +320,18 @@ def test_widening_keeps_the_figures(variant, start, to):
         supervised.widen(wide, 2)
 
 
+def test_no_network_widens_to_or_from_version_6():
+    """Version 6 leaves versions 1-4's features out: widening cannot keep the figures."""
+    for start in (4, 5):
+        old = Net(features.n_inputs(start), 4, seed=1, meta={"feature_version": start})
+        with pytest.raises(ValueError, match=f"version-{start} network to version 6"):
+            supervised.widen(old, 6)
+    six = Net(features.n_inputs(6), 4, seed=1, meta={"feature_version": 6})
+    with pytest.raises(ValueError, match="version-6 network to version 5"):
+        supervised.widen(six, 5)
+    assert supervised.widen(six, 6).n_inputs == six.n_inputs
+
+
 def test_a_fresh_network_reads_the_chosen_feature_version():
     v = find_variant("backgammon")
     for version in features.VERSIONS[1:]:
