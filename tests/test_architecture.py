@@ -172,12 +172,13 @@ RULES = [
          only_in=(("zmq", ("jacquetd_protocol.conformance.transports",)),
                   ("websockets", ("jacquetd_protocol.conformance.transports",)),
                   ("orjson", ("jacquetd_protocol.json_wire",)))),
-    Rule("jacquetd/fastgen", "fastgen imports the rules core, numpy and numba",
-         ("jacquetd.rules", "jacquetd.fastgen"), ("numpy", "numba")),
-    Rule("jacquetd/bots", "the bots import the rules core, fastgen, numpy and the "
-         "engine's error types",
+    Rule("jacquetd/fastgen", "fastgen imports the rules core, numpy, numba and the "
+         "kernels' cache guard",
+         ("jacquetd.rules", "jacquetd.fastgen", "jacquetd.kernel_cache"), ("numpy", "numba")),
+    Rule("jacquetd/bots", "the bots import the rules core, fastgen, numpy, the "
+         "engine's error types and the kernels' cache guard",
          ("jacquetd.rules", "jacquetd.fastgen", "jacquetd.bots", "jacquetd.engine_errors",
-          "jacquetd.search_settings"),
+          "jacquetd.search_settings", "jacquetd.kernel_cache"),
          ("numpy", "numba")),
     Rule("jacquetd/matches", "the hosted matches import rules, protocol, the one error "
          "mapping and the bots' engine interface only; never the daemon or clients",

@@ -38,7 +38,11 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from jacquetd import kernel_cache
+
 from . import bearoff_kernel, bearoff_store
+
+kernel_cache.check()  # before anything here compiles or loads a cache
 
 log = logging.getLogger(__name__)
 

@@ -20,6 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from jacquetd import kernel_cache
+
+kernel_cache.check()  # before anything here compiles or loads a cache
+
 POINTS = 6
 
 

@@ -32,8 +32,12 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from jacquetd import kernel_cache
+
 from . import bearoff, met
 from .bearoff_cube import TwoSided
+
+kernel_cache.check()  # before anything here compiles or loads a cache
 
 MAX_PAIRS = 40_000
 """The most pairs of homes one solve takes (about a tenth of a second compiled); homes of

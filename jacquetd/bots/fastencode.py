@@ -16,10 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from jacquetd import kernel_cache
 from jacquetd.rules import Variant
 from jacquetd.rules.variants import opponent_point_map
 
 from . import gnubg_inputs
+
+kernel_cache.check()  # before anything here compiles or loads a cache
 
 _njit: Any = None
 if os.environ.get("JACQUETD_FASTGEN", "1").strip().lower() not in ("0", "off", "no", "false"):

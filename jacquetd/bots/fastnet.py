@@ -34,10 +34,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from jacquetd import kernel_cache
 from jacquetd.rules import Variant
 from jacquetd.rules.variants import opponent_point_map
 
 from . import fastencode
+
+kernel_cache.check()  # before anything here compiles or loads a cache
 
 _njit: Any = fastencode._njit
 

@@ -38,6 +38,10 @@ from typing import Any
 
 import numpy as np
 
+from jacquetd import kernel_cache
+
+kernel_cache.check()  # before anything here compiles or loads a cache
+
 PER_SIDE = 32
 """Inputs per side that feature version 5 adds."""
 

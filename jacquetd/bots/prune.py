@@ -34,7 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from jacquetd import kernel_cache
+
 from . import fastencode, fastnet
+
+kernel_cache.check()  # before anything here compiles or loads a cache
 
 N_INPUTS = 204
 """Inputs of a pruning network: 101 per side (25 points and bar x 4, off) and 2 pip counts."""

@@ -17,11 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from jacquetd import fastgen
+from jacquetd import fastgen, kernel_cache
 from jacquetd.rules import Variant
 
 from . import prune
 from .prune import PruneNet
+
+kernel_cache.check()  # before anything here compiles or loads a cache
 
 _njit: Any = prune._njit
 N_ROLLS = 21

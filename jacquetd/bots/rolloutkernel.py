@@ -50,13 +50,15 @@ from typing import Any
 
 import numpy as np
 
-from jacquetd import fastgen
+from jacquetd import fastgen, kernel_cache
 from jacquetd.rules.variants import opponent_point_map
 
 from . import bearoff_store, fastencode, fastnet
 from .evaluator import Evaluator, NeuralEvaluator
 from .fastrollout import ROLL_INDEX, RolloutResult, TruncatedRollout
 from .search import ROLLS, State
+
+kernel_cache.check()  # before anything here compiles or loads a cache
 
 _njit: Any = fastencode._njit
 

@@ -54,6 +54,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from jacquetd import kernel_cache
+
+kernel_cache.check()  # before anything here compiles or loads a cache
+
 # variant flags (bits of `flags`)
 F_HITTING = 1  # J3/J4 (else B3)
 F_COURIER = 2  # J6/B4
