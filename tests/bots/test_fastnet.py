@@ -282,3 +282,19 @@ def test_a_version_6_network_gives_the_reference_s_figures():
     one = [(me[i:i + 1], opp[i:i + 1], flags[i:i + 1], flags[i:i + 1]) for i in pick]
     _close(np.concatenate([ev.probs(*row) for row in one]),
            np.concatenate([reference.probs(*row) for row in one]))
+
+
+def test_the_one_call_benchmark_times_a_candidate_beside_the_shipped_network(
+        tmp_path, capsys):
+    """`bench_one_call.py --weights` reports a candidate's figure beside the shipped
+    network's, and refuses a candidate with several variants."""
+    from benchmarks import bench_one_call
+
+    path = tmp_path / "backgammon.npz"
+    Net(features.n_inputs(6), 16, seed=2, meta={"feature_version": 6}).save(path)
+    assert bench_one_call.main(["--variants", "backgammon", "--weights", str(path),
+                                "--positions", "40", "--passes", "1", "--runs", "1"]) == 0
+    medians = capsys.readouterr().out.splitlines()[-1]
+    assert "backgammon " in medians and "backgammon candidate " in medians
+    with pytest.raises(SystemExit):
+        bench_one_call.main(["--variants", "jacquet,backgammon", "--weights", str(path)])
