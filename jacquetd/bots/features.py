@@ -75,10 +75,10 @@ def n_inputs(version: int = FEATURE_VERSION) -> int:
 
 
 VERSIONS = tuple(_PER_SIDE_EXTRA)
+"""Every encoding `encode` computes."""
 EXTENDING = (1, 2, 3, 4, 5)
 """The versions each of which keeps the inputs of the one before and adds its own at the
 end of each side's block (`supervised.widen` widens a network along them)."""
-"""Every encoding `encode` computes."""
 
 N_INPUTS = n_inputs()
 
