@@ -68,15 +68,16 @@ def cache_folders(source_dir: Path) -> list[Path]:
     (``__pycache__``) when that folder can be written, and the user's numba cache
     folder (numba's own rule for naming a module folder's place in the first and last)."""
     in_tree = source_dir / "__pycache__"
-    try:
+    try:  # numba's own naming, from its internals (untyped)
         from numba.core.caching import _CacheLocator
         from numba.misc.appdirs import AppDirs
-    except ImportError:  # numba missing: nothing is compiled, nothing cached
-        return [in_tree]
-    locate: Any = _CacheLocator.get_suitable_cache_subpath  # numba's, untyped
-    sub = str(locate(str(source_dir / "x.py")))
-    dirs: Any = AppDirs  # numba's, untyped
-    user = Path(dirs(appname="numba", appauthor=False).user_cache_dir) / sub
+
+        locate: Any = _CacheLocator.get_suitable_cache_subpath
+        dirs: Any = AppDirs
+        sub = str(locate(str(source_dir / "x.py")))
+        user = Path(dirs(appname="numba", appauthor=False).user_cache_dir) / sub
+    except Exception:  # numba missing (nothing compiled) or its internals moved: beside
+        return [in_tree]  # the modules alone, numba's default place
     chosen = os.environ.get("NUMBA_CACHE_DIR")
     if chosen:
         return [Path(chosen) / sub, in_tree, user]

@@ -93,3 +93,13 @@ def test_every_module_that_compiles_is_guarded() -> None:
         compiled = [n.lineno for n in ast.walk(tree)
                     if isinstance(n, ast.Call) and "njit" in ast.unparse(n.func)]
         assert not compiled or calls[0] < min(compiled), name
+
+
+def test_numba_internals_moved_leave_the_place_beside_the_modules(monkeypatch) -> None:
+    """The guard reads numba's private naming of its cache places; if a numba release
+    moves it, the guard keeps to the place beside the modules instead of failing every
+    kernel's import."""
+    from numba.core import caching
+
+    monkeypatch.delattr(caching._CacheLocator, "get_suitable_cache_subpath")
+    assert kernel_cache.cache_folders(PACKAGE / "bots") == [PACKAGE / "bots" / "__pycache__"]
